@@ -1,0 +1,554 @@
+/* emit.c — write the model as one C99 file.
+ *
+ * Layout of the output: the compile line, the kernel templates the model needs, the weights
+ * as static const data, libxsmm kernel pointers and init, the API tables, the run function
+ * (one call per scheduled node, each under a comment naming the ONNX node), the typed entry
+ * point, and with --harness the test harness. The run function's body is written first into
+ * a temporary file, because writing it discovers which constants and kernels are needed. */
+#include "onnx2c.h"
+#include "embedded.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <string.h>
+
+void println(Emitter *e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(e->out, "%*s", 4 * e->indent, "");
+    vfprintf(e->out, fmt, ap);
+    fputc('\n', e->out);
+    va_end(ap);
+}
+
+static Value *root_of(Value *v)
+{
+    while (v->view_of)
+        v = v->view_of;
+    return v;
+}
+
+const char *value_cname(Emitter *e, Value *v)
+{
+    (void)e;
+    v = root_of(v);
+    v->referenced = true;
+    if (v->data)
+        return xprintf((v->dtype == DT_FLOAT || v->dtype == DT_DOUBLE) ? "w%d.f" : "w%d", v->id);
+    return xprintf("v%d", v->id);
+}
+
+const char *scratch_cname(Emitter *e, const Node *n, DType t, int64_t byte_offset)
+{
+    (void)e;
+    return xprintf("((%s *)(arena + %lld))", dtype_ctype(t),
+                   (long long)(n->scratch_offset + byte_offset));
+}
+
+/* An exact C99 float literal (hex), or the macro for infinities and NaN. */
+const char *c_float(float f)
+{
+    if (isnan(f))
+        return "NAN";
+    if (isinf(f))
+        return f > 0 ? "INFINITY" : "-INFINITY";
+    return xprintf("%af", (double)f);
+}
+
+const char *emit_dims(Emitter *e, int rank, const int64_t *dims)
+{
+    const char *name = xprintf("dims%d", e->counter++);
+    fprintf(e->out, "%*sstatic const int64_t %s[] = {", 4 * e->indent, "", name);
+    for (int i = 0; i < rank; i++)
+        fprintf(e->out, "%s%lld", i ? ", " : "", (long long)dims[i]);
+    fprintf(e->out, "%s};\n", rank ? "" : "0");
+    return name;
+}
+
+const char *emit_constant(Emitter *e, DType t, int rank, const int64_t *dims, void *data)
+{
+    Value *v = value_new(e->graph, "");
+    set_shape(v, t, rank, dims);
+    v->data = data;
+    return value_cname(e, v);
+}
+
+const char *xsmm_kernel(Emitter *e, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                        int64_t ldc)
+{
+    XsmmKernel want = {m, n, k, lda, ldb, ldc};
+    for (int i = 0; i < e->nkernels; i++)
+        if (!memcmp(&e->kernels[i], &want, sizeof want))
+            return xprintf("xsmm_kernel%d", i);
+    e->kernels = xrealloc(e->kernels, (size_t)(e->nkernels + 1) * sizeof(XsmmKernel));
+    e->kernels[e->nkernels] = want;
+    return xprintf("xsmm_kernel%d", e->nkernels++);
+}
+
+/* ---- names ---- */
+
+static bool is_c_keyword(const char *s)
+{
+    static const char *const kw[] = {
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+        "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+        "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+        "typedef", "union", "unsigned", "void", "volatile", "while", "inputs", "outputs", "arena"};
+    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
+        if (!strcmp(s, kw[i]))
+            return true;
+    return false;
+}
+
+static char *c_identifier(const char *s)
+{
+    char *id = xprintf("_%s", s);
+    for (char *p = id + 1; *p; p++)
+        if (!isalnum((unsigned char)*p))
+            *p = '_';
+    bool need_prefix = !id[1] || isdigit((unsigned char)id[1]) || is_c_keyword(id + 1) ||
+                       (id[1] == '_');
+    return need_prefix ? xprintf("t%s", id) : id + 1;
+}
+
+/* Parameter names of the typed entry point, made unique. */
+static char **param_names(Value **vs, int n, char **taken, int ntaken)
+{
+    char **names = xcalloc((size_t)n + 1, sizeof(char *));
+    for (int i = 0; i < n; i++) {
+        names[i] = c_identifier(vs[i]->name);
+        for (int j = 0; j < i + ntaken; j++) {
+            const char *other = j < ntaken ? taken[j] : names[j - ntaken];
+            if (!strcmp(other, names[i])) {
+                names[i] = xprintf("%s_%d", names[i], i);
+                j = -1;
+            }
+        }
+    }
+    return names;
+}
+
+/* Text safe inside a C comment. */
+static const char *comment_text(const char *s)
+{
+    char *t = xstrdup(s);
+    for (char *p = t; *p; p++)
+        if ((p[0] == '*' && p[1] == '/') || (p[0] == '/' && p[1] == '*') || *p == '\n')
+            *p = '_';
+    return t;
+}
+
+/* ---- weights ---- */
+
+static void print_words(FILE *f, const void *data, int64_t n, int width)
+{
+    const unsigned char *b = data;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t w = 0;
+        memcpy(&w, b + i * width, (size_t)width); /* little-endian host */
+        fprintf(f, "%s0x%0*llx%s", i % 8 ? " " : (i ? "\n    " : "    "), 2 * width,
+                (unsigned long long)w, i + 1 < n ? "," : "");
+    }
+}
+
+static void print_ints(FILE *f, const Value *v, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        long long x;
+        switch (v->dtype) {
+        case DT_INT8: x = ((const int8_t *)v->data)[i]; break;
+        case DT_UINT8: case DT_BOOL: x = ((const uint8_t *)v->data)[i]; break;
+        case DT_INT16: x = ((const int16_t *)v->data)[i]; break;
+        case DT_UINT16: case DT_FLOAT16: case DT_BFLOAT16: x = ((const uint16_t *)v->data)[i]; break;
+        case DT_INT32: x = ((const int32_t *)v->data)[i]; break;
+        case DT_UINT32: x = ((const uint32_t *)v->data)[i]; break;
+        case DT_INT64: x = ((const int64_t *)v->data)[i]; break;
+        default: unreachable();
+        }
+        const char *sep = i % 16 ? " " : (i ? "\n    " : "    ");
+        if (v->dtype == DT_INT64 && x == INT64_MIN)
+            fprintf(f, "%s(-INT64_C(9223372036854775807) - 1)%s", sep, i + 1 < n ? "," : "");
+        else if (v->dtype == DT_INT64)
+            fprintf(f, "%sINT64_C(%lld)%s", sep, x, i + 1 < n ? "," : "");
+        else
+            fprintf(f, "%s%lld%s", sep, x, i + 1 < n ? "," : "");
+    }
+}
+
+/* Floats are written as their bit patterns through a union: exact, and much faster for a C
+ * compiler to parse than decimal literals (a 100k-weight layer compiles in a fraction of the
+ * time). */
+static void emit_weight(FILE *f, const Value *v)
+{
+    int64_t n = value_numel(v);
+    int64_t len = n ? n : 1;
+    fprintf(f, "/* %s %s", v->name[0] ? comment_text(v->name) : "(folded)", dtype_name(v->dtype));
+    for (int i = 0; i < v->rank; i++)
+        fprintf(f, "%s%lld", i ? "x" : " [", (long long)v->dims[i]);
+    fprintf(f, "%s */\n", v->rank ? "]" : " scalar");
+    if (v->dtype == DT_FLOAT || v->dtype == DT_DOUBLE) {
+        int w = v->dtype == DT_FLOAT ? 4 : 8;
+        fprintf(f, "static const union { uint%d_t u[%lld]; %s f[%lld]; } w%d = {{\n", 8 * w,
+                (long long)len, dtype_ctype(v->dtype), (long long)len, v->id);
+        if (n)
+            print_words(f, v->data, n, w);
+        else
+            fprintf(f, "    0");
+        fprintf(f, "\n}};\n");
+    } else if (v->dtype == DT_UINT64) {
+        fprintf(f, "static const uint64_t w%d[%lld] = {\n", v->id, (long long)len);
+        print_words(f, v->data, n ? n : 1, 8);
+        fprintf(f, "\n};\n");
+    } else {
+        fprintf(f, "static const %s w%d[%lld] = {\n", dtype_ctype(v->dtype), v->id, (long long)len);
+        if (n)
+            print_ints(f, v, n);
+        else
+            fprintf(f, "    0");
+        fprintf(f, "\n};\n");
+    }
+}
+
+/* ---- the file ---- */
+
+static const EmbeddedText *embedded(const char *name)
+{
+    for (const EmbeddedText *t = embedded_texts; t->name; t++)
+        if (!strcmp(t->name, name))
+            return t;
+    fatal("internal error: no embedded file %s", name);
+}
+
+static bool uses_template(const Graph *g, const char *file)
+{
+    size_t len = strlen(file);
+    for (int i = 0; i < g->nnodes; i++) {
+        const char *t = g->nodes[i]->op->templates;
+        for (const char *p = t ? strstr(t, file) : NULL; p; p = strstr(p + 1, file))
+            if ((p == t || p[-1] == ' ') && (p[len] == ' ' || !p[len]))
+                return true;
+    }
+    return false;
+}
+
+static const char *const template_order[] = {"gemm", "conv", "pool", "norm", "softmax",
+                                             "elementwise", "movement"};
+
+static void emit_templates(FILE *f, const Graph *g)
+{
+    fprintf(f, "#if defined(__GNUC__)\n#define O2C_KERNEL static __attribute__((unused))\n"
+               "#else\n#define O2C_KERNEL static\n#endif\n\n");
+    for (size_t i = 0; i < sizeof template_order / sizeof template_order[0]; i++) {
+        if (!uses_template(g, template_order[i]))
+            continue;
+        const char *path = xprintf("templates/%s.c", template_order[i]);
+        fprintf(f, "/* ---- %s ---- */\n%s\n", path, embedded(path)->text);
+    }
+}
+
+static const char *link_flags(const Emitter *e)
+{
+    return e->nkernels ? "-lxsmm -lxsmmnoblas -lm" : "-lm";
+}
+
+static void emit_preamble(FILE *f, const Model *m, const Options *opt, const Emitter *e)
+{
+    const char *main_note = opt->harness ? " -o model" : " -c";
+    fprintf(f,
+            "/* Compile: cc -std=c99 -O2%s %s %s\n"
+            " * Generated by onnx2c from %s (opset %d, gemm backend %s). Do not edit.\n"
+            " * Products accumulate over k in ascending order with fmaf from 0 (see the onnx2c\n"
+            " * design notes), so every backend and CPU gives the same bits. */\n",
+            main_note, comment_text(opt->output_path), link_flags(e),
+            comment_text(m->path), m->opset, opt->gemm == GEMM_LIBXSMM ? "libxsmm" : "portable");
+    if (opt->harness)
+        fprintf(f, "#define _POSIX_C_SOURCE 200809L\n");
+    fprintf(f, "#if defined(__clang__)\n#pragma STDC FP_CONTRACT OFF\n#endif\n");
+    fprintf(f, "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n");
+    if (e->nkernels)
+        fprintf(f, "#include <libxsmm.h>\n");
+    fputc('\n', f);
+}
+
+static void emit_tensor_tables(FILE *f, const char *name, const char *kind, Value **vs, int n)
+{
+    fprintf(f, "const char *const %s_%s_names[%d] = {", name, kind, n ? n : 1);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s\"%s\"", i ? ", " : "", vs[i]->name); /* names were checked printable */
+    fprintf(f, "%s};\nconst int32_t %s_%s_dtypes[%d] = {", n ? "" : "0", name, kind, n ? n : 1);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%d", i ? ", " : "", (int)vs[i]->dtype);
+    fprintf(f, "%s};\nconst int32_t %s_%s_ranks[%d] = {", n ? "" : "0", name, kind, n ? n : 1);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%d", i ? ", " : "", vs[i]->rank);
+    fprintf(f, "%s};\n", n ? "" : "0");
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "static const int64_t %s_%s_shape_%d[%d] = {", name, kind, i,
+                vs[i]->rank ? vs[i]->rank : 1);
+        for (int d = 0; d < vs[i]->rank; d++)
+            fprintf(f, "%s%lld", d ? ", " : "", (long long)vs[i]->dims[d]);
+        fprintf(f, "%s};\n", vs[i]->rank ? "" : "0");
+    }
+    fprintf(f, "const int64_t *const %s_%s_shapes[%d] = {", name, kind, n ? n : 1);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%s_%s_shape_%d", i ? ", " : "", name, kind, i);
+    fprintf(f, "%s};\n", n ? "" : "0");
+}
+
+static void print_array_param(FILE *f, const Value *v, const char *pname, bool is_const)
+{
+    fprintf(f, "%s%s %s%s", is_const ? "const " : "", dtype_ctype(v->dtype), v->rank ? "" : "*",
+            pname);
+    for (int d = 0; d < v->rank; d++)
+        fprintf(f, "[%lld]", (long long)v->dims[d]);
+}
+
+static void emit_typed_signature(FILE *f, const Graph *g, const char *name, char **in_names,
+                                 char **out_names)
+{
+    fprintf(f, "int %s_run(", name);
+    for (int i = 0; i < g->ninputs; i++) {
+        print_array_param(f, g->inputs[i], in_names[i], true);
+        fprintf(f, ", ");
+    }
+    for (int i = 0; i < g->noutputs; i++) {
+        print_array_param(f, g->outputs[i], out_names[i], false);
+        fprintf(f, "%s", i + 1 < g->noutputs ? ", " : ")");
+    }
+}
+
+/* The API: what --header writes and what the .c file declares before defining it. */
+static void emit_api(FILE *f, const Graph *g, const char *name, const ArenaPlan *plan,
+                     char **in_names, char **out_names)
+{
+    fprintf(f, "#define %s_ARENA_BYTES %lld\n", name, (long long)plan->arena_bytes);
+    fprintf(f, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", name, g->ninputs, name,
+            g->noutputs);
+    fprintf(f, "/* Dispatches the model's kernels once; returns 0 on success. Run calls it if\n"
+               " * needed, so calling it is optional but moves the cost out of the first run. */\n");
+    fprintf(f, "int %s_init(void);\n", name);
+    fprintf(f, "/* Runs the model with a caller-provided arena of %s_ARENA_BYTES bytes (aligned to\n"
+               " * 8 bytes or more); inputs/outputs in graph order. Returns 0 on success. */\n",
+            name);
+    fprintf(f, "int %s_run_with_arena(void *arena, const void *const inputs[], void *const "
+               "outputs[]);\n",
+            name);
+    fprintf(f, "/* The same with the model's static arena (not reentrant). */\n");
+    fprintf(f, "int %s_run_generic(const void *const inputs[], void *const outputs[]);\n", name);
+    emit_typed_signature(f, g, name, in_names, out_names);
+    fprintf(f, ";\n");
+    fprintf(f, "extern const char *const %s_input_names[], *const %s_output_names[];\n", name, name);
+    fprintf(f, "extern const int32_t %s_input_dtypes[], %s_output_dtypes[]; /* ONNX "
+               "TensorProto.DataType */\n",
+            name, name);
+    fprintf(f, "extern const int32_t %s_input_ranks[], %s_output_ranks[];\n", name, name);
+    fprintf(f, "extern const int64_t *const %s_input_shapes[], *const %s_output_shapes[];\n\n",
+            name, name);
+}
+
+static void emit_init(FILE *f, const Emitter *e)
+{
+    for (int i = 0; i < e->nkernels; i++)
+        fprintf(f, "static libxsmm_smmfunction xsmm_kernel%d;\n", i);
+    fprintf(f, "\nint %s_init(void)\n{\n", e->name);
+    for (int i = 0; i < e->nkernels; i++) {
+        const XsmmKernel *k = &e->kernels[i];
+        fprintf(f,
+                "    if (!xsmm_kernel%d) {\n"
+                "        const libxsmm_blasint lda = %lld, ldb = %lld, ldc = %lld;\n"
+                "        const float alpha = 1.0f, beta = 0.0f;\n"
+                "        const int flags = LIBXSMM_GEMM_FLAG_NONE, prefetch = LIBXSMM_PREFETCH_NONE;\n"
+                "        xsmm_kernel%d = libxsmm_smmdispatch(%lld, %lld, %lld, &lda, &ldb, &ldc, "
+                "&alpha, &beta, &flags, &prefetch);\n"
+                "        if (!xsmm_kernel%d)\n            return -1;\n    }\n",
+                i, (long long)k->lda, (long long)k->ldb, (long long)k->ldc, i, (long long)k->m,
+                (long long)k->n, (long long)k->k, i);
+    }
+    fprintf(f, "    return 0;\n}\n\n");
+}
+
+/* Declarations of the run function's locals: pointers into the arena, inputs and outputs. */
+static void emit_locals(FILE *f, const Graph *g)
+{
+    for (int i = 0; i < g->nvalues; i++) {
+        const Value *v = g->values[i];
+        if (!v->referenced || v->data || v->view_of)
+            continue;
+        const char *ct = dtype_ctype(v->dtype);
+        int out_index = -1, in_index = -1;
+        for (int j = 0; j < g->noutputs && out_index < 0; j++)
+            if (g->outputs[j] == v)
+                out_index = j;
+        for (int j = 0; j < g->ninputs && in_index < 0; j++)
+            if (g->inputs[j] == v)
+                in_index = j;
+        if (in_index >= 0)
+            fprintf(f, "    const %s *v%d = (const %s *)inputs[%d];\n", ct, v->id, ct, in_index);
+        else if (out_index >= 0)
+            fprintf(f, "    %s *v%d = (%s *)outputs[%d];\n", ct, v->id, ct, out_index);
+        else
+            fprintf(f, "    %s *v%d = (%s *)(arena + %lld);\n", ct, v->id, ct,
+                    (long long)v->offset);
+    }
+}
+
+/* A graph output the schedule did not write in place (a constant, an input, a view, or the
+ * same value listed twice) is copied into the caller's buffer at the end. */
+static void emit_output_copies(Emitter *e)
+{
+    Graph *g = e->graph;
+    for (int i = 0; i < g->noutputs; i++) {
+        Value *v = g->outputs[i];
+        bool first = true;
+        for (int j = 0; j < i; j++)
+            if (g->outputs[j] == v)
+                first = false;
+        if (first && !v->data && !v->is_input && !v->view_of)
+            continue;
+        println(e, "memcpy(outputs[%d], %s, %lld);", i, value_cname(e, v),
+                (long long)value_bytes(v));
+    }
+}
+
+static void emit_node_comment(Emitter *e, const Node *n)
+{
+    char attrs[256] = "";
+    size_t len = 0;
+    for (int i = 0; i < n->nattrs && len < sizeof attrs - 40; i++) {
+        const Attr *a = &n->attrs[i];
+        if (a->type == ATTR_INT)
+            len += (size_t)snprintf(attrs + len, sizeof attrs - len, " %s=%lld",
+                                    comment_text(a->name), (long long)a->i);
+        else if (a->type == ATTR_FLOAT)
+            len += (size_t)snprintf(attrs + len, sizeof attrs - len, " %s=%g",
+                                    comment_text(a->name), a->f);
+        else if (a->type == ATTR_INTS && a->n <= 8) {
+            len += (size_t)snprintf(attrs + len, sizeof attrs - len, " %s=[",
+                                    comment_text(a->name));
+            for (int j = 0; j < a->n; j++)
+                len += (size_t)snprintf(attrs + len, sizeof attrs - len, "%s%lld", j ? "," : "",
+                                        (long long)a->ints[j]);
+            len += (size_t)snprintf(attrs + len, sizeof attrs - len, "]");
+        }
+    }
+    println(e, "/* %s '%s'%s */", n->op_type, comment_text(n->name), attrs);
+}
+
+static void emit_run_body(Emitter *e)
+{
+    Graph *g = e->graph;
+    e->indent = 1;
+    for (int i = 0; i < g->nnodes; i++) {
+        Node *n = g->nodes[i];
+        if (n->op->is_view && !n->op->emit)
+            continue;
+        emit_node_comment(e, n);
+        n->op->emit(e, n);
+    }
+    emit_output_copies(e);
+}
+
+static void copy_stream(FILE *from, FILE *to)
+{
+    char buf[1 << 14];
+    size_t n;
+    rewind(from);
+    while ((n = fread(buf, 1, sizeof buf, from)) > 0)
+        fwrite(buf, 1, n, to);
+}
+
+static void emit_entry_points(FILE *f, const Graph *g, const char *name, char **in_names,
+                              char **out_names)
+{
+    fprintf(f, "#ifndef %s_NO_STATIC_ARENA\n", name);
+    fprintf(f, "static union { double align; unsigned char bytes[%s_ARENA_BYTES + 1]; } "
+               "%s_arena;\n\n",
+            name, name);
+    fprintf(f, "int %s_run_generic(const void *const inputs[], void *const outputs[])\n{\n", name);
+    fprintf(f, "    return %s_run_with_arena(%s_arena.bytes, inputs, outputs);\n}\n\n", name, name);
+    emit_typed_signature(f, g, name, in_names, out_names);
+    fprintf(f, "\n{\n    const void *inputs[%d];\n    void *outputs[%d];\n",
+            g->ninputs ? g->ninputs : 1, g->noutputs);
+    if (!g->ninputs)
+        fprintf(f, "    inputs[0] = 0;\n");
+    for (int i = 0; i < g->ninputs; i++)
+        fprintf(f, "    inputs[%d] = %s;\n", i, in_names[i]);
+    for (int i = 0; i < g->noutputs; i++)
+        fprintf(f, "    outputs[%d] = %s;\n", i, out_names[i]);
+    fprintf(f, "    return %s_run_generic(inputs, outputs);\n}\n#endif\n\n", name);
+}
+
+static void emit_harness(FILE *f, const char *name)
+{
+    static const char *const fields[][2] = {
+        {"NUM_INPUTS", "NUM_INPUTS"},       {"NUM_OUTPUTS", "NUM_OUTPUTS"},
+        {"INPUT_NAMES", "input_names"},     {"OUTPUT_NAMES", "output_names"},
+        {"INPUT_DTYPES", "input_dtypes"},   {"OUTPUT_DTYPES", "output_dtypes"},
+        {"INPUT_RANKS", "input_ranks"},     {"OUTPUT_RANKS", "output_ranks"},
+        {"INPUT_SHAPES", "input_shapes"},   {"OUTPUT_SHAPES", "output_shapes"},
+        {"INIT", "init"},                   {"RUN", "run_generic"}};
+    fprintf(f, "/* ---- test harness (--harness) ---- */\n");
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        fprintf(f, "#define O2C_MODEL_%s %s_%s\n", fields[i][0], name, fields[i][1]);
+    fprintf(f, "%s\n%s\n", embedded("runtime_min/tensor_pb.c")->text,
+            embedded("runtime_min/harness.c")->text);
+}
+
+static void check_printable_names(Value **vs, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (const char *p = vs[i]->name; *p; p++)
+            if (!isprint((unsigned char)*p) || *p == '"' || *p == '\\' || *p == '?')
+                fatal("input/output name '%s' has characters onnx2c does not put in a C string",
+                      vs[i]->name);
+}
+
+void emit_model(Model *m, const Options *opt, const ArenaPlan *plan, const char *name, FILE *out,
+                FILE *header)
+{
+    Graph *g = m->graph;
+    check_printable_names(g->inputs, g->ninputs);
+    check_printable_names(g->outputs, g->noutputs);
+    FILE *body = tmpfile();
+    if (!body)
+        fatal("cannot create a temporary file");
+    Emitter e = {.out = body, .opt = opt, .graph = g, .name = name};
+    emit_run_body(&e);
+
+    char **in_names = param_names(g->inputs, g->ninputs, NULL, 0);
+    char **out_names = param_names(g->outputs, g->noutputs, in_names, g->ninputs);
+    emit_preamble(out, m, opt, &e);
+    emit_api(out, g, name, plan, in_names, out_names);
+    if (header) {
+        fprintf(header, "/* API of the model compiled by onnx2c from %s. */\n#ifndef %s_H\n"
+                        "#define %s_H\n#include <stdint.h>\n\n",
+                comment_text(m->path), name, name);
+        emit_api(header, g, name, plan, in_names, out_names);
+        fprintf(header, "#endif\n");
+    }
+    emit_tensor_tables(out, name, "input", g->inputs, g->ninputs);
+    emit_tensor_tables(out, name, "output", g->outputs, g->noutputs);
+    fputc('\n', out);
+    emit_templates(out, g);
+    for (int i = 0; i < g->nvalues; i++)
+        if (g->values[i]->referenced && g->values[i]->data)
+            emit_weight(out, g->values[i]);
+    fputc('\n', out);
+    emit_init(out, &e);
+
+    fprintf(out, "int %s_run_with_arena(void *arena_ptr, const void *const inputs[], "
+                 "void *const outputs[])\n{\n",
+            name);
+    fprintf(out, "    unsigned char *arena = (unsigned char *)arena_ptr;\n");
+    fprintf(out, "    (void)arena;\n    (void)inputs;\n    (void)outputs;\n");
+    if (e.nkernels)
+        fprintf(out, "    if (!xsmm_kernel0 && %s_init() != 0)\n        return -1;\n", name);
+    emit_locals(out, g);
+    copy_stream(body, out);
+    fclose(body);
+    fprintf(out, "    return 0;\n}\n\n");
+    emit_entry_points(out, g, name, in_names, out_names);
+    if (opt->harness)
+        emit_harness(out, name);
+}

@@ -1,0 +1,305 @@
+/* load.c — read an ONNX ModelProto with protobuf-c and convert it to the IR. */
+#include "onnx2c.h"
+#include "onnx.pb-c.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fatal("cannot open: %s", strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = xcalloc(1, cap);
+    for (;;) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        cap *= 2;
+        buf = xrealloc(buf, cap);
+    }
+    bool failed = ferror(f);
+    fclose(f);
+    if (failed)
+        fatal("cannot read the file");
+    *len = n;
+    return buf;
+}
+
+static int64_t tensor_numel(const Onnx__TensorProto *t, const char *what)
+{
+    int64_t n = 1;
+    for (size_t i = 0; i < t->n_dims; i++) {
+        if (t->dims[i] < 0)
+            fatal("%s '%s' has a negative dimension", what, t->name ? t->name : "");
+        n = checked_mul(NULL, n, t->dims[i]);
+    }
+    return n;
+}
+
+/* Copies typed-field data (the non-raw encodings of TensorProto) into host layout. */
+static void copy_typed_field(const Onnx__TensorProto *t, DType dt, int64_t numel, void *dst,
+                             const char *what)
+{
+    size_t have;
+    switch (dt) {
+    case DT_FLOAT:
+        have = t->n_float_data;
+        break;
+    case DT_DOUBLE:
+        have = t->n_double_data;
+        break;
+    case DT_INT64:
+        have = t->n_int64_data;
+        break;
+    case DT_UINT32:
+    case DT_UINT64:
+        have = t->n_uint64_data;
+        break;
+    default:
+        have = t->n_int32_data;
+        break;
+    }
+    if ((int64_t)have != numel)
+        fatal("%s '%s' holds %zu elements, its shape needs %lld", what, t->name ? t->name : "",
+              have, (long long)numel);
+    for (int64_t i = 0; i < numel; i++) {
+        switch (dt) {
+        case DT_FLOAT: ((float *)dst)[i] = t->float_data[i]; break;
+        case DT_DOUBLE: ((double *)dst)[i] = t->double_data[i]; break;
+        case DT_INT64: ((int64_t *)dst)[i] = t->int64_data[i]; break;
+        case DT_UINT32: ((uint32_t *)dst)[i] = (uint32_t)t->uint64_data[i]; break;
+        case DT_UINT64: ((uint64_t *)dst)[i] = t->uint64_data[i]; break;
+        case DT_INT32: ((int32_t *)dst)[i] = t->int32_data[i]; break;
+        case DT_INT16: ((int16_t *)dst)[i] = (int16_t)t->int32_data[i]; break;
+        case DT_INT8: ((int8_t *)dst)[i] = (int8_t)t->int32_data[i]; break;
+        case DT_UINT16:
+        case DT_FLOAT16:
+        case DT_BFLOAT16: ((uint16_t *)dst)[i] = (uint16_t)t->int32_data[i]; break;
+        case DT_UINT8: ((uint8_t *)dst)[i] = (uint8_t)t->int32_data[i]; break;
+        case DT_BOOL: ((uint8_t *)dst)[i] = t->int32_data[i] != 0; break;
+        default: unreachable();
+        }
+    }
+}
+
+/* Fills v's type, shape and data from a TensorProto (initializer or Constant attribute). */
+static void tensor_to_value(const Onnx__TensorProto *t, Value *v, const char *what)
+{
+    DType dt = (DType)t->data_type;
+    if (!dtype_size(dt))
+        fatal("%s '%s' has element type %s, which onnx2c does not support", what,
+              t->name ? t->name : "", dtype_name(dt));
+    if (t->n_dims > MAX_RANK)
+        fatal("%s '%s' has rank %zu, more than %d", what, t->name ? t->name : "", t->n_dims,
+              MAX_RANK);
+    if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+        fatal("%s '%s' keeps its data in an external file, which onnx2c does not read", what,
+              t->name ? t->name : "");
+    int64_t numel = tensor_numel(t, what);
+    v->dtype = dt;
+    v->rank = (int)t->n_dims;
+    for (size_t i = 0; i < t->n_dims; i++)
+        v->dims[i] = t->dims[i];
+    int64_t bytes = checked_mul(NULL, numel, (int64_t)dtype_size(dt));
+    v->data = xcalloc(1, (size_t)bytes + 1);
+    if (t->has_raw_data) {
+        if ((int64_t)t->raw_data.len != bytes)
+            fatal("%s '%s' has %zu bytes of raw data, its shape needs %lld", what,
+                  t->name ? t->name : "", t->raw_data.len, (long long)bytes);
+        memcpy(v->data, t->raw_data.data, (size_t)bytes);
+    } else {
+        copy_typed_field(t, dt, numel, v->data, what);
+    }
+    v->is_weight = true;
+}
+
+static void convert_attr(Attr *a, const Onnx__AttributeProto *p, Graph *g)
+{
+    (void)g;
+    a->name = xstrdup(p->name ? p->name : "");
+    switch (p->type) {
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT:
+        a->type = ATTR_FLOAT;
+        a->f = p->f;
+        break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT:
+        a->type = ATTR_INT;
+        a->i = p->i;
+        break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING:
+        a->type = ATTR_STRING;
+        a->s = xcalloc(1, p->s.len + 1);
+        memcpy(a->s, p->s.data, p->s.len);
+        break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS:
+        a->type = ATTR_FLOATS;
+        a->n = (int)p->n_floats;
+        a->floats = xcalloc(p->n_floats + 1, sizeof(float));
+        memcpy(a->floats, p->floats, p->n_floats * sizeof(float));
+        break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS:
+        a->type = ATTR_INTS;
+        a->n = (int)p->n_ints;
+        a->ints = xcalloc(p->n_ints + 1, sizeof(int64_t));
+        memcpy(a->ints, p->ints, p->n_ints * sizeof(int64_t));
+        break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR:
+        a->type = ATTR_TENSOR;
+        if (!p->t)
+            fatal("attribute '%s' has no tensor", a->name);
+        a->t = xcalloc(1, sizeof(Value));
+        a->t->name = a->name;
+        a->t->offset = -1;
+        tensor_to_value(p->t, a->t, "tensor attribute");
+        break;
+    default:
+        a->type = ATTR_OTHER;
+        break;
+    }
+}
+
+static int opset_of(const Onnx__ModelProto *mp, const char *domain)
+{
+    if (!strcmp(domain, "ai.onnx"))
+        domain = "";
+    for (size_t i = 0; i < mp->n_opset_import; i++) {
+        const char *d = mp->opset_import[i]->domain ? mp->opset_import[i]->domain : "";
+        if (!strcmp(d, "ai.onnx"))
+            d = "";
+        if (!strcmp(d, domain))
+            return (int)mp->opset_import[i]->version;
+    }
+    return 0;
+}
+
+/* Type and shape from a ValueInfoProto; symbolic dims keep their names for bind_shapes. */
+static void convert_value_info(Value *v, const Onnx__ValueInfoProto *vi)
+{
+    const Onnx__TypeProto *tp = vi->type;
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+        fatal("graph input or output '%s' is not a tensor (sequences, maps and optionals are "
+              "not supported)",
+              v->name);
+    const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+    v->dtype = (DType)tt->elem_type;
+    if (!tt->shape)
+        return; /* rank unknown: must come from --shape */
+    if (tt->shape->n_dim > MAX_RANK)
+        fatal("'%s' has rank %zu, more than %d", v->name, tt->shape->n_dim, MAX_RANK);
+    v->rank = (int)tt->shape->n_dim;
+    for (int i = 0; i < v->rank; i++) {
+        const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+        v->dims[i] = -1;
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+            v->dims[i] = d->dim_value;
+        else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM)
+            v->dim_params[i] = xstrdup(d->dim_param);
+    }
+}
+
+/* Node outputs and inputs are resolved by name; "" marks an omitted optional input. */
+static Value *input_value(Graph *g, const Onnx__NodeProto *np, const char *name)
+{
+    if (!*name)
+        return NULL;
+    Value *v = value_lookup(g, name);
+    if (!v)
+        fatal("node '%s' (%s) reads '%s', which no earlier node, input or initializer defines",
+              np->name ? np->name : "", np->op_type, name);
+    return v;
+}
+
+static void convert_node(Model *m, const Onnx__ModelProto *mp, const Onnx__NodeProto *np)
+{
+    Graph *g = m->graph;
+    Node *n = node_new(g, np->name, np->op_type ? np->op_type : "", (int)np->n_input,
+                       (int)np->n_output);
+    n->domain = xstrdup(np->domain ? np->domain : "");
+    n->opset = opset_of(mp, n->domain);
+    for (size_t i = 0; i < np->n_input; i++) {
+        n->inputs[i] = input_value(g, np, np->input[i]);
+        if (n->inputs[i])
+            n->inputs[i]->nuses++;
+    }
+    for (size_t i = 0; i < np->n_output; i++) {
+        if (!*np->output[i]) {
+            n->outputs[i] = value_new(g, "");
+        } else {
+            if (value_lookup(g, np->output[i]))
+                fatal_at(n, "output '%s' is already defined (the graph is not in SSA form)",
+                         np->output[i]);
+            n->outputs[i] = value_new(g, np->output[i]);
+        }
+        n->outputs[i]->producer = n;
+    }
+    n->nattrs = (int)np->n_attribute;
+    n->attrs = xcalloc(np->n_attribute + 1, sizeof(Attr));
+    for (size_t i = 0; i < np->n_attribute; i++)
+        convert_attr(&n->attrs[i], np->attribute[i], g);
+}
+
+static void convert_graph(Model *m, const Onnx__ModelProto *mp)
+{
+    const Onnx__GraphProto *gp = mp->graph;
+    Graph *g = m->graph;
+    for (size_t i = 0; i < gp->n_initializer; i++) {
+        const Onnx__TensorProto *t = gp->initializer[i];
+        if (!t->name || value_lookup(g, t->name))
+            fatal("initializer '%s' is unnamed or defined twice", t->name ? t->name : "");
+        tensor_to_value(t, value_new(g, t->name), "initializer");
+    }
+    g->inputs = xcalloc(gp->n_input + 1, sizeof(Value *));
+    for (size_t i = 0; i < gp->n_input; i++) {
+        const char *name = gp->input[i]->name ? gp->input[i]->name : "";
+        if (value_lookup(g, name))
+            continue; /* an initializer with a default: a weight, not an input */
+        Value *v = value_new(g, name);
+        convert_value_info(v, gp->input[i]);
+        v->is_input = true;
+        g->inputs[g->ninputs++] = v;
+    }
+    for (size_t i = 0; i < gp->n_node; i++)
+        convert_node(m, mp, gp->node[i]);
+    g->outputs = xcalloc(gp->n_output + 1, sizeof(Value *));
+    for (size_t i = 0; i < gp->n_output; i++) {
+        const char *name = gp->output[i]->name ? gp->output[i]->name : "";
+        Value *v = value_lookup(g, name);
+        if (!v)
+            fatal("graph output '%s' is not computed by any node", name);
+        v->is_output = true;
+        v->nuses++;
+        g->outputs[g->noutputs++] = v;
+    }
+    if (!g->noutputs)
+        fatal("the graph has no outputs");
+}
+
+Model *load_model(const char *path)
+{
+    g_model_path = path;
+    size_t len;
+    uint8_t *buf = read_file(path, &len);
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, buf);
+    if (!mp)
+        fatal("not a valid ONNX model (the protobuf could not be parsed; truncated or not an "
+              "ONNX file?)");
+    if (!mp->graph)
+        fatal("not a valid ONNX model (it has no graph)");
+    Model *m = xcalloc(1, sizeof(Model));
+    m->path = path;
+    m->ir_version = mp->ir_version;
+    m->opset = opset_of(mp, "");
+    if (!m->opset)
+        fatal("the model imports no version of the default ONNX operator set");
+    m->graph = graph_new();
+    if (mp->n_functions)
+        fatal("model-local functions are not supported yet");
+    convert_graph(m, mp);
+    m->nodes_before = m->graph->nnodes;
+    count_ops(m->graph, &m->ops_before, &m->ops_before_n);
+    onnx__model_proto__free_unpacked(mp, NULL);
+    return m;
+}

@@ -1,0 +1,208 @@
+/* main.c — the command line: parse options, run the pipeline, write the outputs. */
+#include "onnx2c.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: onnx2c MODEL.onnx -o OUT.c [options]\n"
+    "  -o FILE                output C file (required)\n"
+    "  --header FILE          also write the API as a header\n"
+    "  --name NAME            prefix of every emitted symbol (default: from the file name)\n"
+    "  --dim SYMBOL=N         bind a symbolic dimension\n"
+    "  --shape INPUT=AxBxC    fix an input's shape\n"
+    "  --gemm=libxsmm|portable  product backend (default: libxsmm on x86-64, else portable)\n"
+    "  --harness              also emit a main() test harness\n"
+    "  --report               print what the compiler did\n"
+    "  --report-json FILE     write the same facts as JSON\n"
+    "  -O0 | -O1              -O0 turns off optimisations beyond folding (default -O1)\n"
+    "  --help                 this text\n";
+
+static int64_t parse_dim(const char *s, const char *what)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || v < 0 || v > ((int64_t)1 << 40))
+        usage_error("%s: '%s' is not a valid dimension", what, s);
+    return v;
+}
+
+/* "NAME=AxBxC" (or "NAME=N" for --dim) */
+static Binding parse_binding(const char *arg, const char *opt, bool single)
+{
+    const char *eq = strrchr(arg, '=');
+    if (!eq || eq == arg || !eq[1])
+        usage_error("%s expects NAME=%s, got '%s'", opt, single ? "N" : "AxBxC", arg);
+    Binding b = {0};
+    b.name = xcalloc(1, (size_t)(eq - arg) + 1);
+    memcpy(b.name, arg, (size_t)(eq - arg));
+    const char *p = eq + 1;
+    for (;;) {
+        if (b.rank == MAX_RANK)
+            usage_error("%s: more than %d dims in '%s'", opt, MAX_RANK, arg);
+        const char *x = strchr(p, 'x');
+        char *part = x ? xcalloc(1, (size_t)(x - p) + 1) : xstrdup(p);
+        if (x)
+            memcpy(part, p, (size_t)(x - p));
+        b.dims[b.rank++] = parse_dim(part, opt);
+        if (!x)
+            break;
+        if (single)
+            usage_error("%s expects NAME=N, got '%s'", opt, arg);
+        p = x + 1;
+    }
+    return b;
+}
+
+static void add_binding(Binding **list, int *n, Binding b)
+{
+    *list = xrealloc(*list, (size_t)(*n + 1) * sizeof(Binding));
+    (*list)[(*n)++] = b;
+}
+
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t len = strlen(name);
+    if (!strncmp(argv[*i], name, len) && argv[*i][len] == '=')
+        return argv[*i] + len + 1;
+    if (*i + 1 >= argc)
+        usage_error("%s needs a value", name);
+    return argv[++*i];
+}
+
+static bool is_option(const char *arg, const char *name)
+{
+    size_t len = strlen(name);
+    return !strncmp(arg, name, len) && (arg[len] == 0 || arg[len] == '=');
+}
+
+static GemmBackend default_gemm(void)
+{
+#if defined(__x86_64__)
+    return GEMM_LIBXSMM;
+#else
+    return GEMM_PORTABLE;
+#endif
+}
+
+static Options parse_args(int argc, char **argv)
+{
+    Options o = {.gemm = default_gemm(), .opt_level = 1};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage_text, stdout);
+            exit(0);
+        } else if (!strcmp(a, "-o")) {
+            o.output_path = option_value(argc, argv, &i, "-o");
+        } else if (is_option(a, "--header")) {
+            o.header_path = option_value(argc, argv, &i, "--header");
+        } else if (is_option(a, "--name")) {
+            o.name = option_value(argc, argv, &i, "--name");
+        } else if (is_option(a, "--dim")) {
+            add_binding(&o.dims, &o.ndims, parse_binding(option_value(argc, argv, &i, "--dim"), "--dim", true));
+        } else if (is_option(a, "--shape")) {
+            add_binding(&o.shapes, &o.nshapes,
+                        parse_binding(option_value(argc, argv, &i, "--shape"), "--shape", false));
+        } else if (is_option(a, "--gemm")) {
+            const char *v = option_value(argc, argv, &i, "--gemm");
+            if (!strcmp(v, "libxsmm"))
+                o.gemm = GEMM_LIBXSMM;
+            else if (!strcmp(v, "portable"))
+                o.gemm = GEMM_PORTABLE;
+            else
+                usage_error("--gemm must be libxsmm or portable, not '%s'", v);
+        } else if (!strcmp(a, "--harness")) {
+            o.harness = true;
+        } else if (!strcmp(a, "--report")) {
+            o.report = true;
+        } else if (is_option(a, "--report-json")) {
+            o.report_json_path = option_value(argc, argv, &i, "--report-json");
+        } else if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2")) {
+            o.opt_level = a[2] - '0';
+        } else if (a[0] == '-' && a[1]) {
+            usage_error("unknown option '%s'", a);
+        } else if (o.input_path) {
+            usage_error("more than one model given ('%s' and '%s')", o.input_path, a);
+        } else {
+            o.input_path = a;
+        }
+    }
+    if (!o.input_path)
+        usage_error("no model given");
+    if (!o.output_path)
+        usage_error("no output file given (-o OUT.c)");
+    return o;
+}
+
+static void check_symbol_name(const char *name)
+{
+    bool ok = isalpha((unsigned char)name[0]) || name[0] == '_';
+    for (const char *p = name; *p; p++)
+        ok = ok && (isalnum((unsigned char)*p) || *p == '_');
+    if (!ok)
+        usage_error("--name '%s' is not a C identifier", name);
+}
+
+/* "models/mnist-8.onnx" -> "mnist_8" */
+static const char *name_from_path(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char *name = xprintf("%s%s", isdigit((unsigned char)base[0]) ? "m_" : "", base);
+    char *dot = strrchr(name, '.');
+    if (dot && dot != name)
+        *dot = 0;
+    for (char *p = name; *p; p++)
+        if (!isalnum((unsigned char)*p))
+            *p = '_';
+    return *name ? name : "model";
+}
+
+static FILE *open_output(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "onnx2c: error: %s: cannot write: %s\n", path, strerror(errno));
+        exit(1);
+    }
+    return f;
+}
+
+static void close_output(FILE *f, const char *path)
+{
+    if (ferror(f) | fclose(f)) {
+        fprintf(stderr, "onnx2c: error: %s: write failed\n", path);
+        exit(1);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    atexit(free_all);
+    Options opt = parse_args(argc, argv);
+    const char *name = opt.name ? opt.name : name_from_path(opt.input_path);
+    check_symbol_name(name);
+
+    Model *m = load_model(opt.input_path);
+    bind_shapes(m, &opt);
+    infer_shapes(m);
+    eliminate_dead(m->graph);
+    schedule(m->graph);
+    ArenaPlan plan = plan_arena(m->graph);
+
+    FILE *out = open_output(opt.output_path);
+    FILE *header = opt.header_path ? open_output(opt.header_path) : NULL;
+    emit_model(m, &opt, &plan, name, out, header);
+    close_output(out, opt.output_path);
+    if (header)
+        close_output(header, opt.header_path);
+    if (opt.report)
+        print_report(stdout, m, &plan);
+    if (opt.report_json_path)
+        write_report_json(opt.report_json_path, m, &plan);
+    return 0;
+}

@@ -1,0 +1,261 @@
+/* onnx2c — ahead-of-time compiler from an ONNX model with fixed shapes to one C file.
+ *
+ * The pipeline, one file per stage:
+ *
+ *   main.c            command line, drives the stages below
+ *   load.c            ONNX file (protobuf-c) -> IR
+ *   bind_shapes.c     --dim / --shape, refuse unbound symbolic dims
+ *   infer_shapes.c    per-node type+shape inference in graph order, folding constants as it goes
+ *   eliminate_dead.c  drop nodes and values no graph output needs
+ *   schedule.c        deterministic topological order
+ *   ../codegen/plan_arena.c   liveness-based offsets in one arena, views share their source
+ *   ../codegen/emit.c         the C file: weights, kernels, entry points, harness
+ *   report.c          --report / --report-json
+ *
+ * Every op is described once, in the table in ops.c: its shape inference, its constant
+ * folding (calling the same template kernel the emitted C calls) and its emitter.
+ */
+#ifndef ONNX2C_H
+#define ONNX2C_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MAX_RANK 8
+
+/* Element types, numbered as ONNX's TensorProto.DataType. */
+typedef enum {
+    DT_UNDEFINED = 0,
+    DT_FLOAT = 1,
+    DT_UINT8 = 2,
+    DT_INT8 = 3,
+    DT_UINT16 = 4,
+    DT_INT16 = 5,
+    DT_INT32 = 6,
+    DT_INT64 = 7,
+    DT_STRING = 8,
+    DT_BOOL = 9,
+    DT_FLOAT16 = 10,
+    DT_DOUBLE = 11,
+    DT_UINT32 = 12,
+    DT_UINT64 = 13,
+    DT_BFLOAT16 = 16,
+} DType;
+
+typedef struct Node Node;
+typedef struct OpDef OpDef;
+
+/* A tensor: graph input, weight, folded constant or intermediate. */
+typedef struct Value {
+    char *name;
+    int id;       /* index in Graph.values; names C symbols */
+    DType dtype;  /* DT_UNDEFINED until inferred */
+    int rank;     /* -1 until inferred */
+    int64_t dims[MAX_RANK];
+    char *dim_params[MAX_RANK]; /* symbolic dim names from the model (NULL where numeric) */
+    void *data;                 /* host data when the value is a compile-time constant */
+    bool is_weight;             /* constant from the model file (initializer/Constant) */
+    bool is_input, is_output;
+    Node *producer;
+    int nuses; /* number of node inputs reading this value */
+    /* codegen */
+    struct Value *view_of; /* shares the buffer of this value (Reshape, Flatten, ...) */
+    int64_t offset;        /* arena offset in bytes, -1 if not in the arena */
+    int first_step, last_step;
+    bool referenced; /* the emitted code reads or writes it */
+} Value;
+
+typedef enum {
+    ATTR_FLOAT,
+    ATTR_INT,
+    ATTR_STRING,
+    ATTR_FLOATS,
+    ATTR_INTS,
+    ATTR_TENSOR,
+    ATTR_OTHER
+} AttrType;
+
+typedef struct Attr {
+    char *name;
+    AttrType type;
+    float f;
+    int64_t i;
+    char *s;
+    int n; /* number of floats / ints */
+    float *floats;
+    int64_t *ints;
+    Value *t; /* ATTR_TENSOR: a constant value (not in the graph) */
+} Attr;
+
+struct Node {
+    char *name;
+    char *op_type;
+    char *domain;
+    int opset; /* version of the node's domain imported by the model */
+    const OpDef *op;
+    int ninputs, noutputs;
+    Value **inputs; /* NULL entries for omitted optional inputs */
+    Value **outputs;
+    int nattrs;
+    Attr *attrs;
+    bool dead;
+    int64_t scratch_offset; /* arena offset of the node's scratch memory (plan_arena) */
+};
+
+typedef struct Graph {
+    int nvalues, cap_values;
+    Value **values;
+    int nnodes, cap_nodes;
+    Node **nodes; /* in schedule order after schedule() */
+    int ninputs, noutputs;
+    Value **inputs; /* real inputs: graph inputs without an initializer */
+    Value **outputs;
+    struct ValueMap *by_name;
+} Graph;
+
+typedef struct Model {
+    const char *path; /* as given on the command line, for messages */
+    int64_t ir_version;
+    int opset; /* default domain */
+    Graph *graph;
+    int nodes_before; /* node count as loaded */
+    int ops_before_n;
+    struct OpCount *ops_before;
+} Model;
+
+typedef struct OpCount {
+    const char *op;
+    int count;
+} OpCount;
+
+/* ---- options (main.c) ---- */
+typedef enum { GEMM_PORTABLE, GEMM_LIBXSMM } GemmBackend;
+
+typedef struct Binding {
+    char *name;
+    int rank;
+    int64_t dims[MAX_RANK];
+} Binding;
+
+typedef struct Options {
+    const char *input_path;
+    const char *output_path;
+    const char *header_path;
+    const char *name;
+    GemmBackend gemm;
+    bool harness;
+    bool report;
+    const char *report_json_path;
+    int opt_level;
+    int ndims, nshapes;
+    Binding *dims;   /* --dim SYMBOL=N (rank 1 holds N) */
+    Binding *shapes; /* --shape INPUT=AxB */
+} Options;
+
+/* ---- util.c: memory, errors, strings ---- */
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void free_all(void); /* frees everything the x* allocators handed out */
+extern const char *g_model_path;
+_Noreturn void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+_Noreturn void fatal_at(const Node *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+_Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define unreachable() fatal("internal error at %s:%d", __FILE__, __LINE__)
+int64_t checked_mul(const Node *n, int64_t a, int64_t b);
+int64_t checked_add(const Node *n, int64_t a, int64_t b);
+
+/* ---- ir.c ---- */
+Graph *graph_new(void);
+Value *value_new(Graph *g, const char *name);
+Value *value_lookup(Graph *g, const char *name);
+Node *node_new(Graph *g, const char *name, const char *op_type, int ninputs, int noutputs);
+const Attr *attr_get(const Node *n, const char *name);
+int64_t attr_int(const Node *n, const char *name, int64_t dflt);
+float attr_float(const Node *n, const char *name, float dflt);
+const char *attr_string(const Node *n, const char *name, const char *dflt);
+int attr_ints(const Node *n, const char *name, const int64_t **out); /* -1 when absent */
+size_t dtype_size(DType t);
+const char *dtype_name(DType t);
+const char *dtype_ctype(DType t);
+int64_t value_numel(const Value *v);
+int64_t value_bytes(const Value *v);
+Value *node_input(const Node *n, int i); /* NULL when omitted or out of range */
+void set_shape(Value *v, DType t, int rank, const int64_t *dims);
+void count_ops(const Graph *g, OpCount **out, int *nout);
+
+/* ---- load.c ---- */
+Model *load_model(const char *path);
+
+/* ---- bind_shapes.c ---- */
+void bind_shapes(Model *m, const Options *opt);
+
+/* ---- ops.c: the op table ---- */
+typedef struct Emitter Emitter;
+struct OpDef {
+    const char *name;
+    int min_inputs, max_inputs;
+    int min_opset; /* oldest opset version whose semantics this implements */
+    void (*infer)(Node *n);             /* set output types and shapes, check attributes */
+    void (*fold)(Node *n);              /* compute outputs' data from constant inputs */
+    void (*emit)(Emitter *e, Node *n);  /* write the C that computes the outputs */
+    bool is_view;                       /* output 0 is input 0's buffer, reinterpreted */
+    double (*flops)(const Node *n);     /* floating point operations per inference */
+    int64_t (*scratch)(const Node *n);  /* bytes of temporary arena memory the emitted code needs */
+    const char *templates;              /* template files the emitted code calls, space-separated */
+};
+const OpDef *op_lookup(const char *name);
+bool is_view_op(const Node *n);
+
+/* ---- infer_shapes.c ---- */
+void infer_shapes(Model *m);
+
+/* ---- eliminate_dead.c / schedule.c ---- */
+int eliminate_dead(Graph *g);
+void schedule(Graph *g);
+
+/* ---- codegen/plan_arena.c ---- */
+typedef struct ArenaPlan {
+    int64_t arena_bytes;
+    int64_t naive_bytes;       /* sum of every intermediate's size */
+    int64_t lower_bound_bytes; /* largest total live at one step */
+} ArenaPlan;
+ArenaPlan plan_arena(Graph *g);
+
+/* ---- codegen/emit.c ---- */
+typedef struct XsmmKernel {
+    int64_t m, n, k, lda, ldb, ldc;
+} XsmmKernel;
+
+struct Emitter {
+    FILE *out; /* the run function's body while nodes are emitted */
+    const Options *opt;
+    Graph *graph;
+    const char *name; /* symbol prefix */
+    int indent;
+    XsmmKernel *kernels; /* libxsmm kernels to dispatch in init, deduplicated */
+    int nkernels;
+    int counter; /* for unique local names */
+};
+void emit_model(Model *m, const Options *opt, const ArenaPlan *plan, const char *name, FILE *out,
+                FILE *header);
+void println(Emitter *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *value_cname(Emitter *e, Value *v); /* C expression of the value's data */
+const char *scratch_cname(Emitter *e, const Node *n, DType t, int64_t byte_offset);
+const char *c_float(float f);
+const char *emit_dims(Emitter *e, int rank, const int64_t *dims); /* static array in the body */
+const char *emit_constant(Emitter *e, DType t, int rank, const int64_t *dims, void *data);
+const char *xsmm_kernel(Emitter *e, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                        int64_t ldc);
+
+/* ---- report.c ---- */
+double model_mflops(const Graph *g);
+int64_t model_weight_bytes(const Graph *g);
+void print_report(FILE *f, const Model *m, const ArenaPlan *plan);
+void write_report_json(const char *path, const Model *m, const ArenaPlan *plan);
+
+#endif

@@ -1,0 +1,80 @@
+/* ops.h — the per-op functions the op table in ops.c is built from, grouped by family
+ * (one ops_<family>.c file each), and the helpers they share. */
+#ifndef OPS_H
+#define OPS_H
+
+#include "onnx2c.h"
+
+#include <math.h>
+
+/* ---- helpers (ops.c) ---- */
+int normalize_axis(const Node *n, int64_t axis, int rank); /* negative axes count from the end */
+void require_dtype(const Node *n, const Value *v, DType t);
+void require_float(const Node *n, const Value *v);
+void require_constant(const Node *n, const Value *v, const char *what);
+int64_t *const_ints(const Node *n, const Value *v, int *count); /* int64/int32 constant -> int64 */
+void broadcast_shape(const Node *n, const Value *a, const Value *b, int *rank, int64_t *dims);
+void broadcast_strides(const Value *in, int rank, const int64_t *out_dims, int64_t *strides);
+double numel_flops(const Node *n); /* one op per output element */
+void same_shape_infer(Node *n);   /* output 0 = input 0's type and shape */
+
+/* ---- ops_elementwise.c ---- */
+void unary_infer(Node *n);
+void unary_fold(Node *n);
+void unary_emit(Emitter *e, Node *n);
+void binary_infer(Node *n);
+void binary_fold(Node *n);
+void binary_emit(Emitter *e, Node *n);
+
+/* ---- ops_gemm.c ---- */
+/* Emits Y[M][N] = A x B (A element (i,k) at a[i*a_rs + k*a_cs], B (k,j) at b[k*b_rs + j*b_cs]). */
+void emit_product(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a, int64_t a_rs,
+                  int64_t a_cs, const char *b, int64_t b_rs, int64_t b_cs, const char *y);
+void gemm_infer(Node *n);
+void gemm_fold(Node *n);
+void gemm_emit(Emitter *e, Node *n);
+double gemm_flops(const Node *n);
+void matmul_infer(Node *n);
+void matmul_fold(Node *n);
+void matmul_emit(Emitter *e, Node *n);
+double matmul_flops(const Node *n);
+
+/* ---- ops_conv.c ---- */
+void conv_infer(Node *n);
+void conv_emit(Emitter *e, Node *n);
+double conv_flops(const Node *n);
+int64_t conv_scratch(const Node *n);
+void pool_infer(Node *n);
+void pool_emit(Emitter *e, Node *n);
+void global_pool_infer(Node *n);
+void global_pool_emit(Emitter *e, Node *n);
+void batchnorm_infer(Node *n);
+void batchnorm_fold(Node *n);
+void batchnorm_emit(Emitter *e, Node *n);
+void softmax_infer(Node *n);
+void softmax_fold(Node *n);
+void softmax_emit(Emitter *e, Node *n);
+
+/* ---- ops_shape.c ---- */
+void constant_infer(Node *n);
+void constant_fold(Node *n);
+void identity_infer(Node *n);
+void identity_fold(Node *n);
+void shape_infer(Node *n);
+void shape_fold(Node *n);
+void reshape_infer(Node *n);
+void flatten_infer(Node *n);
+void squeeze_infer(Node *n);
+void unsqueeze_infer(Node *n);
+void view_fold(Node *n); /* views copy their input's data */
+void transpose_infer(Node *n);
+void transpose_fold(Node *n);
+void transpose_emit(Emitter *e, Node *n);
+void concat_infer(Node *n);
+void concat_fold(Node *n);
+void concat_emit(Emitter *e, Node *n);
+void gather_infer(Node *n);
+void gather_fold(Node *n);
+void gather_emit(Emitter *e, Node *n);
+
+#endif

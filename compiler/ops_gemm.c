@@ -1,0 +1,264 @@
+/* ops_gemm.c — Gemm and MatMul. Both lower to products Y[M][N] = A[M][K] x B[K][N]: with
+ * --gemm=libxsmm a JIT kernel dispatched once in init, else the portable gemm_f32 template.
+ * Both accumulate over k ascending with fmaf from 0, so they give the same bits. */
+#include "ops.h"
+#include "kernels.h"
+
+/* ---- shared product emission ---- */
+
+/* Writes one product. libxsmm is column-major: row-major Y = A x B is, column-major,
+ * Y^T = B^T x A^T, which is exactly the kernel call (B, A, Y) with m=N, n=M, k=K when A and B
+ * are contiguous row-major. Other layouts (a transposed non-constant operand) take the portable
+ * kernel, which gives the same bits. */
+void emit_product(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a, int64_t a_rs,
+                         int64_t a_cs, const char *b, int64_t b_rs, int64_t b_cs, const char *y)
+{
+    bool contiguous = a_cs == 1 && a_rs == K && b_cs == 1 && b_rs == N;
+    if (e->opt->gemm == GEMM_LIBXSMM && contiguous && M && N && K) {
+        const char *k = xsmm_kernel(e, N, M, K, N, K, N);
+        println(e, "%s(%s, %s, %s);", k, b, a, y);
+    } else {
+        println(e, "gemm_f32(%lld, %lld, %lld, %s, %lld, %lld, %s, %lld, %lld, %s);", (long long)M,
+                (long long)N, (long long)K, a, (long long)a_rs, (long long)a_cs, b,
+                (long long)b_rs, (long long)b_cs, y);
+    }
+}
+
+/* ---- Gemm: Y = alpha * A' x B' + beta * C ---- */
+
+typedef struct GemmShape {
+    int64_t M, N, K;
+    int64_t a_rs, a_cs, b_rs, b_cs, c_rs, c_cs;
+    float alpha, beta;
+    bool trans_b;
+} GemmShape;
+
+static GemmShape gemm_shape(const Node *n)
+{
+    const Value *a = n->inputs[0], *b = n->inputs[1], *c = node_input(n, 2);
+    GemmShape s = {0};
+    bool ta = attr_int(n, "transA", 0) != 0, tb = attr_int(n, "transB", 0) != 0;
+    if (a->rank != 2 || b->rank != 2)
+        fatal_at(n, "A and B must be 2-D (got ranks %d and %d)", a->rank, b->rank);
+    s.M = ta ? a->dims[1] : a->dims[0];
+    s.K = ta ? a->dims[0] : a->dims[1];
+    s.N = tb ? b->dims[0] : b->dims[1];
+    int64_t kb = tb ? b->dims[1] : b->dims[0];
+    if (kb != s.K)
+        fatal_at(n, "inner dimensions differ (A gives K=%lld, B gives %lld)", (long long)s.K,
+                 (long long)kb);
+    s.a_rs = ta ? 1 : a->dims[1];
+    s.a_cs = ta ? a->dims[1] : 1;
+    s.b_rs = tb ? 1 : b->dims[1];
+    s.b_cs = tb ? b->dims[1] : 1;
+    s.trans_b = tb;
+    s.alpha = attr_float(n, "alpha", 1.0f);
+    s.beta = attr_float(n, "beta", 1.0f);
+    if (c) {
+        if (c->rank > 2)
+            fatal_at(n, "C must have rank 2 or less (got %d)", c->rank);
+        int64_t out[2] = {s.M, s.N}, st[2];
+        for (int i = 0; i < c->rank; i++) {
+            int64_t d = c->dims[c->rank - 1 - i], o = out[1 - i];
+            if (d != o && d != 1)
+                fatal_at(n, "C of shape dim %lld does not broadcast to %lld", (long long)d,
+                         (long long)o);
+        }
+        broadcast_strides(c, 2, out, st);
+        s.c_rs = st[0];
+        s.c_cs = st[1];
+    }
+    return s;
+}
+
+void gemm_infer(Node *n)
+{
+    for (int i = 0; i < n->ninputs; i++)
+        if (n->inputs[i])
+            require_float(n, n->inputs[i]);
+    GemmShape s = gemm_shape(n);
+    int64_t dims[2] = {s.M, s.N};
+    set_shape(n->outputs[0], DT_FLOAT, 2, dims);
+}
+
+static bool gemm_has_epilogue(const Node *n, const GemmShape *s)
+{
+    return s->alpha != 1.0f || node_input(n, 2);
+}
+
+void gemm_fold(Node *n)
+{
+    GemmShape s = gemm_shape(n);
+    const Value *c = node_input(n, 2);
+    float *y = n->outputs[0]->data;
+    gemm_f32(s.M, s.N, s.K, n->inputs[0]->data, s.a_rs, s.a_cs, n->inputs[1]->data, s.b_rs, s.b_cs,
+             y);
+    if (gemm_has_epilogue(n, &s))
+        gemm_epilogue_f32(s.M, s.N, s.alpha, c ? c->data : NULL, s.c_rs, s.c_cs, s.beta, y);
+}
+
+/* A constant B^T is transposed at compile time, so the product reads B row-major. */
+static const char *gemm_b_operand(Emitter *e, Node *n, GemmShape *s)
+{
+    Value *b = n->inputs[1];
+    if (!s->trans_b || !b->data || e->opt->gemm != GEMM_LIBXSMM)
+        return value_cname(e, b);
+    float *t = xcalloc((size_t)(s->K * s->N) + 1, sizeof(float));
+    int64_t dims[2] = {s->N, s->K};
+    int32_t perm[2] = {1, 0};
+    transpose_bytes(2, dims, perm, sizeof(float), b->data, t);
+    s->b_rs = s->N;
+    s->b_cs = 1;
+    int64_t tdims[2] = {s->K, s->N};
+    return emit_constant(e, DT_FLOAT, 2, tdims, t);
+}
+
+void gemm_emit(Emitter *e, Node *n)
+{
+    GemmShape s = gemm_shape(n);
+    const char *b = gemm_b_operand(e, n, &s);
+    const char *y = value_cname(e, n->outputs[0]);
+    emit_product(e, s.M, s.N, s.K, value_cname(e, n->inputs[0]), s.a_rs, s.a_cs, b, s.b_rs, s.b_cs,
+                 y);
+    if (!gemm_has_epilogue(n, &s))
+        return;
+    Value *c = node_input(n, 2);
+    println(e, "gemm_epilogue_f32(%lld, %lld, %s, %s, %lld, %lld, %s, %s);", (long long)s.M,
+            (long long)s.N, c_float(s.alpha), c ? value_cname(e, c) : "NULL", (long long)s.c_rs,
+            (long long)s.c_cs, c_float(s.beta), y);
+}
+
+double gemm_flops(const Node *n)
+{
+    GemmShape s = gemm_shape(n);
+    return 2.0 * (double)s.M * (double)s.N * (double)s.K;
+}
+
+/* ---- MatMul: numpy matmul, batched with broadcasting ---- */
+
+typedef struct MatMulShape {
+    int64_t M, N, K;
+    int64_t batch;            /* number of products */
+    int64_t *a_off, *b_off;   /* element offsets of each product's A and B */
+} MatMulShape;
+
+static MatMulShape matmul_shape(const Node *n, int *out_rank, int64_t *out_dims)
+{
+    const Value *a = n->inputs[0], *b = n->inputs[1];
+    if (a->rank < 1 || b->rank < 1)
+        fatal_at(n, "inputs must have rank 1 or more");
+    MatMulShape s = {0};
+    /* 1-D A is a row [1][K]; 1-D B is a column [K][1]; those dims are dropped from Y. */
+    s.M = a->rank == 1 ? 1 : a->dims[a->rank - 2];
+    s.K = a->dims[a->rank - 1];
+    int64_t kb = b->rank == 1 ? b->dims[0] : b->dims[b->rank - 2];
+    s.N = b->rank == 1 ? 1 : b->dims[b->rank - 1];
+    if (kb != s.K)
+        fatal_at(n, "inner dimensions differ (%lld vs %lld)", (long long)s.K, (long long)kb);
+    int ra = a->rank > 2 ? a->rank - 2 : 0, rb = b->rank > 2 ? b->rank - 2 : 0;
+    int rbatch = ra > rb ? ra : rb;
+    int64_t bdims[MAX_RANK];
+    s.batch = 1;
+    for (int i = 0; i < rbatch; i++) {
+        int ia = i - (rbatch - ra), ib = i - (rbatch - rb);
+        int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
+        if (da != db && da != 1 && db != 1)
+            fatal_at(n, "batch dims do not broadcast (%lld vs %lld)", (long long)da,
+                     (long long)db);
+        bdims[i] = da == 1 ? db : da;
+        s.batch = checked_mul(n, s.batch, bdims[i]);
+    }
+    int r = 0;
+    for (int i = 0; i < rbatch; i++)
+        out_dims[r++] = bdims[i];
+    if (a->rank > 1)
+        out_dims[r++] = s.M;
+    if (b->rank > 1)
+        out_dims[r++] = s.N;
+    *out_rank = r;
+    /* Offsets of every product's operands, walking the batch index like an odometer. */
+    s.a_off = xcalloc((size_t)s.batch, sizeof(int64_t));
+    s.b_off = xcalloc((size_t)s.batch, sizeof(int64_t));
+    for (int64_t p = 0; p < s.batch; p++) {
+        int64_t rem = p, oa = 0, ob = 0, sa = s.M * s.K, sb = s.K * s.N;
+        for (int i = rbatch - 1; i >= 0; i--) {
+            int64_t idx = rem % bdims[i];
+            rem /= bdims[i];
+            int ia = i - (rbatch - ra), ib = i - (rbatch - rb);
+            if (ia >= 0) {
+                oa += (a->dims[ia] == 1 ? 0 : idx) * sa;
+                sa *= a->dims[ia];
+            }
+            if (ib >= 0) {
+                ob += (b->dims[ib] == 1 ? 0 : idx) * sb;
+                sb *= b->dims[ib];
+            }
+        }
+        s.a_off[p] = oa;
+        s.b_off[p] = ob;
+    }
+    return s;
+}
+
+void matmul_infer(Node *n)
+{
+    require_float(n, n->inputs[0]);
+    require_float(n, n->inputs[1]);
+    int rank;
+    int64_t dims[MAX_RANK + 2];
+    matmul_shape(n, &rank, dims);
+    if (rank > MAX_RANK)
+        fatal_at(n, "output rank %d is more than %d", rank, MAX_RANK);
+    set_shape(n->outputs[0], DT_FLOAT, rank, dims);
+}
+
+void matmul_fold(Node *n)
+{
+    int rank;
+    int64_t dims[MAX_RANK + 2];
+    MatMulShape s = matmul_shape(n, &rank, dims);
+    const float *a = n->inputs[0]->data, *b = n->inputs[1]->data;
+    float *y = n->outputs[0]->data;
+    for (int64_t p = 0; p < s.batch; p++)
+        gemm_f32(s.M, s.N, s.K, a + s.a_off[p], s.K, 1, b + s.b_off[p], s.N, 1, y + p * s.M * s.N);
+}
+
+static const char *offsets_array(Emitter *e, const int64_t *off, int64_t n)
+{
+    const char *name = xprintf("offsets%d", e->counter++);
+    FILE *f = e->out;
+    fprintf(f, "%*sstatic const int64_t %s[%lld] = {", 4 * e->indent, "", name, (long long)n);
+    for (int64_t i = 0; i < n; i++)
+        fprintf(f, "%s%lld", i ? ", " : "", (long long)off[i]);
+    fprintf(f, "};\n");
+    return name;
+}
+
+void matmul_emit(Emitter *e, Node *n)
+{
+    int rank;
+    int64_t dims[MAX_RANK + 2];
+    MatMulShape s = matmul_shape(n, &rank, dims);
+    const char *a = value_cname(e, n->inputs[0]), *b = value_cname(e, n->inputs[1]);
+    const char *y = value_cname(e, n->outputs[0]);
+    if (s.batch == 1) {
+        emit_product(e, s.M, s.N, s.K, a, s.K, 1, b, s.N, 1, y);
+        return;
+    }
+    const char *oa = offsets_array(e, s.a_off, s.batch), *ob = offsets_array(e, s.b_off, s.batch);
+    println(e, "for (int64_t p = 0; p < %lld; p++) {", (long long)s.batch);
+    e->indent++;
+    emit_product(e, s.M, s.N, s.K, xprintf("%s + %s[p]", a, oa), s.K, 1,
+                 xprintf("%s + %s[p]", b, ob), s.N, 1,
+                 xprintf("%s + p * %lld", y, (long long)(s.M * s.N)));
+    e->indent--;
+    println(e, "}");
+}
+
+double matmul_flops(const Node *n)
+{
+    int rank;
+    int64_t dims[MAX_RANK + 2];
+    MatMulShape s = matmul_shape(n, &rank, dims);
+    return 2.0 * (double)s.batch * (double)s.M * (double)s.N * (double)s.K;
+}

@@ -1,0 +1,142 @@
+/* Memory, errors and checked arithmetic shared by every stage.
+ *
+ * Allocations are chained in one list so that the compiler can release everything at exit
+ * (and so that leak checkers stay quiet on error paths that exit early). */
+#include "onnx2c.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Block {
+    struct Block *prev, *next;
+    max_align_t align[];
+} Block;
+
+static Block *blocks;
+const char *g_model_path = "<no model>";
+
+static void out_of_memory(void)
+{
+    fprintf(stderr, "onnx2c: error: out of memory\n");
+    exit(1);
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    if (size && n > (SIZE_MAX - sizeof(Block)) / size)
+        out_of_memory();
+    Block *b = calloc(1, sizeof(Block) + n * size);
+    if (!b)
+        out_of_memory();
+    b->next = blocks;
+    if (blocks)
+        blocks->prev = b;
+    blocks = b;
+    return b->align;
+}
+
+void *xrealloc(void *p, size_t size)
+{
+    if (!p)
+        return xcalloc(1, size);
+    Block *old = (Block *)((char *)p - offsetof(Block, align));
+    Block *b = realloc(old, sizeof(Block) + size);
+    if (!b)
+        out_of_memory();
+    if (b->prev)
+        b->prev->next = b;
+    else
+        blocks = b;
+    if (b->next)
+        b->next->prev = b;
+    return b->align;
+}
+
+void free_all(void)
+{
+    while (blocks) {
+        Block *next = blocks->next;
+        free(blocks);
+        blocks = next;
+    }
+}
+
+char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = xcalloc(1, n);
+    memcpy(d, s, n);
+    return d;
+}
+
+char *xprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = xcalloc(1, (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+_Noreturn void fatal(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "onnx2c: error: %s: ", g_model_path);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+/* onnx2c: error: FILE: node 'NAME' (OpType, opset N): what is wrong */
+_Noreturn void fatal_at(const Node *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "onnx2c: error: %s: node '%s' (%s, opset %d): ", g_model_path,
+            n->name ? n->name : "", n->op_type, n->opset);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+_Noreturn void usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "onnx2c: usage error: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    fprintf(stderr, "usage: onnx2c MODEL.onnx -o OUT.c [options]; onnx2c --help lists them\n");
+    va_end(ap);
+    exit(2);
+}
+
+/* Sizes come from the model file, so products of dims are checked rather than trusted. */
+int64_t checked_mul(const Node *n, int64_t a, int64_t b)
+{
+    int64_t r;
+    if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r) || r > ((int64_t)1 << 48)) {
+        if (n)
+            fatal_at(n, "tensor size overflows (%lld x %lld)", (long long)a, (long long)b);
+        fatal("tensor size overflows (%lld x %lld)", (long long)a, (long long)b);
+    }
+    return r;
+}
+
+int64_t checked_add(const Node *n, int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r) || r > ((int64_t)1 << 48)) {
+        if (n)
+            fatal_at(n, "size overflows (%lld + %lld)", (long long)a, (long long)b);
+        fatal("size overflows (%lld + %lld)", (long long)a, (long long)b);
+    }
+    return r;
+}

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Writes the ONNX backend node tests of the installed onnx package as files.
+
+    gen_node_tests.py OUTDIR [--only NAMES_FILE] [--force]
+
+The onnx wheel does not ship the node test data; it ships the code that makes it
+(onnx.backend.test.case.node). This script runs that code and writes each case in the
+standard layout, byte for byte as onnx/backend/test/cmd_tools.py's generate_data does:
+
+    OUTDIR/<name>/model.onnx
+    OUTDIR/<name>/test_data_set_<i>/input_<j>.pb, output_<j>.pb   (serialized TensorProto)
+
+Only cases whose graph inputs and outputs are all tensors are written (onnx2c has no
+sequence, map or optional values); the others are listed in OUTDIR/skipped.txt.
+OUTDIR/manifest.json maps each written name to {"op", "domain", "opset", "expanded",
+"rtol", "atol"} ("op" of an *_expanded case is the op whose function body it tests).
+
+--only NAMES_FILE writes only the names listed there (first word of each line; '#'
+starts a comment). Re-running with the same onnx version, script and names does
+nothing (OUTDIR/.stamp) unless --force is given.
+"""
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import sys
+import warnings
+
+
+def read_names(path):
+    names = []
+    with open(path) as f:
+        for line in f:
+            words = line.split("#", 1)[0].split()
+            if words:
+                names.append(words[0])
+    return names
+
+
+def is_tensor_graph(model):
+    g = model.graph
+    return all(v.type.HasField("tensor_type") for v in list(g.input) + list(g.output))
+
+
+def write_case(case, case_dir):
+    from onnx import TensorProto, numpy_helper
+
+    if os.path.exists(case_dir):
+        shutil.rmtree(case_dir)
+    os.makedirs(case_dir)
+    with open(os.path.join(case_dir, "model.onnx"), "wb") as f:
+        f.write(case.model.SerializeToString())
+    graph = case.model.graph
+    for i, (inputs, outputs) in enumerate(case.data_sets):
+        ds = os.path.join(case_dir, f"test_data_set_{i}")
+        os.makedirs(ds)
+        for kind, values, infos in (("input", inputs, graph.input), ("output", outputs, graph.output)):
+            for j, value in enumerate(values):
+                if isinstance(value, TensorProto):
+                    data = value.SerializeToString()
+                else:
+                    data = numpy_helper.from_array(value, infos[j].name).SerializeToString()
+                with open(os.path.join(ds, f"{kind}_{j}.pb"), "wb") as f:
+                    f.write(data)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("outdir")
+    ap.add_argument("--only", metavar="NAMES_FILE", action="append", default=[],
+                    help="write only the tests named in this file (may be repeated)")
+    ap.add_argument("--force", action="store_true", help="regenerate even if up to date")
+    args = ap.parse_args()
+
+    import onnx
+
+    only = None
+    if args.only:
+        only = set()
+        for p in args.only:
+            only.update(read_names(p))
+
+    h = hashlib.sha256()
+    h.update(onnx.__version__.encode())
+    with open(__file__, "rb") as f:
+        h.update(f.read())
+    h.update(repr(sorted(only) if only is not None else None).encode())
+    stamp = h.hexdigest()
+    stamp_path = os.path.join(args.outdir, ".stamp")
+    if not args.force and os.path.exists(stamp_path):
+        with open(stamp_path) as f:
+            if f.read().strip() == stamp:
+                print(f"gen_node_tests: {args.outdir} is up to date")
+                return 0
+
+    warnings.filterwarnings("ignore")  # overflow/divide warnings of the reference code
+    import onnx.backend.test.case.node as node_cases
+
+    cases = node_cases.collect_testcases(None)
+    os.makedirs(args.outdir, exist_ok=True)
+    if os.path.exists(stamp_path):
+        os.remove(stamp_path)
+
+    manifest, skipped, op_of = {}, [], {}
+    for case in cases:
+        model = case.model
+        if "_expanded" in case.name:
+            base = case.name.split("_expanded")[0]
+            op, domain = op_of.get(base, ("?", ""))
+            expanded = True
+        else:
+            node = model.graph.node[0]
+            op, domain = node.op_type, node.domain
+            op_of[case.name] = (op, domain)
+            expanded = False
+        if only is not None and case.name not in only:
+            continue
+        if not is_tensor_graph(model):
+            skipped.append(case.name)
+            continue
+        opset = next((o.version for o in model.opset_import
+                      if o.domain in ((domain,) if domain not in ("", "ai.onnx") else ("", "ai.onnx"))), None)
+        write_case(case, os.path.join(args.outdir, case.name))
+        manifest[case.name] = {"op": op, "domain": domain, "opset": opset, "expanded": expanded,
+                               "rtol": case.rtol, "atol": case.atol}
+
+    if only is not None:
+        unknown = sorted(only - set(manifest) - set(skipped))
+        for name in unknown:
+            print(f"gen_node_tests: warning: no node test named {name}", file=sys.stderr)
+
+    with open(os.path.join(args.outdir, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1, sort_keys=True)
+    with open(os.path.join(args.outdir, "skipped.txt"), "w") as f:
+        f.write("".join(n + "\n" for n in sorted(skipped)))
+    with open(stamp_path, "w") as f:
+        f.write(stamp + "\n")
+    print(f"gen_node_tests: wrote {len(manifest)} node tests to {args.outdir} "
+          f"(skipped {len(skipped)} with non-tensor values; onnx {onnx.__version__})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Negative tests of the onnx2c command line: bad models and bad usage must give a clear error,
+never a crash.
+
+    run_negative.py --onnx2c build/onnx2c --dir DIR [--cc CC] [CASE...]
+
+DIR holds what make_bad_models.py wrote. Without CASE every case runs; --list prints them.
+For a refused model the contract (DESIGN.md) is: exit status 1, exactly one line on stderr,
+    onnx2c: error: FILE: what is wrong
+    onnx2c: error: FILE: node 'NAME' (OpType, opset N): what is wrong     (node-level errors)
+and no output file left behind. Usage errors exit 2. A signal is always a failure.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+TIMEOUT = 60
+
+
+class Fail(Exception):
+    pass
+
+
+def run(cmd, cwd=None):
+    try:
+        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise Fail(f"timed out after {TIMEOUT}s: {' '.join(cmd)}")
+    out = p.stdout.decode("utf-8", "replace")
+    err = p.stderr.decode("utf-8", "replace")
+    print(f"$ {' '.join(cmd)}\n  -> exit {p.returncode}")
+    for line in err.splitlines():
+        print(f"  stderr: {line}")
+    if p.returncode < 0:
+        raise Fail(f"killed by signal {-p.returncode}")
+    return p.returncode, out, err
+
+
+class Runner:
+    def __init__(self, onnx2c, d, cc, work):
+        self.onnx2c, self.dir, self.cc, self.work = onnx2c, d, cc, work
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def out(self, name):
+        return os.path.join(self.work, name)
+
+    def refused(self, model, extra_re=None, args=()):
+        """onnx2c MODEL must exit 1 with one stderr line 'onnx2c: error: MODEL: ...'
+        (then matching extra_re) and leave no output file."""
+        out_c = self.out("refused.c")
+        if os.path.exists(out_c):
+            os.remove(out_c)
+        rc, _, err = run([self.onnx2c, model, "-o", out_c, *args])
+        if rc != 1:
+            raise Fail(f"exit status {rc}, want 1")
+        lines = [l for l in err.splitlines() if l.strip()]
+        if len(lines) != 1:
+            raise Fail(f"{len(lines)} stderr lines, want exactly 1")
+        prefix = "onnx2c: error: " + model + ": "
+        if not lines[0].startswith(prefix):
+            raise Fail(f"stderr does not start with {prefix!r}")
+        rest = lines[0][len(prefix):]
+        if not rest.strip():
+            raise Fail("empty error message")
+        if extra_re and not re.search(extra_re, rest):
+            raise Fail(f"message after the file name does not match {extra_re!r}")
+        if os.path.exists(out_c):
+            raise Fail(f"a refused model left an output file {out_c}")
+        return rest
+
+    def usage(self, args):
+        rc, _, err = run([self.onnx2c, *args])
+        if rc != 2:
+            raise Fail(f"usage error: exit status {rc}, want 2")
+        if not err.strip():
+            raise Fail("usage error with nothing on stderr")
+
+    def compiles(self, model, args, data=None):
+        out_c = self.out("ok.c")
+        rc, _, _ = run([self.onnx2c, model, "-o", out_c, "--harness", "--gemm=portable", *args])
+        if rc != 0:
+            raise Fail(f"exit status {rc}, want 0")
+        if data:
+            prog = self.out("ok")
+            rc, _, _ = run([self.cc, "-std=c99", "-O1", out_c, "-o", prog, "-lm"])
+            if rc != 0:
+                raise Fail("generated C does not build")
+            rc, _, _ = run([prog, data])
+            if rc != 0:
+                raise Fail(f"harness exit {rc}, want 0")
+
+
+NODE = r"^node '{name}' \({op}, opset {opset}\): \S"
+
+CASES = {
+    # name: (description, function(runner))
+    "valid": ("a correct model compiles (sanity of this runner)",
+              lambda r: r.compiles(r.path("valid.onnx"), [])),
+    "unsupported_op": ("a standard op onnx2c does not implement",
+                       lambda r: r.refused(r.path("unsupported_op.onnx"),
+                                           NODE.format(name="det0", op="Det", opset=17))),
+    "unknown_domain_op": ("an op of an unknown domain",
+                          lambda r: r.refused(r.path("unknown_domain_op.onnx"),
+                                              r"^node 'frob0' \([^)]*Frobnicate[^)]*, opset \d+\): \S")),
+    "missing_input": ("a node input that nothing defines",
+                      lambda r: r.refused(r.path("missing_input.onnx"),
+                                          NODE.format(name="add0", op="Add", opset=17) + r".*\bZ\b")),
+    "unbound_dim": ("an unbound symbolic dim is refused and named",
+                    lambda r: r.refused(r.path("unbound_dim.onnx"), r"\bN\b")),
+    "unbound_dim_bound": ("--dim N=1 binds it: the model compiles and runs",
+                          lambda r: r.compiles(r.path("unbound_dim.onnx"), ["--dim", "N=1"],
+                                               r.path("unbound_dim_data/test_data_set_0"))),
+    "unbound_dim_shape": ("--shape X=1x4 fixes it: the model compiles and runs",
+                          lambda r: r.compiles(r.path("unbound_dim.onnx"), ["--shape", "X=1x4"],
+                                               r.path("unbound_dim_data/test_data_set_0"))),
+    "truncated": ("a model file cut short", lambda r: r.refused(r.path("truncated.onnx"))),
+    "not_onnx": ("a text file", lambda r: r.refused(r.path("not_onnx.onnx"))),
+    "empty": ("an empty file", lambda r: r.refused(r.path("empty.onnx"))),
+    "no_such_file": ("a model path that does not exist",
+                     lambda r: r.refused(r.path("does_not_exist.onnx"))),
+    "bad_output_path": ("an output file that cannot be written", lambda r: bad_output(r)),
+    "usage_no_args": ("no arguments", lambda r: r.usage([])),
+    "usage_unknown_option": ("an unknown option",
+                             lambda r: r.usage([r.path("valid.onnx"), "-o", r.out("u.c"),
+                                                "--no-such-option"])),
+    "usage_missing_o": ("no -o", lambda r: r.usage([r.path("valid.onnx")])),
+    "usage_o_without_value": ("-o without a file", lambda r: r.usage([r.path("valid.onnx"), "-o"])),
+    "usage_bad_gemm": ("--gemm=bogus",
+                       lambda r: r.usage([r.path("valid.onnx"), "-o", r.out("u.c"), "--gemm=bogus"])),
+    "usage_bad_dim": ("--dim without =N",
+                      lambda r: r.usage([r.path("unbound_dim.onnx"), "-o", r.out("u.c"), "--dim", "N"])),
+}
+
+
+def bad_output(r):
+    out_c = os.path.join(r.work, "no_such_dir", "x.c")
+    rc, _, err = run([r.onnx2c, r.path("valid.onnx"), "-o", out_c])
+    if rc != 1:
+        raise Fail(f"exit status {rc}, want 1")
+    lines = [l for l in err.splitlines() if l.strip()]
+    if len(lines) != 1 or not lines[0].startswith("onnx2c: error: "):
+        raise Fail("want exactly one stderr line starting with 'onnx2c: error: '")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--onnx2c")
+    ap.add_argument("--dir", help="directory written by make_bad_models.py")
+    ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
+    ap.add_argument("--list", action="store_true", help="list the cases")
+    ap.add_argument("--names", action="store_true", help="print the case names (for CMake)")
+    ap.add_argument("cases", nargs="*")
+    a = ap.parse_args()
+    if a.names:
+        print(";".join(CASES), end="")
+        return 0
+    if a.list:
+        for name, (desc, _) in CASES.items():
+            print(f"{name:24} {desc}")
+        return 0
+    if not a.onnx2c or not a.dir:
+        ap.error("--onnx2c and --dir are required")
+    unknown = [c for c in a.cases if c not in CASES]
+    if unknown:
+        ap.error(f"unknown case(s) {', '.join(unknown)}; see --list")
+    if not os.path.exists(os.path.join(a.dir, "valid.onnx")):
+        sys.exit(f"run_negative: no models in {a.dir}: run make_bad_models.py {a.dir} first")
+    onnx2c = os.path.abspath(a.onnx2c)
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="onnx2c-neg-") as work:
+        r = Runner(onnx2c, os.path.abspath(a.dir), a.cc, work)
+        for name in a.cases or list(CASES):
+            desc, fn = CASES[name]
+            print(f"--- {name}: {desc}")
+            try:
+                fn(r)
+                print(f"ok: {name}")
+            except Fail as e:
+                print(f"FAIL: {name}: {e}")
+                failed.append(name)
+    if failed:
+        print(f"\n{len(failed)} negative test(s) failed: {', '.join(failed)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

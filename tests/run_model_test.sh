@@ -1,0 +1,122 @@
+#!/bin/sh
+# One model test: compile a model with onnx2c, build the C file warning-free, run its harness on
+# every test_data_set_* of the model directory and require exit 0. CTest calls this for each
+# tests/models/*/ and backend (tests/CMakeLists.txt); it also runs by hand:
+#
+#   tests/run_model_test.sh [options] ONNX2C MODEL_DIR WORK_DIR
+#     --gemm=portable|libxsmm   backend (default portable)
+#     --cc=CC                   C compiler for the generated file (default cc)
+#     --python=PY               also check the --report-json file with this Python
+#     --determinism             instead: compile twice, require byte-identical C files
+#     -- ARGS...                extra onnx2c options (e.g. -- -O0)
+#
+#   e.g. tests/run_model_test.sh --gemm=libxsmm build/onnx2c tests/models/lenet5 /tmp/lenet5
+#
+# Generated code is built with  CC -std=c99 -O2 -Wall -Wextra -pedantic -Werror  and linked
+# with -lm (portable) or -lxsmm -lxsmmnoblas -lpthread -lm -ldl (libxsmm).
+set -eu
+
+gemm=portable
+cc=cc
+python=
+mode=run
+while [ $# -gt 0 ]; do
+    case $1 in
+    --gemm=*) gemm=${1#--gemm=} ;;
+    --cc=*) cc=${1#--cc=} ;;
+    --python=*) python=${1#--python=} ;;
+    --determinism) mode=determinism ;;
+    --) shift; break ;;
+    -*) echo "run_model_test.sh: unknown option $1" >&2; exit 2 ;;
+    *) break ;;
+    esac
+    shift
+done
+if [ $# -lt 3 ]; then
+    sed -n '2,16p' "$0" >&2
+    exit 2
+fi
+onnx2c=$1 model_dir=${2%/} work=$3
+shift 3
+if [ $# -gt 0 ] && [ "$1" = "--" ]; then shift; fi
+extra="$*"
+
+case $gemm in
+portable) libs="-lm" ;;
+libxsmm) libs="-lxsmm -lxsmmnoblas -lpthread -lm -ldl" ;;
+*) echo "run_model_test.sh: --gemm must be portable or libxsmm" >&2; exit 2 ;;
+esac
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+step() { echo "+ $*"; }
+
+[ -x "$onnx2c" ] || fail "no compiler at $onnx2c (build it first)"
+[ -f "$model_dir/model.onnx" ] || fail "no $model_dir/model.onnx"
+name=$(basename "$model_dir" | tr -c 'A-Za-z0-9_\n' '_')
+mkdir -p "$work"
+out=$work/$name
+
+# Runs onnx2c; a refusal or crash fails the test with onnx2c's own message shown.
+compile() {
+    o=$1
+    shift
+    step "$onnx2c" "$model_dir/model.onnx" -o "$o" "$@" $extra
+    set +e
+    # shellcheck disable=SC2086 # $extra is a list of options
+    "$onnx2c" "$model_dir/model.onnx" -o "$o" "$@" $extra
+    rc=$?
+    set -e
+    [ $rc -eq 0 ] || fail "onnx2c exited with status $rc"
+}
+
+if [ $mode = determinism ]; then
+    compile "$out.a.c" --harness --gemm="$gemm"
+    compile "$out.b.c" --harness --gemm="$gemm"
+    cmp "$out.a.c" "$out.b.c" || fail "two compilations of $model_dir/model.onnx differ"
+    echo "ok: deterministic ($(wc -c <"$out.a.c") bytes)"
+    exit 0
+fi
+
+compile "$out.c" --harness --gemm="$gemm" --report-json "$out.json"
+
+# The first comment of the file states the compile/link line.
+head -c 2 "$out.c" | grep -q '^/[*/]' || fail "$out.c does not start with a comment"
+if [ $gemm = libxsmm ]; then
+    sed -n '1,/\*\//p' "$out.c" | grep -q -- '-lxsmm' ||
+        fail "first comment of $out.c does not give the libxsmm link flags"
+fi
+
+if [ -n "$python" ]; then
+    step check "$out.json"
+    "$python" - "$out.json" <<'EOF' || fail "bad --report-json output"
+import json, numbers, sys
+r = json.load(open(sys.argv[1]))
+for k in ("nodes_before", "nodes_after", "arena_bytes", "arena_lower_bound_bytes", "weight_bytes"):
+    assert isinstance(r.get(k), int) and not isinstance(r[k], bool) and r[k] >= 0, f"{k}: {r.get(k)!r}"
+assert isinstance(r.get("mflops"), numbers.Real) and r["mflops"] >= 0, f"mflops: {r.get('mflops')!r}"
+for k in ("ops_before", "ops_after", "fusions"):
+    assert isinstance(r.get(k), dict), f"{k}: {r.get(k)!r}"
+    assert all(isinstance(v, int) and v >= 0 for v in r[k].values()), f"{k}: {r[k]!r}"
+assert sum(r["ops_before"].values()) == r["nodes_before"], "ops_before does not sum to nodes_before"
+assert sum(r["ops_after"].values()) == r["nodes_after"], "ops_after does not sum to nodes_after"
+EOF
+fi
+
+# shellcheck disable=SC2086 # $libs is a list of flags
+step "$cc" -std=c99 -O2 -Wall -Wextra -pedantic -Werror "$out.c" -o "$out" $libs
+"$cc" -std=c99 -O2 -Wall -Wextra -pedantic -Werror "$out.c" -o "$out" $libs ||
+    fail "generated C does not build warning-free with $cc"
+
+set -- "$model_dir"/test_data_set_*
+[ -d "$1" ] || fail "no test_data_set_* in $model_dir"
+step "$out" "$@"
+set +e
+"$out" "$@"
+rc=$?
+set -e
+case $rc in
+0) echo "ok: $name ($gemm, $cc)" ;;
+1) fail "outputs do not match the reference (harness exit 1)" ;;
+2) fail "harness could not read the test data (exit 2)" ;;
+*) fail "harness crashed or was killed (status $rc)" ;;
+esac

@@ -1,0 +1,215 @@
+/* Unit test of templates/conv.c with templates/gemm.c: conv as the compiler emits it
+ * (weight reorder, im2col per image and group, gemm, channel bias) must be bit-identical to
+ * a direct 7-loop convolution that accumulates with fmaf in the documented k order
+ * (taps outer, channels inner, padded taps included). Covers strides, dilations,
+ * asymmetric padding, groups, depthwise, 1-D, 1x1, kernels larger than the input. */
+#include "../../templates/conv.c"
+#include "../../templates/gemm.c"
+
+#include <stdio.h>
+#include <string.h>
+
+static int n_passed, n_failed;
+
+static void check(int ok, const char *what)
+{
+    if (ok) {
+        n_passed++;
+    } else {
+        n_failed++;
+        printf("FAIL: %s\n", what);
+    }
+}
+
+static uint32_t rng_state = 521288629u;
+
+static float rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    const float m = (float)(rng_state >> 8) / 16777216.0f - 0.5f;
+    return ldexpf(m, (int)(rng_state & 7u) - 3);
+}
+
+typedef struct {
+    const char *name;
+    int64_t N, C, H, W, OC, groups, KH, KW;
+    int64_t sh, sw, pt, pl, pb, pr, dh, dw;
+} ConvCase;
+
+#define MAXE 65536
+static float X[MAXE], Wt[MAXE], Wr[MAXE], B[1024], COL[MAXE], Y[MAXE], R[MAXE];
+
+static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t d)
+{
+    return (in + p0 + p1 - d * (k - 1) - 1) / s + 1;
+}
+
+/* Direct convolution. channels_inner = 1 is the documented order; 0 puts channels outer
+ * (used only to show that the test can tell the two apart). */
+static void conv_direct(const ConvCase *c, int channels_inner, float *y)
+{
+    const int64_t OH = out_size(c->H, c->KH, c->sh, c->pt, c->pb, c->dh);
+    const int64_t OW = out_size(c->W, c->KW, c->sw, c->pl, c->pr, c->dw);
+    const int64_t Cg = c->C / c->groups, OCg = c->OC / c->groups;
+    for (int64_t n = 0; n < c->N; n++)
+        for (int64_t oc = 0; oc < c->OC; oc++)
+            for (int64_t oh = 0; oh < OH; oh++)
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    const int64_t g = oc / OCg;
+                    float acc = 0.0f;
+                    for (int64_t t = 0; t < c->KH * c->KW * Cg; t++) {
+                        int64_t kh, kw, ic;
+                        if (channels_inner) {
+                            ic = t % Cg;
+                            kw = (t / Cg) % c->KW;
+                            kh = t / Cg / c->KW;
+                        } else {
+                            kw = t % c->KW;
+                            kh = (t / c->KW) % c->KH;
+                            ic = t / c->KW / c->KH;
+                        }
+                        const int64_t ih = oh * c->sh - c->pt + kh * c->dh;
+                        const int64_t iw = ow * c->sw - c->pl + kw * c->dw;
+                        float xv = 0.0f;
+                        if (ih >= 0 && ih < c->H && iw >= 0 && iw < c->W)
+                            xv = X[((n * c->C + g * Cg + ic) * c->H + ih) * c->W + iw];
+                        const float wv = Wt[((oc * Cg + ic) * c->KH + kh) * c->KW + kw];
+                        acc = fmaf(wv, xv, acc);
+                    }
+                    y[((n * c->OC + oc) * OH + oh) * OW + ow] = acc + B[oc];
+                }
+}
+
+/* Conv the way the compiler emits it. */
+static void conv_im2col(const ConvCase *c, float *y)
+{
+    const int64_t OH = out_size(c->H, c->KH, c->sh, c->pt, c->pb, c->dh);
+    const int64_t OW = out_size(c->W, c->KW, c->sw, c->pl, c->pr, c->dw);
+    const int64_t Cg = c->C / c->groups, OCg = c->OC / c->groups;
+    const int64_t K = c->KH * c->KW * Cg, P = OH * OW;
+    conv_weight_reorder_f32(c->OC, Cg, c->KH, c->KW, Wt, Wr);
+    for (int64_t n = 0; n < c->N; n++)
+        for (int64_t g = 0; g < c->groups; g++) {
+            im2col_f32(c->C, c->H, c->W, g * Cg, Cg, c->KH, c->KW, OH, OW, c->sh, c->sw, c->pt,
+                       c->pl, c->dh, c->dw, X + n * c->C * c->H * c->W, COL);
+            gemm_f32(OCg, P, K, Wr + g * OCg * K, K, 1, COL, P, 1, y + (n * c->OC + g * OCg) * P);
+        }
+    add_channel_bias_f32(c->N, c->OC, P, B, y);
+}
+
+static void run_case(const ConvCase *c)
+{
+    const int64_t OH = out_size(c->H, c->KH, c->sh, c->pt, c->pb, c->dh);
+    const int64_t OW = out_size(c->W, c->KW, c->sw, c->pl, c->pr, c->dw);
+    const int64_t total = c->N * c->OC * OH * OW;
+    for (int64_t i = 0; i < c->N * c->C * c->H * c->W; i++)
+        X[i] = rnd();
+    for (int64_t i = 0; i < c->OC * (c->C / c->groups) * c->KH * c->KW; i++)
+        Wt[i] = rnd();
+    for (int64_t i = 0; i < c->OC; i++)
+        B[i] = rnd();
+    Y[total] = 4242.0f;
+    conv_im2col(c, Y);
+    conv_direct(c, 1, R);
+    char what[160];
+    snprintf(what, sizeof what, "conv %s (OH=%d OW=%d) bit-identical to direct", c->name, (int)OH,
+             (int)OW);
+    check(memcmp(Y, R, (size_t)total * sizeof(float)) == 0 && Y[total] == 4242.0f, what);
+}
+
+static const ConvCase cases[] = {
+    /* name, N, C, H, W, OC, groups, KH, KW, sh, sw, pt, pl, pb, pr, dh, dw */
+    {"3x3 valid", 1, 3, 5, 5, 4, 1, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1},
+    {"3x3 pad 1", 1, 3, 6, 7, 4, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"stride 2 asym pad", 1, 2, 7, 8, 3, 1, 3, 3, 2, 2, 1, 0, 0, 1, 1, 1},
+    {"dilation 2 pad 2", 1, 2, 9, 9, 3, 1, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},
+    {"dilation (2,3) stride (1,2)", 1, 3, 10, 12, 2, 1, 2, 3, 1, 2, 1, 3, 0, 2, 2, 3},
+    {"groups 2", 1, 4, 6, 6, 6, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"depthwise", 1, 5, 7, 7, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"depthwise x2 stride 2", 1, 4, 8, 8, 8, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+    {"1-D", 1, 3, 1, 20, 4, 1, 1, 5, 1, 3, 0, 2, 0, 2, 1, 2},
+    {"1-D batch 2 groups 3", 2, 6, 1, 16, 3, 3, 1, 3, 1, 1, 0, 1, 0, 1, 1, 1},
+    {"1x1", 1, 8, 5, 5, 4, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
+    {"1x1 stride 2", 1, 8, 5, 6, 4, 1, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1},
+    {"kernel larger than input", 1, 2, 2, 2, 3, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"taps entirely in padding", 1, 2, 4, 4, 2, 1, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3},
+    {"batch 2", 2, 3, 6, 5, 4, 1, 3, 2, 1, 1, 1, 0, 1, 0, 1, 1},
+    {"non-square 7x3 kernel 1x3", 1, 2, 7, 3, 3, 1, 1, 3, 2, 1, 0, 1, 1, 1, 1, 1},
+    {"many channels", 1, 64, 4, 4, 8, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"5x5 stride 3 big pad", 1, 3, 11, 9, 2, 1, 5, 5, 3, 3, 4, 4, 4, 4, 1, 1},
+};
+
+static void test_hand(void)
+{
+    /* 1x1x3x3 input 1..9, 2x2 kernel of ones, bias 1 */
+    const float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, w[4] = {1, 1, 1, 1}, b[1] = {1};
+    float col[16], y[4];
+    im2col_f32(1, 3, 3, 0, 1, 2, 2, 2, 2, 1, 1, 0, 0, 1, 1, x, col);
+    const float want_col[16] = {1, 2, 4, 5, 2, 3, 5, 6, 4, 5, 7, 8, 5, 6, 8, 9};
+    check(memcmp(col, want_col, sizeof want_col) == 0, "im2col hand 3x3, 2x2 kernel");
+    gemm_f32(1, 4, 4, w, 4, 1, col, 4, 1, y);
+    add_channel_bias_f32(1, 1, 4, b, y);
+    const float want_y[4] = {13, 17, 25, 29};
+    check(memcmp(y, want_y, sizeof want_y) == 0, "conv hand 3x3 input, 2x2 kernel, bias");
+
+    /* padding: 2x2 input, 2x2 kernel, pad 1 everywhere -> 3x3 output, zeros in the pad */
+    const float x2[4] = {1, 2, 3, 4};
+    float col2[36];
+    im2col_f32(1, 2, 2, 0, 1, 2, 2, 3, 3, 1, 1, 1, 1, 1, 1, x2, col2);
+    const float want_col2[36] = {
+        0, 0, 0, 0, 1, 2, 0, 3, 4, /* tap (0,0) */
+        0, 0, 0, 1, 2, 0, 3, 4, 0, /* tap (0,1) */
+        0, 1, 2, 0, 3, 4, 0, 0, 0, /* tap (1,0) */
+        1, 2, 0, 3, 4, 0, 0, 0, 0, /* tap (1,1) */
+    };
+    check(memcmp(col2, want_col2, sizeof want_col2) == 0, "im2col hand with padding");
+
+    /* rows are taps outer, channels inner: 2 channels, 1x2 kernel, 1x2 input, 1x1 output */
+    const float x3[4] = {1, 2, 10, 20}; /* [2][1][2] */
+    float col3[4];
+    im2col_f32(2, 1, 2, 0, 2, 1, 2, 1, 1, 1, 1, 0, 0, 1, 1, x3, col3);
+    const float want_col3[4] = {1, 10, 2, 20}; /* k = kw*2 + ic */
+    check(memcmp(col3, want_col3, sizeof want_col3) == 0, "im2col k order: taps outer");
+
+    /* group selection: c0 picks the group's channels */
+    float col4[2];
+    im2col_f32(2, 1, 2, 1, 1, 1, 2, 1, 1, 1, 1, 0, 0, 1, 1, x3, col4);
+    check(col4[0] == 10 && col4[1] == 20, "im2col c0 selects the group");
+
+    /* weight reorder: [OC=1][Cg=2][KH=1][KW=2] -> [1][1][2][2] */
+    const float w5[4] = {1, 2, 3, 4}; /* (ic0: kw0 kw1) (ic1: kw0 kw1) */
+    float w5r[4];
+    conv_weight_reorder_f32(1, 2, 1, 2, w5, w5r);
+    const float want_w5r[4] = {1, 3, 2, 4};
+    check(memcmp(w5r, want_w5r, sizeof want_w5r) == 0, "weight reorder to taps outer");
+
+    float yb[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+    const float bias2[2] = {5, -5};
+    add_channel_bias_f32(2, 2, 2, bias2, yb);
+    const float want_yb[8] = {5, 5, -5, -5, 6, 6, -4, -4};
+    check(memcmp(yb, want_yb, sizeof want_yb) == 0, "channel bias over batch");
+}
+
+/* The data must be able to reveal a change of k order. */
+static void test_sensitivity(void)
+{
+    const ConvCase *c = &cases[16]; /* many channels */
+    run_case(c);
+    conv_direct(c, 0, R);
+    const int64_t total = c->N * c->OC * 4 * 4;
+    check(memcmp(Y, R, (size_t)total * sizeof(float)) != 0,
+          "test data distinguishes channels-inner from channels-outer order");
+}
+
+int main(void)
+{
+    (void)gemm_epilogue_f32; /* gemm.c is included for gemm_f32 only */
+    test_hand();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_case(&cases[i]);
+    test_sensitivity();
+    printf("%d passed, %d failed\n", n_passed, n_failed);
+    return n_failed != 0;
+}

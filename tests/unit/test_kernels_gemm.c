@@ -1,0 +1,247 @@
+/* Unit test of templates/gemm.c: hand-computed products, bit-identity with a per-element
+ * ascending-k fmaf dot product over many shapes and stride layouts, and the epilogue. */
+#include "../../templates/gemm.c"
+
+#include <stdio.h>
+#include <string.h>
+
+static int n_passed, n_failed;
+
+static void check(int ok, const char *what)
+{
+    if (ok) {
+        n_passed++;
+    } else {
+        n_failed++;
+        printf("FAIL: %s\n", what);
+    }
+}
+
+static uint32_t rng_state = 12345u;
+
+/* xorshift32; values spread over several binades so that a different summation order or a
+ * missing fma changes the bits. */
+static float rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    const float m = (float)(rng_state >> 8) / 16777216.0f - 0.5f; /* [-0.5, 0.5) */
+    const int e = (int)(rng_state & 7u) - 3;                      /* 2^-3 .. 2^4 */
+    return ldexpf(m, e);
+}
+
+static int same_bits(const float *a, const float *b, int64_t n)
+{
+    return memcmp(a, b, (size_t)n * sizeof(float)) == 0;
+}
+
+#define MAXE 4096
+
+static float A_buf[MAXE], B_buf[MAXE], C_buf[MAXE], Y_got[MAXE], Y_want[MAXE];
+
+/* Reference: the contract written as a per-element loop. */
+static float dot_ref(int64_t K, const float *A, int64_t a_rs, int64_t a_cs, int64_t i,
+                     const float *B, int64_t b_rs, int64_t b_cs, int64_t j)
+{
+    float acc = 0.0f;
+    for (int64_t k = 0; k < K; k++)
+        acc = fmaf(A[i * a_rs + k * a_cs], B[k * b_rs + j * b_cs], acc);
+    return acc;
+}
+
+static void test_hand(void)
+{
+    const float A[6] = {1, 2, 3, 4, 5, 6};    /* [2][3] */
+    const float B[6] = {7, 8, 9, 10, 11, 12}; /* [3][2] */
+    const float want[4] = {58, 64, 139, 154};
+    float Y[4];
+    gemm_f32(2, 2, 3, A, 3, 1, B, 2, 1, Y);
+    check(same_bits(Y, want, 4), "hand 2x3 * 3x2");
+
+    /* A transposed: A stored [3][2] = A^T */
+    const float At[6] = {1, 4, 2, 5, 3, 6};
+    gemm_f32(2, 2, 3, At, 1, 2, B, 2, 1, Y);
+    check(same_bits(Y, want, 4), "hand, A transposed");
+
+    /* B transposed: B stored [2][3] = B^T */
+    const float Bt[6] = {7, 9, 11, 8, 10, 12};
+    gemm_f32(2, 2, 3, A, 3, 1, Bt, 1, 3, Y);
+    check(same_bits(Y, want, 4), "hand, B transposed");
+
+    /* Products of -x and 0 give -0, but the sum starts at +0: +0 + -0 = +0. */
+    const float a1[1] = {-1.0f}, b1[1] = {0.0f};
+    float y1[1];
+    gemm_f32(1, 1, 1, a1, 1, 1, b1, 1, 1, y1);
+    check(y1[0] == 0.0f && !signbit(y1[0]), "accumulation starts from +0.0f");
+
+    /* K = 0: all zeros, whatever Y held. */
+    float yz[6] = {1, 2, 3, 4, 5, 6};
+    gemm_f32(2, 3, 0, A, 0, 1, B, 3, 1, yz);
+    int ok = 1;
+    for (int i = 0; i < 6; i++)
+        ok &= yz[i] == 0.0f && !signbit(yz[i]);
+    check(ok, "K = 0 gives zeros");
+}
+
+/* One random product in a given layout, compared bit for bit with dot_ref. The stored
+ * matrices get a leading-dimension pad so that non-trivial row strides are exercised. */
+static void test_random(int64_t M, int64_t N, int64_t K, int a_trans, int b_trans, int64_t pad)
+{
+    int64_t a_rs, a_cs, b_rs, b_cs;
+    if (!a_trans) {
+        a_rs = K + pad;
+        a_cs = 1;
+    } else {
+        a_rs = 1;
+        a_cs = M + pad;
+    }
+    if (!b_trans) {
+        b_rs = N + pad;
+        b_cs = 1;
+    } else {
+        b_rs = 1;
+        b_cs = K + pad;
+    }
+    for (int i = 0; i < MAXE; i++) {
+        A_buf[i] = rnd();
+        B_buf[i] = rnd();
+        Y_got[i] = 1e30f;
+    }
+    gemm_f32(M, N, K, A_buf, a_rs, a_cs, B_buf, b_rs, b_cs, Y_got);
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++)
+            Y_want[i * N + j] = dot_ref(K, A_buf, a_rs, a_cs, i, B_buf, b_rs, b_cs, j);
+    char what[128];
+    snprintf(what, sizeof what, "random M=%d N=%d K=%d a_trans=%d b_trans=%d pad=%d", (int)M,
+             (int)N, (int)K, a_trans, b_trans, (int)pad);
+    check(same_bits(Y_got, Y_want, M * N) && Y_got[M * N] == 1e30f, what);
+}
+
+/* The test must be able to see a wrong order: on the same data, an unfused ascending sum
+ * and a descending fmaf sum must both differ from gemm_f32 somewhere. */
+static void test_sensitivity(void)
+{
+    const int64_t M = 16, N = 17, K = 100;
+    for (int i = 0; i < MAXE; i++) {
+        A_buf[i] = rnd();
+        B_buf[i] = rnd();
+    }
+    gemm_f32(M, N, K, A_buf, K, 1, B_buf, N, 1, Y_got);
+    int unfused_differs = 0, descending_differs = 0;
+    for (int64_t i = 0; i < M; i++) {
+        for (int64_t j = 0; j < N; j++) {
+            float s = 0.0f, d = 0.0f;
+            for (int64_t k = 0; k < K; k++) {
+                volatile float p = A_buf[i * K + k] * B_buf[k * N + j];
+                s = s + p;
+            }
+            for (int64_t k = K - 1; k >= 0; k--)
+                d = fmaf(A_buf[i * K + k], B_buf[k * N + j], d);
+            unfused_differs |= s != Y_got[i * N + j];
+            descending_differs |= d != Y_got[i * N + j];
+        }
+    }
+    check(unfused_differs, "test data distinguishes fmaf from mul+add");
+    check(descending_differs, "test data distinguishes ascending from descending k");
+}
+
+static void test_epilogue_hand(void)
+{
+    float Y[4] = {1, 2, 3, 4};
+    const float bias[2] = {10, 20};
+    gemm_epilogue_f32(2, 2, 2.0f, bias, 0, 1, 0.5f, Y);
+    const float want[4] = {7, 14, 11, 18};
+    check(same_bits(Y, want, 4), "epilogue alpha=2, row bias, beta=0.5");
+
+    float Y2[4] = {1, 2, 3, 4};
+    const float col[2] = {100, 200};
+    gemm_epilogue_f32(2, 2, 1.0f, col, 1, 0, 1.0f, Y2);
+    const float want2[4] = {101, 102, 203, 204};
+    check(same_bits(Y2, want2, 4), "epilogue column bias");
+
+    float Y3[4] = {1, 2, 3, 4};
+    gemm_epilogue_f32(2, 2, 3.0f, NULL, 0, 0, 5.0f, Y3);
+    const float want3[4] = {3, 6, 9, 12};
+    check(same_bits(Y3, want3, 4), "epilogue without C");
+}
+
+/* Reference epilogue: per element, each rounding forced through a volatile. */
+static void test_epilogue_random(float alpha, float beta, int c_mode)
+{
+    const int64_t M = 7, N = 11;
+    int64_t c_rs = 0, c_cs = 0;
+    const float *C = C_buf;
+    switch (c_mode) {
+    case 0: C = NULL; break;
+    case 1:
+        c_rs = N;
+        c_cs = 1;
+        break; /* full [M][N] */
+    case 2:
+        c_rs = 0;
+        c_cs = 1;
+        break; /* row [N] */
+    case 3:
+        c_rs = 1;
+        c_cs = 0;
+        break; /* column [M][1] */
+    case 4:
+        c_rs = 0;
+        c_cs = 0;
+        break; /* scalar */
+    case 5:
+        c_rs = 1;
+        c_cs = M;
+        break; /* full, stored transposed */
+    }
+    for (int i = 0; i < MAXE; i++) {
+        C_buf[i] = rnd();
+        Y_got[i] = rnd();
+    }
+    for (int64_t i = 0; i < M; i++) {
+        for (int64_t j = 0; j < N; j++) {
+            volatile float y = Y_got[i * N + j];
+            if (alpha != 1.0f)
+                y = alpha * y;
+            if (C) {
+                volatile float t = C[i * c_rs + j * c_cs];
+                if (beta != 1.0f)
+                    t = beta * t;
+                y = y + t;
+            }
+            Y_want[i * N + j] = y;
+        }
+    }
+    gemm_epilogue_f32(M, N, alpha, C, c_rs, c_cs, beta, Y_got);
+    char what[96];
+    snprintf(what, sizeof what, "epilogue random alpha=%g beta=%g c_mode=%d", (double)alpha,
+             (double)beta, c_mode);
+    check(same_bits(Y_got, Y_want, M * N), what);
+}
+
+int main(void)
+{
+    test_hand();
+
+    static const int64_t shapes[][3] = {
+        {1, 1, 1},  {1, 7, 13},    {5, 1, 9},   {3, 4, 0},
+        {7, 9, 33}, {16, 17, 100}, {2, 3, 500}, {4, 64, 8},
+    };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int at = 0; at < 2; at++)
+            for (int bt = 0; bt < 2; bt++)
+                for (int64_t pad = 0; pad <= 3; pad += 3)
+                    test_random(shapes[s][0], shapes[s][1], shapes[s][2], at, bt, pad);
+
+    test_sensitivity();
+    test_epilogue_hand();
+    const float alphas[2] = {1.0f, 0.7f}, betas[3] = {1.0f, -1.3f, 0.0f};
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 3; b++)
+            for (int c = 0; c <= 5; c++)
+                test_epilogue_random(alphas[a], betas[b], c);
+
+    printf("%d passed, %d failed\n", n_passed, n_failed);
+    return n_failed != 0;
+}

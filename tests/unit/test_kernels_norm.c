@@ -1,0 +1,112 @@
+/* Unit test of templates/norm.c: hand-computed values and bit-identity with a per-element
+ * reference that forces each of the four roundings in the onnx reference's order
+ * scale * (x - mean) / sqrt(var + eps) + bias. */
+#include "../../templates/norm.c"
+
+#include <stdio.h>
+#include <string.h>
+
+static int n_passed, n_failed;
+
+static void check(int ok, const char *what)
+{
+    if (ok) {
+        n_passed++;
+    } else {
+        n_failed++;
+        printf("FAIL: %s\n", what);
+    }
+}
+
+static uint32_t rng_state = 3141592653u;
+
+static float rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    const float m = (float)(rng_state >> 8) / 16777216.0f - 0.5f;
+    return ldexpf(m, (int)(rng_state & 7u) - 3);
+}
+
+#define MAXE 8192
+static float X[MAXE], Y[MAXE], R[MAXE], S[64], B[64], M[64], V[64];
+
+static float bn_ref(float x, float s, float b, float m, float v, float eps)
+{
+    volatile float t = x - m;
+    t = s * t;
+    volatile float ve = v + eps;
+    t = t / sqrtf(ve);
+    t = t + b;
+    return t;
+}
+
+static void test_hand(void)
+{
+    /* N=1, C=2, HW=2: channel 0 mean 1 var 4 (eps 0) scale 2 bias 3; channel 1 identity */
+    const float x[4] = {1, 5, -2, 7}, s[2] = {2, 1}, b[2] = {3, 0}, m[2] = {1, 0}, v[2] = {4, 1};
+    float y[4];
+    batchnorm_f32(1, 2, 2, x, s, b, m, v, 0.0f, y);
+    check(y[0] == 3 && y[1] == 7 && y[2] == -2 && y[3] == 7, "batchnorm hand");
+
+    /* in place, with eps */
+    float z[2] = {3.0f, -1.0f};
+    const float one = 1.0f, zero = 0.0f, var = 3.0f;
+    batchnorm_f32(1, 1, 2, z, &one, &zero, &zero, &var, 1.0f, z);
+    check(z[0] == 1.5f && z[1] == -0.5f, "batchnorm in place with eps");
+}
+
+static void test_random(int64_t N, int64_t C, int64_t HW, float eps)
+{
+    const int64_t total = N * C * HW;
+    for (int64_t i = 0; i < total; i++)
+        X[i] = rnd();
+    for (int64_t c = 0; c < C; c++) {
+        S[c] = rnd();
+        B[c] = rnd();
+        M[c] = rnd();
+        V[c] = fabsf(rnd());
+    }
+    Y[total] = 31.0f;
+    batchnorm_f32(N, C, HW, X, S, B, M, V, eps, Y);
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t p = 0; p < HW; p++) {
+                const int64_t i = (n * C + c) * HW + p;
+                R[i] = bn_ref(X[i], S[c], B[c], M[c], V[c], eps);
+            }
+    char what[96];
+    snprintf(what, sizeof what, "batchnorm N=%d C=%d HW=%d eps=%g", (int)N, (int)C, (int)HW,
+             (double)eps);
+    check(memcmp(Y, R, (size_t)total * sizeof(float)) == 0 && Y[total] == 31.0f, what);
+}
+
+/* The data must tell the reference's order from the alternative (x - mean) / d * scale. */
+static void test_sensitivity(void)
+{
+    const int64_t C = 16, HW = 64;
+    test_random(1, C, HW, 1e-5f);
+    int differs = 0;
+    for (int64_t c = 0; c < C; c++)
+        for (int64_t p = 0; p < HW; p++) {
+            volatile float t = X[c * HW + p] - M[c];
+            t = t / sqrtf(V[c] + 1e-5f);
+            t = t * S[c];
+            t = t + B[c];
+            differs |= t != Y[c * HW + p];
+        }
+    check(differs, "test data distinguishes the evaluation orders");
+}
+
+int main(void)
+{
+    test_hand();
+    test_random(1, 3, 10, 1e-5f);
+    test_random(2, 8, 49, 1e-3f);
+    test_random(4, 5, 1, 0.0f);
+    test_random(1, 64, 100, 1e-5f);
+    test_sensitivity();
+    printf("%d passed, %d failed\n", n_passed, n_failed);
+    return n_failed != 0;
+}

@@ -1,0 +1,233 @@
+/* Unit test of templates/pool.c: hand-computed windows (padding, count_include_pad, ceil_mode
+ * windows past the padded extent, NaN, empty windows) and bit-identity with a reference that,
+ * like the onnx reference, first lays the input out on a padded canvas whose cells are
+ * marked input / padding / beyond the padding. */
+#include "../../templates/pool.c"
+
+#include <stdio.h>
+#include <string.h>
+
+static int n_passed, n_failed;
+
+static void check(int ok, const char *what)
+{
+    if (ok) {
+        n_passed++;
+    } else {
+        n_failed++;
+        printf("FAIL: %s\n", what);
+    }
+}
+
+static uint32_t rng_state = 1597334677u;
+
+static float rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    const float m = (float)(rng_state >> 8) / 16777216.0f - 0.5f;
+    return ldexpf(m, (int)(rng_state & 7u) - 3);
+}
+
+static int same_bits(const float *a, const float *b, int64_t n)
+{
+    return memcmp(a, b, (size_t)n * sizeof(float)) == 0;
+}
+
+typedef struct {
+    const char *name;
+    int64_t NC, H, W, KH, KW, sh, sw, pt, pl, pb, pr, dh, dw;
+    int ceil_mode;
+} PoolCase;
+
+/* Output size as ONNX defines it (floor, or ceil dropping a window that would start in the
+ * bottom/right padding). */
+static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t d,
+                        int ceil_mode)
+{
+    const int64_t span = in + p0 + p1 - d * (k - 1) - 1;
+    int64_t o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+    if (ceil_mode && (o - 1) * s >= in + p0)
+        o--;
+    return o;
+}
+
+#define MAXE 32768
+static float X[MAXE], Y[MAXE], R[MAXE], canvas[MAXE];
+static unsigned char kind[MAXE]; /* 0 input, 1 padding, 2 beyond the padding */
+
+/* Reference pooling over a canvas of padded coordinates. op 0 = max, 1 = avg excluding pad,
+ * 2 = avg including pad. */
+static void pool_ref(const PoolCase *c, int op, int64_t OH, int64_t OW, const float *x, float *y)
+{
+    const int64_t CH = (OH - 1) * c->sh + (c->KH - 1) * c->dh + 1 + c->H + c->pt + c->pb;
+    const int64_t CW = (OW - 1) * c->sw + (c->KW - 1) * c->dw + 1 + c->W + c->pl + c->pr;
+    for (int64_t n = 0; n < c->NC; n++) {
+        for (int64_t ph = 0; ph < CH; ph++)
+            for (int64_t pw = 0; pw < CW; pw++) {
+                const int64_t ih = ph - c->pt, iw = pw - c->pl;
+                const int in = ih >= 0 && ih < c->H && iw >= 0 && iw < c->W;
+                const int padded = ph < c->pt + c->H + c->pb && pw < c->pl + c->W + c->pr;
+                kind[ph * CW + pw] = in ? 0 : padded ? 1 : 2;
+                canvas[ph * CW + pw] = in ? x[(n * c->H + ih) * c->W + iw] : 0.0f;
+            }
+        for (int64_t oh = 0; oh < OH; oh++)
+            for (int64_t ow = 0; ow < OW; ow++) {
+                float best = -INFINITY;
+                volatile float sum = 0.0f;
+                int64_t cnt_in = 0, cnt_pad = 0;
+                for (int64_t kh = 0; kh < c->KH; kh++)
+                    for (int64_t kw = 0; kw < c->KW; kw++) {
+                        const int64_t at = (oh * c->sh + kh * c->dh) * CW + ow * c->sw + kw * c->dw;
+                        if (kind[at] == 0) {
+                            best = canvas[at] > best ? canvas[at] : best;
+                            sum = sum + canvas[at];
+                            cnt_in++;
+                        }
+                        if (kind[at] <= 1)
+                            cnt_pad++;
+                    }
+                float v = best;
+                if (op == 1)
+                    v = sum / (float)cnt_in;
+                else if (op == 2)
+                    v = sum / (float)cnt_pad;
+                y[(n * OH + oh) * OW + ow] = v;
+            }
+    }
+}
+
+static void run_case(const PoolCase *c)
+{
+    const int64_t OH = out_size(c->H, c->KH, c->sh, c->pt, c->pb, c->dh, c->ceil_mode);
+    const int64_t OW = out_size(c->W, c->KW, c->sw, c->pl, c->pr, c->dw, c->ceil_mode);
+    const int64_t total = c->NC * OH * OW;
+    for (int64_t i = 0; i < c->NC * c->H * c->W; i++)
+        X[i] = rnd();
+    char what[160];
+    for (int op = 0; op < 3; op++) {
+        Y[total] = 999.0f;
+        if (op == 0)
+            maxpool_f32(c->NC, c->H, c->W, OH, OW, c->KH, c->KW, c->sh, c->sw, c->pt, c->pl, c->pb,
+                        c->pr, c->dh, c->dw, X, Y);
+        else
+            avgpool_f32(c->NC, c->H, c->W, OH, OW, c->KH, c->KW, c->sh, c->sw, c->pt, c->pl, c->pb,
+                        c->pr, c->dh, c->dw, op == 2, X, Y);
+        pool_ref(c, op, OH, OW, X, R);
+        static const char *const names[3] = {"maxpool", "avgpool exclude pad",
+                                             "avgpool include pad"};
+        snprintf(what, sizeof what, "%s %s (OH=%d OW=%d)", names[op], c->name, (int)OH, (int)OW);
+        check(same_bits(Y, R, total) && Y[total] == 999.0f, what);
+    }
+}
+
+static const PoolCase cases[] = {
+    /* name, NC, H, W, KH, KW, sh, sw, pt, pl, pb, pr, dh, dw, ceil_mode */
+    {"2x2 stride 2", 3, 6, 6, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0},
+    {"3x3 stride 1 pad 1", 2, 5, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0},
+    {"3x3 stride 2 pad 1 (resnet)", 2, 9, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0},
+    {"asym pad", 2, 6, 5, 3, 2, 2, 1, 0, 1, 2, 0, 1, 1, 0},
+    {"dilation 2", 1, 9, 8, 3, 2, 1, 2, 1, 2, 1, 2, 2, 3, 0},
+    {"ceil 2x2 stride 2 odd size", 2, 5, 7, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 1},
+    {"ceil 3x3 stride 2 pad 1", 2, 6, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+    {"ceil stride 3 pad 1", 1, 10, 11, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {"ceil with dilation", 1, 10, 9, 2, 3, 3, 2, 0, 1, 0, 1, 2, 2, 1},
+    {"1-D", 4, 1, 17, 1, 4, 1, 3, 0, 2, 0, 1, 1, 1, 0},
+    {"1-D ceil", 4, 1, 18, 1, 4, 1, 3, 0, 2, 0, 1, 1, 1, 1},
+    {"kernel = input", 2, 4, 3, 4, 3, 1, 1, 0, 0, 0, 0, 1, 1, 0},
+    {"big kernel with pad", 1, 3, 3, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 0},
+};
+
+static void test_hand(void)
+{
+    float x16[16], y[16];
+    for (int i = 0; i < 16; i++)
+        x16[i] = (float)(i + 1);
+    maxpool_f32(1, 4, 4, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, x16, y);
+    check(y[0] == 6 && y[1] == 8 && y[2] == 14 && y[3] == 16, "maxpool 4x4, 2x2 stride 2");
+
+    avgpool_f32(1, 3, 3, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1, 1, 0, x16, y);
+    check(y[0] == 3 && y[1] == 4 && y[2] == 6 && y[3] == 7, "avgpool 3x3, 2x2 stride 1");
+
+    /* 2x2 input, 3x3 kernel, pad 1: every window holds all 4 inputs */
+    avgpool_f32(1, 2, 2, 2, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, x16, y);
+    check(y[0] == 10.0f / 9.0f && y[3] == 10.0f / 9.0f, "avgpool count_include_pad");
+    avgpool_f32(1, 2, 2, 2, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, x16, y);
+    check(y[0] == 2.5f && y[3] == 2.5f, "avgpool excluding pad");
+
+    /* ceil_mode 1-D: W=5, kernel 2, stride 2 -> 3 windows, the last holds x[4] only */
+    const float x5[5] = {1, 2, 3, 4, 5};
+    avgpool_f32(1, 1, 5, 1, 3, 1, 2, 1, 2, 0, 0, 0, 0, 1, 1, 1, x5, y);
+    check(y[0] == 1.5f && y[1] == 3.5f && y[2] == 5.0f,
+          "avgpool ceil window past the extent counts neither as input nor pad");
+    maxpool_f32(1, 1, 5, 1, 3, 1, 2, 1, 2, 0, 0, 0, 0, 1, 1, x5, y);
+    check(y[0] == 2 && y[1] == 4 && y[2] == 5, "maxpool ceil window");
+
+    /* ceil_mode with pad 1: W=6, kernel 3, stride 2 -> 4 windows starting -1, 1, 3, 5; the
+     * last covers x[5], the pad at 6 and 7 beyond it */
+    const float x6[6] = {1, 2, 3, 4, 5, 6};
+    avgpool_f32(1, 1, 6, 1, 4, 1, 3, 1, 2, 0, 1, 0, 1, 1, 1, 1, x6, y);
+    check(y[0] == 3.0f / 3.0f && y[1] == 9.0f / 3.0f && y[2] == 15.0f / 3.0f && y[3] == 6.0f / 2.0f,
+          "avgpool ceil with pad, include pad");
+    avgpool_f32(1, 1, 6, 1, 4, 1, 3, 1, 2, 0, 1, 0, 1, 1, 1, 0, x6, y);
+    check(y[0] == 1.5f && y[1] == 3.0f && y[2] == 5.0f && y[3] == 6.0f,
+          "avgpool ceil with pad, exclude pad");
+
+    /* NaN is skipped by max; a window with no input gives -inf */
+    const float xn[2] = {NAN, 1.0f};
+    maxpool_f32(1, 1, 2, 1, 1, 1, 2, 1, 1, 0, 0, 0, 0, 1, 1, xn, y);
+    check(y[0] == 1.0f, "maxpool skips NaN");
+    const float x1[1] = {7.0f};
+    maxpool_f32(1, 1, 1, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, 1, x1, y);
+    check(y[0] == -INFINITY && y[1] == 7.0f && y[2] == -INFINITY,
+          "maxpool window entirely in padding gives -inf");
+    avgpool_f32(1, 1, 1, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, x1, y);
+    check(y[0] == 0.0f && !signbit(y[0]) && y[1] == 7.0f,
+          "avgpool include pad, all-pad window is 0");
+    avgpool_f32(1, 1, 1, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, 1, 0, x1, y);
+    check(isnan(y[0]) && y[1] == 7.0f, "avgpool exclude pad, all-pad window is NaN (0/0)");
+
+    /* negative values: max must not be fooled by the padding (which is not 0 for max) */
+    const float neg[4] = {-4, -3, -2, -1};
+    maxpool_f32(1, 2, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, neg, y);
+    check(y[0] == -4 && y[4] == -1 && y[8] == -1, "maxpool ignores padding for negative inputs");
+
+    /* global average */
+    float g[2];
+    global_avgpool_f32(2, 4, x16, g);
+    check(g[0] == 2.5f && g[1] == 6.5f, "global_avgpool");
+    const float mz[2] = {-0.0f, -0.0f};
+    global_avgpool_f32(1, 2, mz, g);
+    check(g[0] == 0.0f && !signbit(g[0]), "global_avgpool sums from +0.0f");
+}
+
+static void test_global_random(void)
+{
+    const int64_t NC = 5, HW = 49;
+    float g[5];
+    for (int64_t i = 0; i < NC * HW; i++)
+        X[i] = rnd();
+    global_avgpool_f32(NC, HW, X, g);
+    int ok = 1;
+    for (int64_t c = 0; c < NC; c++) {
+        volatile float s = 0.0f;
+        for (int64_t p = 0; p < HW; p++)
+            s = s + X[c * HW + p];
+        ok &= g[c] == s / 49.0f;
+    }
+    check(ok, "global_avgpool random, ascending sum then divide");
+    /* as avgpool with the whole image as window */
+    avgpool_f32(NC, 7, 7, 1, 1, 7, 7, 1, 1, 0, 0, 0, 0, 1, 1, 0, X, Y);
+    check(same_bits(Y, g, NC), "global_avgpool equals avgpool with a 7x7 window");
+}
+
+int main(void)
+{
+    test_hand();
+    test_global_random();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_case(&cases[i]);
+    printf("%d passed, %d failed\n", n_passed, n_failed);
+    return n_failed != 0;
+}
