@@ -80,10 +80,10 @@ const char *xsmm_kernel(Emitter *e, int64_t m, int64_t n, int64_t k, int64_t lda
     XsmmKernel want = {m, n, k, lda, ldb, ldc};
     for (int i = 0; i < e->nkernels; i++)
         if (!memcmp(&e->kernels[i], &want, sizeof want))
-            return xprintf("xsmm_kernel%d", i);
+            return xprintf("xsmm_product%d", i);
     e->kernels = xrealloc(e->kernels, (size_t)(e->nkernels + 1) * sizeof(XsmmKernel));
     e->kernels[e->nkernels] = want;
-    return xprintf("xsmm_kernel%d", e->nkernels++);
+    return xprintf("xsmm_product%d", e->nkernels++);
 }
 
 /* ---- names ---- */
@@ -319,15 +319,16 @@ static void emit_typed_signature(FILE *f, const Graph *g, const char *name, char
 }
 
 /* The API: what --header writes and what the .c file declares before defining it. */
-static void emit_api(FILE *f, const Graph *g, const char *name, const ArenaPlan *plan,
+static void emit_api(FILE *f, const Graph *g, const char *name, int64_t arena_bytes,
                      char **in_names, char **out_names)
 {
-    fprintf(f, "#define %s_ARENA_BYTES %lld\n", name, (long long)plan->arena_bytes);
+    fprintf(f, "#define %s_ARENA_BYTES %lld\n", name, (long long)arena_bytes);
     fprintf(f, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", name, g->ninputs, name,
             g->noutputs);
-    fprintf(f, "/* Dispatches the model's kernels once; returns 0 on success. Run calls it if\n"
-               " * needed, so calling it is optional but moves the cost out of the first run. */\n");
-    fprintf(f, "int %s_init(void);\n", name);
+    fprintf(f, "/* Dispatches (and checks) the model's kernels once; returns 0 on success. Run\n"
+               " * calls it if needed, so calling it is optional but moves the cost out of the\n"
+               " * first run. The _with_arena form uses the caller's arena as scratch. */\n");
+    fprintf(f, "int %s_init(void);\nint %s_init_with_arena(void *arena);\n", name, name);
     fprintf(f, "/* Runs the model with a caller-provided arena of %s_ARENA_BYTES bytes (aligned to\n"
                " * 8 bytes or more); inputs/outputs in graph order. Returns 0 on success. */\n",
             name);
@@ -347,25 +348,57 @@ static void emit_api(FILE *f, const Graph *g, const char *name, const ArenaPlan 
             name, name);
 }
 
+/* Arena bytes init needs to check the libxsmm kernels (see runtime_min/xsmm_glue.c). */
+static int64_t kernel_check_bytes(const Emitter *e)
+{
+    int64_t most = 0;
+    for (int i = 0; i < e->nkernels; i++) {
+        const XsmmKernel *k = &e->kernels[i];
+        int64_t floats = k->m * k->k + k->k * k->n + 2 * k->m * k->n;
+        if (floats * 4 > most)
+            most = floats * 4;
+    }
+    return most;
+}
+
+/* Each libxsmm product goes through a small function that falls back to the portable kernel
+ * when init found the JIT kernel's bits differ. */
 static void emit_init(FILE *f, const Emitter *e)
 {
-    for (int i = 0; i < e->nkernels; i++)
-        fprintf(f, "static libxsmm_smmfunction xsmm_kernel%d;\n", i);
-    fprintf(f, "\nint %s_init(void)\n{\n", e->name);
+    if (e->nkernels)
+        fprintf(f, "/* ---- runtime_min/xsmm_glue.c ---- */\n%s\n",
+                embedded("runtime_min/xsmm_glue.c")->text);
+    fprintf(f, "static int %s_ready;\n", e->name);
     for (int i = 0; i < e->nkernels; i++) {
         const XsmmKernel *k = &e->kernels[i];
         fprintf(f,
-                "    if (!xsmm_kernel%d) {\n"
+                "static libxsmm_smmfunction xsmm_kernel%d; /* m=%lld n=%lld k=%lld */\n"
+                "static void xsmm_product%d(const float *a, const float *b, float *c)\n{\n"
+                "    if (xsmm_kernel%d)\n        xsmm_kernel%d(a, b, c);\n    else\n"
+                "        o2c_xsmm_reference(%lld, %lld, %lld, a, b, c);\n}\n",
+                i, (long long)k->m, (long long)k->n, (long long)k->k, i, i, i, (long long)k->m,
+                (long long)k->n, (long long)k->k);
+    }
+    fprintf(f, "\nint %s_init_with_arena(void *arena)\n{\n", e->name);
+    if (!e->nkernels)
+        fprintf(f, "    (void)arena;\n");
+    for (int i = 0; i < e->nkernels; i++) {
+        const XsmmKernel *k = &e->kernels[i];
+        fprintf(f,
+                "    {\n"
                 "        const libxsmm_blasint lda = %lld, ldb = %lld, ldc = %lld;\n"
                 "        const float alpha = 1.0f, beta = 0.0f;\n"
                 "        const int flags = LIBXSMM_GEMM_FLAG_NONE, prefetch = LIBXSMM_PREFETCH_NONE;\n"
                 "        xsmm_kernel%d = libxsmm_smmdispatch(%lld, %lld, %lld, &lda, &ldb, &ldc, "
                 "&alpha, &beta, &flags, &prefetch);\n"
-                "        if (!xsmm_kernel%d)\n            return -1;\n    }\n",
-                i, (long long)k->lda, (long long)k->ldb, (long long)k->ldc, i, (long long)k->m,
-                (long long)k->n, (long long)k->k, i);
+                "        if (xsmm_kernel%d && !o2c_xsmm_matches(xsmm_kernel%d, %lld, %lld, %lld, "
+                "(float *)arena))\n"
+                "            xsmm_kernel%d = 0; /* keep the portable bits */\n    }\n",
+                (long long)k->lda, (long long)k->ldb, (long long)k->ldc, i, (long long)k->m,
+                (long long)k->n, (long long)k->k, i, i, (long long)k->m, (long long)k->n,
+                (long long)k->k, i);
     }
-    fprintf(f, "    return 0;\n}\n\n");
+    fprintf(f, "    %s_ready = 1;\n    return 0;\n}\n\n", e->name);
 }
 
 /* Declarations of the run function's locals: pointers into the arena, inputs and outputs. */
@@ -465,6 +498,8 @@ static void emit_entry_points(FILE *f, const Graph *g, const char *name, char **
     fprintf(f, "static union { double align; unsigned char bytes[%s_ARENA_BYTES + 1]; } "
                "%s_arena;\n\n",
             name, name);
+    fprintf(f, "int %s_init(void)\n{\n    return %s_init_with_arena(%s_arena.bytes);\n}\n\n", name,
+            name, name);
     fprintf(f, "int %s_run_generic(const void *const inputs[], void *const outputs[])\n{\n", name);
     fprintf(f, "    return %s_run_with_arena(%s_arena.bytes, inputs, outputs);\n}\n\n", name, name);
     emit_typed_signature(f, g, name, in_names, out_names);
@@ -519,12 +554,15 @@ void emit_model(Model *m, const Options *opt, const ArenaPlan *plan, const char 
     char **in_names = param_names(g->inputs, g->ninputs, NULL, 0);
     char **out_names = param_names(g->outputs, g->noutputs, in_names, g->ninputs);
     emit_preamble(out, m, opt, &e);
-    emit_api(out, g, name, plan, in_names, out_names);
+    int64_t arena_bytes = plan->arena_bytes;
+    if (kernel_check_bytes(&e) > arena_bytes)
+        arena_bytes = kernel_check_bytes(&e);
+    emit_api(out, g, name, arena_bytes, in_names, out_names);
     if (header) {
         fprintf(header, "/* API of the model compiled by onnx2c from %s. */\n#ifndef %s_H\n"
                         "#define %s_H\n#include <stdint.h>\n\n",
                 comment_text(m->path), name, name);
-        emit_api(header, g, name, plan, in_names, out_names);
+        emit_api(header, g, name, arena_bytes, in_names, out_names);
         fprintf(header, "#endif\n");
     }
     emit_tensor_tables(out, name, "input", g->inputs, g->ninputs);
@@ -542,8 +580,8 @@ void emit_model(Model *m, const Options *opt, const ArenaPlan *plan, const char 
             name);
     fprintf(out, "    unsigned char *arena = (unsigned char *)arena_ptr;\n");
     fprintf(out, "    (void)arena;\n    (void)inputs;\n    (void)outputs;\n");
-    if (e.nkernels)
-        fprintf(out, "    if (!xsmm_kernel0 && %s_init() != 0)\n        return -1;\n", name);
+    fprintf(out, "    if (!%s_ready && %s_init_with_arena(arena) != 0)\n        return -1;\n", name,
+            name);
     emit_locals(out, g);
     copy_stream(body, out);
     fclose(body);
