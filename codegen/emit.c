@@ -296,11 +296,14 @@ static void emit_tensor_tables(FILE *f, const char *name, const char *kind, Valu
     fprintf(f, "%s};\n", n ? "" : "0");
 }
 
+/* An array parameter with the tensor's shape; a pointer for scalars and empty tensors (C has
+ * no zero-length arrays). */
 static void print_array_param(FILE *f, const Value *v, const char *pname, bool is_const)
 {
-    fprintf(f, "%s%s %s%s", is_const ? "const " : "", dtype_ctype(v->dtype), v->rank ? "" : "*",
+    bool as_array = v->rank && value_numel(v);
+    fprintf(f, "%s%s %s%s", is_const ? "const " : "", dtype_ctype(v->dtype), as_array ? "" : "*",
             pname);
-    for (int d = 0; d < v->rank; d++)
+    for (int d = 0; as_array && d < v->rank; d++)
         fprintf(f, "[%lld]", (long long)v->dims[d]);
 }
 

@@ -18,10 +18,11 @@ static float clip_bound(const Node *n, int input, float dflt)
     const Value *v = node_input(n, input);
     if (!v)
         return dflt;
-    require_constant(n, v, "Clip bound");
     require_float(n, v);
     if (value_numel(v) != 1)
         fatal_at(n, "Clip bound '%s' must be a scalar", v->name);
+    if (!v->data)
+        return NAN; /* read at run time, see clip_bound_cname */
     return *(const float *)v->data;
 }
 
@@ -78,6 +79,15 @@ void unary_fold(Node *n)
         clip_f32(len, a.lo, a.hi, x, y);
 }
 
+/* A Clip bound that is not a constant is read from its tensor when the model runs. */
+static const char *clip_bound_cname(Emitter *e, Node *n, int input, float folded)
+{
+    Value *v = node_input(n, input);
+    if (v && !v->data)
+        return xprintf("%s[0]", value_cname(e, v));
+    return c_float(folded);
+}
+
 void unary_emit(Emitter *e, Node *n)
 {
     UnaryArgs a = unary_args(n);
@@ -86,8 +96,9 @@ void unary_emit(Emitter *e, Node *n)
     if (!strcmp(a.kernel, "leaky_relu_f32"))
         println(e, "%s(%lld, %s, %s, %s);", a.kernel, len, c_float(a.alpha), x, y);
     else if (!strcmp(a.kernel, "clip_f32"))
-        println(e, "%s(%lld, %s, %s, %s, %s);", a.kernel, len, c_float(a.lo),
-                c_float(a.hi), x, y);
+        println(e, "%s(%lld, %s, %s, %s, %s);", a.kernel, len,
+                n->opset < 11 ? c_float(a.lo) : clip_bound_cname(e, n, 1, a.lo),
+                n->opset < 11 ? c_float(a.hi) : clip_bound_cname(e, n, 2, a.hi), x, y);
     else
         println(e, "%s(%lld, %s, %s);", a.kernel, len, x, y);
 }

@@ -113,7 +113,10 @@ void reshape_infer(Node *n)
 void flatten_infer(Node *n)
 {
     const Value *x = n->inputs[0];
-    int axis = normalize_axis(n, attr_int(n, "axis", 1), x->rank + 1);
+    int64_t a = attr_int(n, "axis", 1);
+    if (a < -x->rank || a > x->rank)
+        fatal_at(n, "axis %lld is out of range for rank %d", (long long)a, x->rank);
+    int axis = (int)(a < 0 ? a + x->rank : a);
     int64_t dims[2] = {1, 1};
     for (int i = 0; i < x->rank; i++)
         dims[i >= axis] = checked_mul(n, dims[i >= axis], x->dims[i]);

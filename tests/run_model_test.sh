@@ -60,6 +60,7 @@ out=$work/$name
 compile() {
     o=$1
     shift
+    # shellcheck disable=SC2086 # $extra is a list of options
     step "$onnx2c" "$model_dir/model.onnx" -o "$o" "$@" $extra
     set +e
     # shellcheck disable=SC2086 # $extra is a list of options
@@ -69,11 +70,19 @@ compile() {
     [ $rc -eq 0 ] || fail "onnx2c exited with status $rc"
 }
 
-if [ $mode = determinism ]; then
-    compile "$out.a.c" --harness --gemm="$gemm"
-    compile "$out.b.c" --harness --gemm="$gemm"
-    cmp "$out.a.c" "$out.b.c" || fail "two compilations of $model_dir/model.onnx differ"
-    echo "ok: deterministic ($(wc -c <"$out.a.c") bytes)"
+if [ "$mode" = determinism ]; then
+    # Same model, same flags, same output file name (it may appear in the file's first
+    # comment), two runs in two directories.
+    abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+    onnx2c=$(abs "$onnx2c")
+    model_dir=$(abs "$model_dir")
+    mkdir -p "$work/run1" "$work/run2"
+    for d in run1 run2; do
+        (cd "$work/$d" && compile "$name.c" --harness --gemm="$gemm")
+    done
+    cmp "$work/run1/$name.c" "$work/run2/$name.c" ||
+        fail "two compilations of $model_dir/model.onnx differ"
+    echo "ok: deterministic ($(wc -c <"$work/run1/$name.c") bytes)"
     exit 0
 fi
 
@@ -81,7 +90,7 @@ compile "$out.c" --harness --gemm="$gemm" --report-json "$out.json"
 
 # The first comment of the file states the compile/link line.
 head -c 2 "$out.c" | grep -q '^/[*/]' || fail "$out.c does not start with a comment"
-if [ $gemm = libxsmm ]; then
+if [ "$gemm" = libxsmm ]; then
     sed -n '1,/\*\//p' "$out.c" | grep -q -- '-lxsmm' ||
         fail "first comment of $out.c does not give the libxsmm link flags"
 fi
@@ -104,6 +113,7 @@ fi
 
 # shellcheck disable=SC2086 # $libs is a list of flags
 step "$cc" -std=c99 -O2 -Wall -Wextra -pedantic -Werror "$out.c" -o "$out" $libs
+# shellcheck disable=SC2086
 "$cc" -std=c99 -O2 -Wall -Wextra -pedantic -Werror "$out.c" -o "$out" $libs ||
     fail "generated C does not build warning-free with $cc"
 

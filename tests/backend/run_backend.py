@@ -188,6 +188,7 @@ def main():
     ap.add_argument("--work", default=None, help="work directory (default: DATA/../backend_work)")
     ap.add_argument("--keep", action="store_true", help="keep the test programs")
     ap.add_argument("--by-op", action="store_true", help="print the per-op table")
+    ap.add_argument("--reasons", action="store_true", help="print the refusal messages, counted")
     ap.add_argument("--markdown", metavar="FILE", help="also write the tables to FILE")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every result")
     a = ap.parse_args()
@@ -287,6 +288,17 @@ def main():
         tables.append(f"{ops_full} of {len(by_op)} op types pass all their node tests "
                       f"(runs = tests x backends; *_expanded tests count under the op they expand).")
 
+    if a.reasons:
+        reasons = collections.Counter()
+        for r in results:
+            if r["category"] == "refused":
+                msg = r["detail"].split(": ", 3)[-1]  # drop 'onnx2c: error: FILE: '
+                msg = re.sub(r"^node '[^']*' ", "node ", msg)
+                msg = re.sub(r"'[^']*'", "'...'", msg)
+                reasons[msg] += 1
+        tables.append(markdown_table(["refusals", "reason"],
+                                     [[n, m.replace("|", "\\|")] for m, n in reasons.most_common()]))
+
     print()
     print("\n\n".join(tables))
     print(f"\n{len(tests)} tests, {len(jobs)} runs in {elapsed:.0f}s; details in "
@@ -313,6 +325,7 @@ def main():
                 if text and not text.endswith(b"\n"):
                     f.write("\n")
                 f.write("".join(n + "\n" for n in new))
+        expected_names.update(new)
         print(f"run_backend: appended {len(new)} newly passing tests to {a.expected}")
 
     if failed_expected:
