@@ -68,7 +68,6 @@ void bind_shapes(Model *m, const Options *opt)
                                                 ? v->dim_params[d]
                                                 : xprintf("%s[%d] (unnamed)", v->name, d));
         }
-        value_numel(v);
     }
     if (unknown_rank)
         fatal("inputs of unknown rank: %s; give their shapes with --shape INPUT=AxB", unknown_rank);
@@ -76,4 +75,6 @@ void bind_shapes(Model *m, const Options *opt)
         fatal("unbound symbolic dimensions: %s; bind them with --dim SYMBOL=N (or --shape "
               "INPUT=AxB)",
               unbound);
+    for (int i = 0; i < g->ninputs; i++)
+        value_numel(g->inputs[i]); /* checks the size for overflow */
 }

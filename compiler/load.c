@@ -201,14 +201,13 @@ static void convert_value_info(Value *v, const Onnx__ValueInfoProto *vi)
 }
 
 /* Node outputs and inputs are resolved by name; "" marks an omitted optional input. */
-static Value *input_value(Graph *g, const Onnx__NodeProto *np, const char *name)
+static Value *input_value(Graph *g, const Node *n, const char *name)
 {
     if (!*name)
         return NULL;
     Value *v = value_lookup(g, name);
     if (!v)
-        fatal("node '%s' (%s) reads '%s', which no earlier node, input or initializer defines",
-              np->name ? np->name : "", np->op_type, name);
+        fatal_at(n, "reads '%s', which no earlier node, graph input or initializer defines", name);
     return v;
 }
 
@@ -220,7 +219,7 @@ static void convert_node(Model *m, const Onnx__ModelProto *mp, const Onnx__NodeP
     n->domain = xstrdup(np->domain ? np->domain : "");
     n->opset = opset_of(mp, n->domain);
     for (size_t i = 0; i < np->n_input; i++) {
-        n->inputs[i] = input_value(g, np, np->input[i]);
+        n->inputs[i] = input_value(g, n, np->input[i]);
         if (n->inputs[i])
             n->inputs[i]->nuses++;
     }
