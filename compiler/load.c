@@ -109,7 +109,8 @@ static void tensor_to_value(const Onnx__TensorProto *t, Value *v, const char *wh
         if ((int64_t)t->raw_data.len != bytes)
             fatal("%s '%s' has %zu bytes of raw data, its shape needs %lld", what,
                   t->name ? t->name : "", t->raw_data.len, (long long)bytes);
-        memcpy(v->data, t->raw_data.data, (size_t)bytes);
+        if (bytes)
+            memcpy(v->data, t->raw_data.data, (size_t)bytes);
     } else {
         copy_typed_field(t, dt, numel, v->data, what);
     }
@@ -132,19 +133,22 @@ static void convert_attr(Attr *a, const Onnx__AttributeProto *p, Graph *g)
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING:
         a->type = ATTR_STRING;
         a->s = xcalloc(1, p->s.len + 1);
-        memcpy(a->s, p->s.data, p->s.len);
+        if (p->s.len)
+            memcpy(a->s, p->s.data, p->s.len);
         break;
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS:
         a->type = ATTR_FLOATS;
         a->n = (int)p->n_floats;
         a->floats = xcalloc(p->n_floats + 1, sizeof(float));
-        memcpy(a->floats, p->floats, p->n_floats * sizeof(float));
+        if (p->n_floats)
+            memcpy(a->floats, p->floats, p->n_floats * sizeof(float));
         break;
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS:
         a->type = ATTR_INTS;
         a->n = (int)p->n_ints;
         a->ints = xcalloc(p->n_ints + 1, sizeof(int64_t));
-        memcpy(a->ints, p->ints, p->n_ints * sizeof(int64_t));
+        if (p->n_ints)
+            memcpy(a->ints, p->ints, p->n_ints * sizeof(int64_t));
         break;
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR:
         a->type = ATTR_TENSOR;
