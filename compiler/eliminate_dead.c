@@ -5,7 +5,7 @@
 static bool has_live_output(const Node *n)
 {
     for (int i = 0; i < n->noutputs; i++)
-        if (n->outputs[i]->nuses > 0)
+        if (value_is_used(n->outputs[i]))
             return true;
     return false;
 }
@@ -17,11 +17,8 @@ int eliminate_dead(Graph *g)
         Node *n = g->nodes[i];
         if (n->dead || has_live_output(n))
             continue;
-        n->dead = true;
+        node_retire(n);
         removed++;
-        for (int j = 0; j < n->ninputs; j++)
-            if (n->inputs[j])
-                n->inputs[j]->nuses--;
     }
     return removed;
 }

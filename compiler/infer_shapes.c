@@ -45,15 +45,6 @@ static bool all_outputs_constant(const Node *n)
     return true;
 }
 
-/* A node whose outputs are all known no longer runs; its inputs lose a use. */
-static void retire_node(Node *n)
-{
-    n->dead = true;
-    for (int i = 0; i < n->ninputs; i++)
-        if (n->inputs[i])
-            n->inputs[i]->nuses--;
-}
-
 /* Folding allocates every output first so that fold functions only compute. */
 static void fold_node(Node *n)
 {
@@ -64,7 +55,7 @@ static void fold_node(Node *n)
         v->data = xcalloc(1, (size_t)value_bytes(v) + 1);
     }
     n->op->fold(n);
-    retire_node(n);
+    node_retire(n);
 }
 
 void infer_shapes(Model *m)
@@ -72,6 +63,10 @@ void infer_shapes(Model *m)
     Graph *g = m->graph;
     for (int i = 0; i < g->nnodes; i++) {
         Node *n = g->nodes[i];
+        if (!strcmp(n->op_type, "If") && (!*n->domain || !strcmp(n->domain, "ai.onnx"))) {
+            fold_if(m, i); /* the branch's nodes now follow; infer them next */
+            continue;
+        }
         bind_op(n);
         for (int j = 0; j < n->ninputs; j++)
             if (n->inputs[j] && n->inputs[j]->rank < 0)
@@ -83,7 +78,7 @@ void infer_shapes(Model *m)
         if (n->op->fold && all_inputs_constant(n))
             fold_node(n);
         else if (all_outputs_constant(n))
-            retire_node(n); /* e.g. Shape: known from static shapes alone */
+            node_retire(n); /* e.g. Shape: known from static shapes alone */
         else if (n->op->is_view)
             n->outputs[0]->view_of = n->inputs[0];
     }

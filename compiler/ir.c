@@ -242,3 +242,88 @@ void count_ops(const Graph *g, OpCount **out, int *nout)
     *out = c;
     *nout = nc;
 }
+
+void attr_set_int(Node *n, const char *name, int64_t v)
+{
+    Attr *a = (Attr *)attr_get(n, name);
+    if (!a) {
+        n->attrs = xrealloc(n->attrs, (size_t)(n->nattrs + 1) * sizeof(Attr));
+        a = &n->attrs[n->nattrs++];
+        *a = (Attr){.name = xstrdup(name)};
+    }
+    a->type = ATTR_INT;
+    a->i = v;
+}
+
+void attr_set_float(Node *n, const char *name, float v)
+{
+    Attr *a = (Attr *)attr_get(n, name);
+    if (!a) {
+        n->attrs = xrealloc(n->attrs, (size_t)(n->nattrs + 1) * sizeof(Attr));
+        a = &n->attrs[n->nattrs++];
+        *a = (Attr){.name = xstrdup(name)};
+    }
+    a->type = ATTR_FLOAT;
+    a->f = v;
+}
+
+/* ---- use lists: every rewrite goes through these, so passes never rescan the graph ---- */
+
+void use_add(Value *v, Node *n)
+{
+    if (v->nusers == v->cap_users) {
+        v->cap_users = v->cap_users ? 2 * v->cap_users : 4;
+        v->users = xrealloc(v->users, (size_t)v->cap_users * sizeof(Node *));
+    }
+    v->users[v->nusers++] = n;
+}
+
+void use_remove(Value *v, Node *n)
+{
+    for (int i = 0; i < v->nusers; i++) {
+        if (v->users[i] == n) {
+            v->users[i] = v->users[--v->nusers];
+            return;
+        }
+    }
+    unreachable();
+}
+
+bool value_is_used(const Value *v)
+{
+    return v->nusers > 0 || v->is_output;
+}
+
+void node_set_input(Node *n, int i, Value *v)
+{
+    if (n->inputs[i])
+        use_remove(n->inputs[i], n);
+    n->inputs[i] = v;
+    if (v)
+        use_add(v, n);
+}
+
+void node_retire(Node *n)
+{
+    n->dead = true;
+    for (int i = 0; i < n->ninputs; i++)
+        if (n->inputs[i])
+            use_remove(n->inputs[i], n);
+}
+
+void value_replace_uses(Value *old, Value *with)
+{
+    while (old->nusers) {
+        Node *n = old->users[old->nusers - 1];
+        for (int i = 0; i < n->ninputs; i++)
+            if (n->inputs[i] == old) {
+                node_set_input(n, i, with);
+                break;
+            }
+    }
+}
+
+Node *sole_user(const Value *v)
+{
+    return v->nusers == 1 && !v->is_output ? v->users[0] : NULL;
+}

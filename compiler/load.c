@@ -1,6 +1,6 @@
 /* load.c — read an ONNX ModelProto with protobuf-c and convert it to the IR. */
 #include "onnx2c.h"
-#include "onnx.pb-c.h"
+#include "load.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -86,7 +86,7 @@ static void copy_typed_field(const Onnx__TensorProto *t, DType dt, int64_t numel
 }
 
 /* Fills v's type, shape and data from a TensorProto (initializer or Constant attribute). */
-static void tensor_to_value(const Onnx__TensorProto *t, Value *v, const char *what)
+void tensor_to_value(const Onnx__TensorProto *t, Value *v, const char *what)
 {
     DType dt = (DType)t->data_type;
     if (!dtype_size(dt))
@@ -117,9 +117,8 @@ static void tensor_to_value(const Onnx__TensorProto *t, Value *v, const char *wh
     v->is_weight = true;
 }
 
-static void convert_attr(Attr *a, const Onnx__AttributeProto *p, Graph *g)
+void convert_attr(Attr *a, const Onnx__AttributeProto *p)
 {
-    (void)g;
     a->name = xstrdup(p->name ? p->name : "");
     switch (p->type) {
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT:
@@ -159,13 +158,17 @@ static void convert_attr(Attr *a, const Onnx__AttributeProto *p, Graph *g)
         a->t->offset = -1;
         tensor_to_value(p->t, a->t, "tensor attribute");
         break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH:
+        a->type = ATTR_GRAPH;
+        a->graph = p->g;
+        break;
     default:
         a->type = ATTR_OTHER;
         break;
     }
 }
 
-static int opset_of(const Onnx__ModelProto *mp, const char *domain)
+int opset_of(const Onnx__ModelProto *mp, const char *domain)
 {
     if (!strcmp(domain, "ai.onnx"))
         domain = "";
@@ -204,46 +207,6 @@ static void convert_value_info(Value *v, const Onnx__ValueInfoProto *vi)
     }
 }
 
-/* Node outputs and inputs are resolved by name; "" marks an omitted optional input. */
-static Value *input_value(Graph *g, const Node *n, const char *name)
-{
-    if (!*name)
-        return NULL;
-    Value *v = value_lookup(g, name);
-    if (!v)
-        fatal_at(n, "reads '%s', which no earlier node, graph input or initializer defines", name);
-    return v;
-}
-
-static void convert_node(Model *m, const Onnx__ModelProto *mp, const Onnx__NodeProto *np)
-{
-    Graph *g = m->graph;
-    Node *n = node_new(g, np->name, np->op_type ? np->op_type : "", (int)np->n_input,
-                       (int)np->n_output);
-    n->domain = xstrdup(np->domain ? np->domain : "");
-    n->opset = opset_of(mp, n->domain);
-    for (size_t i = 0; i < np->n_input; i++) {
-        n->inputs[i] = input_value(g, n, np->input[i]);
-        if (n->inputs[i])
-            n->inputs[i]->nuses++;
-    }
-    for (size_t i = 0; i < np->n_output; i++) {
-        if (!*np->output[i]) {
-            n->outputs[i] = value_new(g, "");
-        } else {
-            if (value_lookup(g, np->output[i]))
-                fatal_at(n, "output '%s' is already defined (the graph is not in SSA form)",
-                         np->output[i]);
-            n->outputs[i] = value_new(g, np->output[i]);
-        }
-        n->outputs[i]->producer = n;
-    }
-    n->nattrs = (int)np->n_attribute;
-    n->attrs = xcalloc(np->n_attribute + 1, sizeof(Attr));
-    for (size_t i = 0; i < np->n_attribute; i++)
-        convert_attr(&n->attrs[i], np->attribute[i], g);
-}
-
 static void convert_graph(Model *m, const Onnx__ModelProto *mp)
 {
     const Onnx__GraphProto *gp = mp->graph;
@@ -264,8 +227,7 @@ static void convert_graph(Model *m, const Onnx__ModelProto *mp)
         v->is_input = true;
         g->inputs[g->ninputs++] = v;
     }
-    for (size_t i = 0; i < gp->n_node; i++)
-        convert_node(m, mp, gp->node[i]);
+    convert_nodes(m, top_scope(m), gp->node, gp->n_node);
     g->outputs = xcalloc(gp->n_output + 1, sizeof(Value *));
     for (size_t i = 0; i < gp->n_output; i++) {
         const char *name = gp->output[i]->name ? gp->output[i]->name : "";
@@ -273,7 +235,6 @@ static void convert_graph(Model *m, const Onnx__ModelProto *mp)
         if (!v)
             fatal("graph output '%s' is not computed by any node", name);
         v->is_output = true;
-        v->nuses++;
         g->outputs[g->noutputs++] = v;
     }
     if (!g->noutputs)
@@ -293,16 +254,14 @@ Model *load_model(const char *path)
         fatal("not a valid ONNX model (it has no graph)");
     Model *m = xcalloc(1, sizeof(Model));
     m->path = path;
+    m->proto = mp; /* If branches and functions are read from it until exit */
     m->ir_version = mp->ir_version;
     m->opset = opset_of(mp, "");
     if (!m->opset)
         fatal("the model imports no version of the default ONNX operator set");
     m->graph = graph_new();
-    if (mp->n_functions)
-        fatal("model-local functions are not supported yet");
     convert_graph(m, mp);
     m->nodes_before = m->graph->nnodes;
     count_ops(m->graph, &m->ops_before, &m->ops_before_n);
-    onnx__model_proto__free_unpacked(mp, NULL);
     return m;
 }

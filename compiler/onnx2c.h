@@ -4,6 +4,7 @@
  *
  *   main.c            command line, drives the stages below
  *   load.c            ONNX file (protobuf-c) -> IR
+ *   inline_functions.c  expands model-local functions while loading; splices folded If branches
  *   bind_shapes.c     --dim / --shape, refuse unbound symbolic dims
  *   infer_shapes.c    per-node type+shape inference in graph order, folding constants as it goes
  *   eliminate_dead.c  drop nodes and values no graph output needs
@@ -60,7 +61,8 @@ typedef struct Value {
     bool is_weight;             /* constant from the model file (initializer/Constant) */
     bool is_input, is_output;
     Node *producer;
-    int nuses; /* number of node inputs reading this value */
+    int nusers, cap_users;
+    Node **users; /* one entry per node input reading this value (use_add / use_remove) */
     /* codegen */
     struct Value *view_of; /* shares the buffer of this value (Reshape, Flatten, ...) */
     int64_t offset;        /* arena offset in bytes, -1 if not in the arena */
@@ -75,6 +77,7 @@ typedef enum {
     ATTR_FLOATS,
     ATTR_INTS,
     ATTR_TENSOR,
+    ATTR_GRAPH,
     ATTR_OTHER
 } AttrType;
 
@@ -87,8 +90,18 @@ typedef struct Attr {
     int n; /* number of floats / ints */
     float *floats;
     int64_t *ints;
-    Value *t; /* ATTR_TENSOR: a constant value (not in the graph) */
+    Value *t;         /* ATTR_TENSOR: a constant value (not in the graph) */
+    const void *graph; /* ATTR_GRAPH: the Onnx__GraphProto, spliced in by fold_if */
 } Attr;
+
+/* An elementwise op applied to a Gemm/Conv result in place, in the producing node's step. */
+typedef struct Epilogue {
+    const char *op; /* Relu, LeakyRelu, Clip, Sigmoid, Tanh, Gelu, HardSwish, Add */
+    float alpha, beta; /* LeakyRelu alpha; Clip min/max; Gelu: alpha 1 = tanh form */
+    struct Value *operand; /* Add: the other input (broadcast to the result) */
+} Epilogue;
+
+#define MAX_EPILOGUE 4
 
 struct Node {
     char *name;
@@ -102,6 +115,9 @@ struct Node {
     int nattrs;
     Attr *attrs;
     bool dead;
+    struct Scope *scope; /* name scope the node was loaded in (resolves If branches) */
+    int nepilogue;
+    Epilogue epilogue[MAX_EPILOGUE];
     int64_t scratch_offset; /* arena offset of the node's scratch memory (plan_arena) */
 };
 
@@ -118,6 +134,7 @@ typedef struct Graph {
 
 typedef struct Model {
     const char *path; /* as given on the command line, for messages */
+    void *proto;      /* the Onnx__ModelProto, alive until exit for If branches and functions */
     int64_t ir_version;
     int opset; /* default domain */
     Graph *graph;
@@ -179,6 +196,15 @@ int64_t attr_int(const Node *n, const char *name, int64_t dflt);
 float attr_float(const Node *n, const char *name, float dflt);
 const char *attr_string(const Node *n, const char *name, const char *dflt);
 int attr_ints(const Node *n, const char *name, const int64_t **out); /* -1 when absent */
+void attr_set_int(Node *n, const char *name, int64_t v);
+void attr_set_float(Node *n, const char *name, float v);
+void use_add(Value *v, Node *n);
+void use_remove(Value *v, Node *n);
+bool value_is_used(const Value *v); /* read by a live node or a graph output */
+void node_set_input(Node *n, int i, Value *v);
+void node_retire(Node *n); /* dead: its inputs lose their uses */
+void value_replace_uses(Value *old, Value *with);
+Node *sole_user(const Value *v); /* the one node reading v, if v is not also a graph output */
 size_t dtype_size(DType t);
 const char *dtype_name(DType t);
 const char *dtype_ctype(DType t);
@@ -210,6 +236,9 @@ struct OpDef {
 };
 const OpDef *op_lookup(const char *name);
 bool is_view_op(const Node *n);
+
+/* ---- inline_functions.c ---- */
+void fold_if(Model *m, int index); /* replace If node `index` by its taken branch */
 
 /* ---- infer_shapes.c ---- */
 void infer_shapes(Model *m);

@@ -1,0 +1,32 @@
+/* load.h — shared by the loader (load.c) and the node conversion that expands model-local
+ * functions and splices If branches (inline_functions.c). */
+#ifndef LOAD_H
+#define LOAD_H
+
+#include "onnx.pb-c.h"
+#include "onnx2c.h"
+
+/* Names visible while converting a list of nodes. The top level uses the graph's name index;
+ * a function body sees only its formal inputs and what it defines; an If branch also sees its
+ * parent's names. Values defined in nested scopes get the scope's prefix, so names stay
+ * unique in the flat graph ("layer1#3/mm"). */
+typedef struct Scope {
+    struct Scope *parent;
+    bool sees_parent;
+    const char *prefix;
+    int n, cap;
+    const char **names;
+    Value **values;
+    const Onnx__FunctionProto *fn; /* the function being expanded, or NULL */
+    const Attr *call_attrs;        /* the caller's attributes, for ref_attr_name */
+    int ncall_attrs;
+} Scope;
+
+void tensor_to_value(const Onnx__TensorProto *t, Value *v, const char *what);
+void convert_attr(Attr *a, const Onnx__AttributeProto *p);
+int opset_of(const Onnx__ModelProto *mp, const char *domain);
+
+Scope *top_scope(Model *m);
+void convert_nodes(Model *m, Scope *s, Onnx__NodeProto *const *nodes, size_t n);
+
+#endif
