@@ -86,6 +86,26 @@ const char *xsmm_kernel(Emitter *e, int64_t m, int64_t n, int64_t k, int64_t lda
     return xprintf("xsmm_product%d", e->nkernels++);
 }
 
+static const char *comment_text(const char *s);
+
+/* Each epilogue is emitted by its own op's emitter, on a copy of its node whose fused input
+ * and output are the producer's result: the kernel runs in place on that buffer. */
+void emit_epilogues(Emitter *e, Node *n)
+{
+    for (int i = 0; i < n->nepilogue; i++) {
+        const Epilogue *ep = &n->epilogue[i];
+        Node tmp = *ep->node;
+        Value *ins[8] = {0}, *outs[1] = {n->outputs[0]};
+        for (int k = 0; k < tmp.ninputs && k < 8; k++)
+            ins[k] = k == ep->input ? n->outputs[0] : tmp.inputs[k];
+        tmp.inputs = ins;
+        tmp.outputs = outs;
+        tmp.noutputs = 1;
+        println(e, "/* epilogue: %s '%s' */", tmp.op_type, comment_text(tmp.name));
+        tmp.op->emit(e, &tmp);
+    }
+}
+
 /* ---- names ---- */
 
 static bool is_c_keyword(const char *s)
@@ -220,13 +240,24 @@ static const EmbeddedText *embedded(const char *name)
     fatal("internal error: no embedded file %s", name);
 }
 
-static bool uses_template(const Graph *g, const char *file)
+static bool op_uses_template(const OpDef *op, const char *file)
 {
     size_t len = strlen(file);
+    const char *t = op->templates;
+    for (const char *p = t ? strstr(t, file) : NULL; p; p = strstr(p + 1, file))
+        if ((p == t || p[-1] == ' ') && (p[len] == ' ' || !p[len]))
+            return true;
+    return false;
+}
+
+static bool uses_template(const Graph *g, const char *file)
+{
     for (int i = 0; i < g->nnodes; i++) {
-        const char *t = g->nodes[i]->op->templates;
-        for (const char *p = t ? strstr(t, file) : NULL; p; p = strstr(p + 1, file))
-            if ((p == t || p[-1] == ' ') && (p[len] == ' ' || !p[len]))
+        const Node *n = g->nodes[i];
+        if (op_uses_template(n->op, file))
+            return true;
+        for (int k = 0; k < n->nepilogue; k++)
+            if (op_uses_template(n->epilogue[k].node->op, file))
                 return true;
     }
     return false;

@@ -3,6 +3,10 @@
 
 #include <string.h>
 
+/* Order keys leave room between loaded nodes, so a rewrite can place a new node before an
+ * anchor without moving the others; schedule() sorts by key once at the end. */
+#define ORDER_GAP ((int64_t)1 << 20)
+
 /* Open-addressing hash map from value name to Value, so loading stays linear in model size. */
 typedef struct ValueMap {
     size_t cap, n;
@@ -81,6 +85,7 @@ Node *node_new(Graph *g, const char *name, const char *op_type, int ninputs, int
     n->noutputs = noutputs;
     n->inputs = xcalloc((size_t)ninputs + 1, sizeof(Value *));
     n->outputs = xcalloc((size_t)noutputs + 1, sizeof(Value *));
+    n->order = (int64_t)g->nnodes * ORDER_GAP;
     if (g->nnodes == g->cap_nodes) {
         g->cap_nodes = g->cap_nodes ? 2 * g->cap_nodes : 64;
         g->nodes = xrealloc(g->nodes, (size_t)g->cap_nodes * sizeof(Node *));
@@ -326,4 +331,46 @@ void value_replace_uses(Value *old, Value *with)
 Node *sole_user(const Value *v)
 {
     return v->nusers == 1 && !v->is_output ? v->users[0] : NULL;
+}
+
+
+void number_nodes(Graph *g)
+{
+    for (int i = 0; i < g->nnodes; i++)
+        g->nodes[i]->order = (int64_t)i * ORDER_GAP;
+}
+
+void node_place_before(Graph *g, Node *n, const Node *anchor)
+{
+    n->order = anchor->order - ORDER_GAP / 2 + (g->insert_seq++ % (ORDER_GAP / 2));
+}
+
+Value *constant_new(Graph *g, const char *name, DType t, int rank, const int64_t *dims)
+{
+    Value *v = value_new(g, "");
+    v->name = xstrdup(name); /* not indexed: rewrites never look constants up by name */
+    set_shape(v, t, rank, dims);
+    v->data = xcalloc(1, (size_t)value_bytes(v) + 1);
+    v->is_weight = true;
+    return v;
+}
+
+static OpCount fusions[32];
+static int nfusions;
+
+void record_fusion(const char *name)
+{
+    for (int i = 0; i < nfusions; i++)
+        if (!strcmp(fusions[i].op, name)) {
+            fusions[i].count++;
+            return;
+        }
+    if (nfusions < (int)(sizeof fusions / sizeof fusions[0]))
+        fusions[nfusions++] = (OpCount){name, 1};
+}
+
+int fusion_counts(const OpCount **out)
+{
+    *out = fusions;
+    return nfusions;
 }

@@ -190,6 +190,12 @@ int main(int argc, char **argv)
     Model *m = load_model(opt.input_path);
     bind_shapes(m, &opt);
     infer_shapes(m);
+    number_nodes(m->graph);
+    if (opt.opt_level > 0) {
+        simplify(m->graph);
+        fuse_gemm(m->graph);
+        fuse_epilogues(m->graph);
+    }
     eliminate_dead(m->graph);
     schedule(m->graph);
     ArenaPlan plan = plan_arena(m->graph);

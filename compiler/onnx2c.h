@@ -7,6 +7,10 @@
  *   inline_functions.c  expands model-local functions while loading; splices folded If branches
  *   bind_shapes.c     --dim / --shape, refuse unbound symbolic dims
  *   infer_shapes.c    per-node type+shape inference in graph order, folding constants as it goes
+ *   simplify.c        (-O1) drop Identity, Dropout, Mul by 1, Add of 0, Expand before broadcasts
+ *   fuse_gemm.c       (-O1) MatMul+Add, torchlib addmm, Transpose -> Gemm
+ *   fuse_epilogue.c   (-O1) BatchNorm/affine into Conv weights; activations, bias, residual
+ *                     Add into the Gemm/Conv that produces their input
  *   eliminate_dead.c  drop nodes and values no graph output needs
  *   schedule.c        deterministic topological order
  *   ../codegen/plan_arena.c   liveness-based offsets in one arena, views share their source
@@ -94,11 +98,14 @@ typedef struct Attr {
     const void *graph; /* ATTR_GRAPH: the Onnx__GraphProto, spliced in by fold_if */
 } Attr;
 
-/* An elementwise op applied to a Gemm/Conv result in place, in the producing node's step. */
+/* An elementwise node fused into the Gemm/Conv that produces its input: it runs in place on
+ * the result, in the producer's step. `node` is the original (retired) node, kept for its
+ * emitter and for --emit-onnx; `input` is which of its inputs was the producer's result. Its
+ * other inputs (a residual, Clip bounds) are appended to the producer's inputs, so liveness
+ * and dead-code elimination see them. */
 typedef struct Epilogue {
-    const char *op; /* Relu, LeakyRelu, Clip, Sigmoid, Tanh, Gelu, HardSwish, Add */
-    float alpha, beta; /* LeakyRelu alpha; Clip min/max; Gelu: alpha 1 = tanh form */
-    struct Value *operand; /* Add: the other input (broadcast to the result) */
+    Node *node;
+    int input;
 } Epilogue;
 
 #define MAX_EPILOGUE 4
@@ -115,6 +122,7 @@ struct Node {
     int nattrs;
     Attr *attrs;
     bool dead;
+    int64_t order;       /* schedule key: nodes run in ascending order (see node_place_before) */
     struct Scope *scope; /* name scope the node was loaded in (resolves If branches) */
     int nepilogue;
     Epilogue epilogue[MAX_EPILOGUE];
@@ -130,6 +138,7 @@ typedef struct Graph {
     Value **inputs; /* real inputs: graph inputs without an initializer */
     Value **outputs;
     struct ValueMap *by_name;
+    int64_t insert_seq; /* for node_place_before */
 } Graph;
 
 typedef struct Model {
@@ -205,6 +214,11 @@ void node_set_input(Node *n, int i, Value *v);
 void node_retire(Node *n); /* dead: its inputs lose their uses */
 void value_replace_uses(Value *old, Value *with);
 Node *sole_user(const Value *v); /* the one node reading v, if v is not also a graph output */
+void number_nodes(Graph *g);                    /* order keys from the current array order */
+void node_place_before(Graph *g, Node *n, const Node *anchor);
+Value *constant_new(Graph *g, const char *name, DType t, int rank, const int64_t *dims);
+void record_fusion(const char *name); /* counts a rewrite for --report */
+int fusion_counts(const OpCount **out);
 size_t dtype_size(DType t);
 const char *dtype_name(DType t);
 const char *dtype_ctype(DType t);
@@ -243,6 +257,11 @@ void fold_if(Model *m, int index); /* replace If node `index` by its taken branc
 /* ---- infer_shapes.c ---- */
 void infer_shapes(Model *m);
 
+/* ---- rewrites (-O1): simplify.c, fuse_gemm.c, fuse_epilogue.c ---- */
+void simplify(Graph *g);
+void fuse_gemm(Graph *g);
+void fuse_epilogues(Graph *g);
+
 /* ---- eliminate_dead.c / schedule.c ---- */
 int eliminate_dead(Graph *g);
 void schedule(Graph *g);
@@ -278,6 +297,7 @@ const char *scratch_cname(Emitter *e, const Node *n, DType t, int64_t byte_offse
 const char *c_float(float f);
 const char *emit_dims(Emitter *e, int rank, const int64_t *dims); /* static array in the body */
 const char *emit_constant(Emitter *e, DType t, int rank, const int64_t *dims, void *data);
+void emit_epilogues(Emitter *e, Node *n); /* after a Gemm/Conv: its fused epilogues */
 const char *xsmm_kernel(Emitter *e, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
                         int64_t ldc);
 

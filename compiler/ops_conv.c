@@ -231,6 +231,7 @@ void conv_emit(Emitter *e, Node *n)
     if (b)
         println(e, "add_channel_bias_f32(%lld, %lld, %lld, %s, %s);", (long long)s.N,
                 (long long)s.OC, (long long)s.P, value_cname(e, b), y);
+    emit_epilogues(e, n);
 }
 
 double conv_flops(const Node *n)

@@ -121,12 +121,12 @@ void gemm_emit(Emitter *e, Node *n)
     const char *y = value_cname(e, n->outputs[0]);
     emit_product(e, s.M, s.N, s.K, value_cname(e, n->inputs[0]), s.a_rs, s.a_cs, b, s.b_rs, s.b_cs,
                  y);
-    if (!gemm_has_epilogue(n, &s))
-        return;
     Value *c = node_input(n, 2);
-    println(e, "gemm_epilogue_f32(%lld, %lld, %s, %s, %lld, %lld, %s, %s);", (long long)s.M,
-            (long long)s.N, c_float(s.alpha), c ? value_cname(e, c) : "NULL", (long long)s.c_rs,
-            (long long)s.c_cs, c_float(s.beta), y);
+    if (gemm_has_epilogue(n, &s))
+        println(e, "gemm_epilogue_f32(%lld, %lld, %s, %s, %lld, %lld, %s, %s);", (long long)s.M,
+                (long long)s.N, c_float(s.alpha), c ? value_cname(e, c) : "NULL",
+                (long long)s.c_rs, (long long)s.c_cs, c_float(s.beta), y);
+    emit_epilogues(e, n);
 }
 
 double gemm_flops(const Node *n)

@@ -51,7 +51,11 @@ void print_report(FILE *f, const Model *m, const ArenaPlan *plan)
     print_counts(f, m->ops_before, m->ops_before_n);
     fprintf(f, "ops after:\n");
     print_counts(f, after, nafter);
-    fprintf(f, "fusions: none\n");
+    const OpCount *fusions;
+    int nfusions = fusion_counts(&fusions);
+    fprintf(f, "fusions:%s\n", nfusions ? "" : " none");
+    if (nfusions)
+        print_counts(f, fusions, nfusions);
     fprintf(f, "arena: %lld bytes (naive sum of intermediates %lld, live lower bound %lld)\n",
             (long long)plan->arena_bytes, (long long)plan->naive_bytes,
             (long long)plan->lower_bound_bytes);
@@ -101,7 +105,11 @@ void write_report_json(const char *path, const Model *m, const ArenaPlan *plan)
     json_counts(f, m->ops_before, m->ops_before_n);
     fprintf(f, ", \"ops_after\": ");
     json_counts(f, after, nafter);
-    fprintf(f, ", \"fusions\": {}, \"arena_bytes\": %lld, \"arena_naive_bytes\": %lld, "
+    const OpCount *fusions;
+    int nfusions = fusion_counts(&fusions);
+    fprintf(f, ", \"fusions\": ");
+    json_counts(f, fusions, nfusions);
+    fprintf(f, ", \"arena_bytes\": %lld, \"arena_naive_bytes\": %lld, "
                "\"arena_lower_bound_bytes\": %lld, \"weight_bytes\": %lld, \"mflops\": %.6f}\n",
             (long long)plan->arena_bytes, (long long)plan->naive_bytes,
             (long long)plan->lower_bound_bytes, (long long)model_weight_bytes(g), model_mflops(g));

@@ -1,7 +1,15 @@
-/* schedule.c — the order nodes run in. ONNX requires graphs to be topologically sorted and
- * every pass so far keeps the loaded order, so the schedule is the live nodes in model order:
- * deterministic, and what a reader of the model expects. */
+/* schedule.c — the order nodes run in: the live nodes sorted by their order keys. Loaded
+ * nodes keep the model's (topological) order, and a rewrite that adds a node places it just
+ * before the node that reads it, so the result is a deterministic topological order. */
 #include "onnx2c.h"
+
+#include <stdlib.h>
+
+static int by_order(const void *a, const void *b)
+{
+    const Node *x = *(Node *const *)a, *y = *(Node *const *)b;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
 
 void schedule(Graph *g)
 {
@@ -10,4 +18,5 @@ void schedule(Graph *g)
         if (!g->nodes[i]->dead)
             g->nodes[n++] = g->nodes[i];
     g->nnodes = n;
+    qsort(g->nodes, (size_t)n, sizeof(Node *), by_order);
 }

@@ -87,4 +87,218 @@ void gather_bytes(int64_t outer, int64_t axis_len, int64_t inner_bytes, const vo
                   const int64_t *idx, int64_t n_idx, void *y);
 void copy_bytes(int64_t n_bytes, const void *x, void *y);
 
+/* math.c — unary float32 x[n] -> y[n] (y may be x); broadcast binary ops over the loop
+ * space the compiler coalesced (rank 1..8, dims, element strides of a and b per dim, 0 where
+ * broadcast; y contiguous). */
+void abs_f32(int64_t n, const float *x, float *y);
+void neg_f32(int64_t n, const float *x, float *y);
+void exp_f32(int64_t n, const float *x, float *y);
+void log_f32(int64_t n, const float *x, float *y);
+void sqrt_f32(int64_t n, const float *x, float *y);
+void reciprocal_f32(int64_t n, const float *x, float *y);
+void erf_f32(int64_t n, const float *x, float *y);
+void floor_f32(int64_t n, const float *x, float *y);
+void ceil_f32(int64_t n, const float *x, float *y);
+void sign_f32(int64_t n, const float *x, float *y);
+void sin_f32(int64_t n, const float *x, float *y);
+void cos_f32(int64_t n, const float *x, float *y);
+void softsign_f32(int64_t n, const float *x, float *y);
+void softplus_f32(int64_t n, const float *x, float *y);
+void hard_sigmoid_f32(int64_t n, float alpha, float beta, const float *x, float *y);
+void hard_swish_f32(int64_t n, const float *x, float *y);
+void elu_f32(int64_t n, float alpha, const float *x, float *y);
+void selu_f32(int64_t n, float alpha, float gamma, const float *x, float *y);
+void gelu_f32(int64_t n, const float *x, float *y);
+void gelu_tanh_f32(int64_t n, const float *x, float *y);
+void abs_i64(int64_t n, const int64_t *x, int64_t *y);
+void neg_i64(int64_t n, const int64_t *x, int64_t *y);
+void pow_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
+             const float *b, float *y);
+void pow_f32_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
+                 const int64_t *b, float *y);
+void pow_f32_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
+                 const int32_t *b, float *y);
+void max_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
+             const float *b, float *y);
+void min_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
+             const float *b, float *y);
+void max_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const int64_t *a,
+             const int64_t *b, int64_t *y);
+void min_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const int64_t *a,
+             const int64_t *b, int64_t *y);
+
+/* reduce.c — y[kept dims] = reduction of x over the reduced dims, in ascending index order;
+ * dims and element strides of x for the kept (out_) and reduced (red_) dims, each rank 0..8. */
+void reduce_sum_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                    int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                    const float *x, float *y);
+void reduce_sum_i64(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                    int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                    const int64_t *x, int64_t *y);
+void reduce_prod_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                     int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                     const float *x, float *y);
+void reduce_prod_i64(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                     int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                     const int64_t *x, int64_t *y);
+void reduce_mean_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                     int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                     const float *x, float *y);
+void reduce_sum_square_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                           int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                           const float *x, float *y);
+void reduce_l1_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                   int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                   const float *x, float *y);
+void reduce_l2_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                   int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                   const float *x, float *y);
+void reduce_max_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                    int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                    const float *x, float *y);
+void reduce_min_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                    int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                    const float *x, float *y);
+void reduce_max_i64(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                    int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                    const int64_t *x, int64_t *y);
+void reduce_min_i64(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                    int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                    const int64_t *x, int64_t *y);
+void reduce_max_u8(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                   int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                   const uint8_t *x, uint8_t *y);
+void reduce_min_u8(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                   int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                   const uint8_t *x, uint8_t *y);
+void reduce_log_sum_exp_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                            int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                            const float *x, float *y);
+/* x, y [rows][n]; scale/bias [n] (stride 1) or one value (stride 0), bias may be NULL;
+ * mean, inv_std [rows] or NULL */
+void layernorm_f32(int64_t rows, int64_t n, const float *x, const float *scale,
+                   int64_t scale_stride, const float *bias, int64_t bias_stride, float eps,
+                   float *y, float *mean, float *inv_std);
+
+/* tensor.c — comparisons (bool y = a OP b, per element type), bool logic, Where, strided
+ * copies, Cast, and fills. Broadcast arguments as in math.c. */
+void equal_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+               const void *b, uint8_t *y);
+void equal_f64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+               const void *b, uint8_t *y);
+void equal_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+              const void *b, uint8_t *y);
+void equal_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+              const void *b, uint8_t *y);
+void equal_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+               const void *b, uint8_t *y);
+void equal_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+               const void *b, uint8_t *y);
+void equal_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+               const void *b, uint8_t *y);
+void equal_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+               const void *b, uint8_t *y);
+void equal_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+               const void *b, uint8_t *y);
+void equal_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+               const void *b, uint8_t *y);
+void less_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+              const void *b, uint8_t *y);
+void less_f64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+              const void *b, uint8_t *y);
+void less_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+             const void *b, uint8_t *y);
+void less_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+             const void *b, uint8_t *y);
+void less_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+              const void *b, uint8_t *y);
+void less_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+              const void *b, uint8_t *y);
+void less_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+              const void *b, uint8_t *y);
+void less_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+              const void *b, uint8_t *y);
+void less_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+              const void *b, uint8_t *y);
+void less_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+              const void *b, uint8_t *y);
+void greater_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                 const void *b, uint8_t *y);
+void greater_f64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                 const void *b, uint8_t *y);
+void greater_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                const void *b, uint8_t *y);
+void greater_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                const void *b, uint8_t *y);
+void greater_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                 const void *b, uint8_t *y);
+void greater_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                 const void *b, uint8_t *y);
+void greater_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                 const void *b, uint8_t *y);
+void greater_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                 const void *b, uint8_t *y);
+void greater_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                 const void *b, uint8_t *y);
+void greater_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                 const void *b, uint8_t *y);
+void less_equal_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                    const void *b, uint8_t *y);
+void less_equal_f64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                    const void *b, uint8_t *y);
+void less_equal_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                   const void *b, uint8_t *y);
+void less_equal_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                   const void *b, uint8_t *y);
+void less_equal_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                    const void *b, uint8_t *y);
+void less_equal_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                    const void *b, uint8_t *y);
+void less_equal_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                    const void *b, uint8_t *y);
+void less_equal_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                    const void *b, uint8_t *y);
+void less_equal_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                    const void *b, uint8_t *y);
+void less_equal_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                    const void *b, uint8_t *y);
+void greater_equal_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                       const void *b, uint8_t *y);
+void greater_equal_f64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                       const void *b, uint8_t *y);
+void greater_equal_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                      const void *b, uint8_t *y);
+void greater_equal_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                      const void *b, uint8_t *y);
+void greater_equal_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                       const void *b, uint8_t *y);
+void greater_equal_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                       const void *b, uint8_t *y);
+void greater_equal_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                       const void *b, uint8_t *y);
+void greater_equal_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                       const void *b, uint8_t *y);
+void greater_equal_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                       const void *b, uint8_t *y);
+void greater_equal_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+                       const void *b, uint8_t *y);
+void not_bool(int64_t n, const uint8_t *x, uint8_t *y);
+void and_bool(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const uint8_t *a,
+              const uint8_t *b, uint8_t *y);
+void or_bool(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const uint8_t *a,
+             const uint8_t *b, uint8_t *y);
+void xor_bool(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const uint8_t *a,
+              const uint8_t *b, uint8_t *y);
+void where_bytes(int rank, const int64_t *dims, const int64_t *sc, const int64_t *sx,
+                 const int64_t *sy, int64_t elem_size, const uint8_t *cond, const void *x,
+                 const void *y, void *out);
+/* y[i0..] = x[offset + sum i_d*strides[d]] (element units), rank 1..16, y contiguous */
+void strided_gather_bytes(int rank, const int64_t *dims, const int64_t *strides, int64_t offset,
+                          int64_t elem_size, const void *x, void *y);
+/* src, dst: ONNX TensorProto.DataType numbers (float, double, [u]int8..64, bool) */
+void cast_tensor(int64_t n, int src, const void *x, int dst, void *y);
+void range_f64(int64_t n, double start, double delta, double *y);
+void range_i64(int64_t n, int64_t start, int64_t delta, int64_t *y);
+void fill_bytes(int64_t n, int64_t elem_size, const void *value, void *y);
+
 #endif

@@ -1,0 +1,215 @@
+/* fuse_epilogue.c — fold what follows a Gemm or Conv into it:
+ *   BatchNormalization, and Mul/Add by per-channel constants, after a Conv with constant
+ *   weights: folded into the weights and bias at compile time (W' = W*s, B' = (B-mean)*s+beta);
+ *   Add of a bias the node lacks: becomes its C input (Gemm) or bias (Conv);
+ *   Relu, LeakyRelu, Clip, Sigmoid, Tanh, Gelu, HardSwish and a residual Add: epilogues that
+ *   run in place on the result in the same step, so no intermediate tensor is written.
+ * Epilogues apply in graph order, so the result has the bits of the unfused graph; folding
+ * BatchNormalization into the weights rounds differently (within the usual tolerance). */
+#include "rewrite.h"
+#include "kernels.h"
+
+#include <string.h>
+
+static bool is_activation(const Node *u)
+{
+    static const char *const acts[] = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Clip",
+                                       "Gelu", "HardSwish", "HardSigmoid"};
+    for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++)
+        if (!strcmp(u->op_type, acts[i]))
+            return true;
+    return false;
+}
+
+/* Per-channel constant for a Conv output [N][C][...]: shape [C,1,..], [1,C,1,..] or scalar. */
+static bool per_channel(const Value *v, const Value *y, int64_t C)
+{
+    if (!v->data || v->dtype != DT_FLOAT || v->rank > y->rank)
+        return false;
+    int64_t n = value_numel(v);
+    if (n == 1)
+        return true;
+    if (n != C)
+        return false;
+    int channel_axis = v->rank - (y->rank - 1); /* axis of v aligned with y's axis 1 */
+    return channel_axis >= 0 && v->dims[channel_axis] == C;
+}
+
+static float channel_value(const Value *v, int64_t c)
+{
+    return value_numel(v) == 1 ? ((const float *)v->data)[0] : ((const float *)v->data)[c];
+}
+
+static Value *conv_bias_or_zero(Graph *g, Node *conv, int64_t C)
+{
+    Value *b = node_input(conv, 2);
+    if (b)
+        return b;
+    Value *z = constant_new(g, xprintf("%s/bias", conv->name), DT_FLOAT, 1, &C);
+    return z;
+}
+
+/* New weights/bias values (the old ones may be shared with other nodes). */
+static void set_conv_params(Graph *g, Node *conv, const float *w, const float *b, int64_t C)
+{
+    Value *old_w = conv->inputs[1];
+    Value *nw = constant_new(g, xprintf("%s/W_folded", conv->name), DT_FLOAT, old_w->rank,
+                             old_w->dims);
+    memcpy(nw->data, w, (size_t)value_bytes(nw));
+    Value *nb = constant_new(g, xprintf("%s/B_folded", conv->name), DT_FLOAT, 1, &C);
+    memcpy(nb->data, b, (size_t)value_bytes(nb));
+    node_set_input(conv, 1, nw);
+    if (conv->ninputs < 3) {
+        conv->inputs = xrealloc(conv->inputs, 4 * sizeof(Value *));
+        conv->inputs[2] = NULL;
+        conv->ninputs = 3;
+    }
+    node_set_input(conv, 2, nb);
+}
+
+/* Scales output channel c of the weights and bias by s[c], then adds t[c] to the bias. */
+static void fold_affine_into_conv(Graph *g, Node *conv, const float *s, const float *t)
+{
+    Value *w = conv->inputs[1];
+    int64_t C = w->dims[0], per = value_numel(w) / (C ? C : 1);
+    const float *b = conv_bias_or_zero(g, conv, C)->data;
+    float *nw = xcalloc((size_t)value_numel(w) + 1, sizeof(float));
+    float *nb = xcalloc((size_t)C + 1, sizeof(float));
+    for (int64_t c = 0; c < C; c++) {
+        for (int64_t i = 0; i < per; i++)
+            nw[c * per + i] = ((const float *)w->data)[c * per + i] * s[c];
+        float scaled = b[c] * s[c];
+        nb[c] = scaled + t[c];
+    }
+    set_conv_params(g, conv, nw, nb, C);
+}
+
+static bool conv_params_constant(const Node *conv)
+{
+    const Value *b = node_input(conv, 2);
+    return conv->inputs[1]->data && (!b || b->data) && !conv->nepilogue;
+}
+
+/* Conv -> BatchNormalization / Mul / Add by per-channel constants, into the weights. */
+static bool fold_into_conv(Graph *g, Node *conv, Node *u)
+{
+    Value *y = conv->outputs[0];
+    int64_t C = conv->inputs[1]->dims[0];
+    if (!conv_params_constant(conv))
+        return false;
+    float *s = xcalloc((size_t)C + 1, sizeof(float)), *t = xcalloc((size_t)C + 1, sizeof(float));
+    if (!strcmp(u->op_type, "BatchNormalization")) {
+        for (int i = 1; i < 5; i++)
+            if (!u->inputs[i]->data)
+                return false;
+        const float *scale = u->inputs[1]->data, *bias = u->inputs[2]->data;
+        const float *mean = u->inputs[3]->data, *var = u->inputs[4]->data;
+        float eps = attr_float(u, "epsilon", 1e-5f);
+        for (int64_t c = 0; c < C; c++) {
+            float sum = var[c] + eps;
+            s[c] = scale[c] / sqrtf(sum);
+            float shifted = mean[c] * s[c];
+            t[c] = bias[c] - shifted;
+        }
+        record_fusion("batchnorm_into_conv");
+    } else {
+        int k = u->inputs[0] == y ? 1 : 0;
+        if (!per_channel(u->inputs[k], y, C) || !same_shape_as(u->outputs[0], y))
+            return false;
+        bool mul = !strcmp(u->op_type, "Mul");
+        for (int64_t c = 0; c < C; c++) {
+            s[c] = mul ? channel_value(u->inputs[k], c) : 1.0f;
+            t[c] = mul ? 0.0f : channel_value(u->inputs[k], c);
+        }
+        record_fusion(mul ? "mul_into_conv" : "add_into_conv_bias");
+    }
+    fold_affine_into_conv(g, conv, s, t);
+    steal_output(conv, y, u->outputs[0]);
+    node_retire(u);
+    return true;
+}
+
+/* Add(y, c) after a Gemm without C becomes C, when c broadcasts one way to [M][N]. */
+static bool add_as_gemm_bias(Node *gemm, Node *u)
+{
+    Value *y = gemm->outputs[0];
+    if (node_input(gemm, 2) || gemm->nepilogue || !same_shape_as(u->outputs[0], y))
+        return false;
+    Value *c = u->inputs[0] == y ? u->inputs[1] : u->inputs[0];
+    if (c->rank > 2 || c->dtype != DT_FLOAT)
+        return false;
+    for (int i = 0; i < c->rank; i++)
+        if (c->dims[c->rank - 1 - i] != 1 && c->dims[c->rank - 1 - i] != y->dims[1 - i])
+            return false;
+    if (attr_float(gemm, "beta", 1.0f) != 1.0f)
+        attr_set_float(gemm, "beta", 1.0f); /* beta only ever scaled a C it did not have */
+    gemm->inputs = xrealloc(gemm->inputs, 4 * sizeof(Value *));
+    for (int i = gemm->ninputs; i < 3; i++)
+        gemm->inputs[i] = NULL;
+    gemm->ninputs = 3;
+    node_set_input(gemm, 2, c);
+    steal_output(gemm, y, u->outputs[0]);
+    node_retire(u);
+    record_fusion("gemm_bias");
+    return true;
+}
+
+static bool constant_bounds(const Node *u)
+{
+    for (int i = 1; i < u->ninputs; i++)
+        if (u->inputs[i] && !u->inputs[i]->data)
+            return false;
+    return true;
+}
+
+/* Appends u as an epilogue of p; u's other inputs become extra inputs of p. */
+static bool add_epilogue(Node *p, Node *u)
+{
+    Value *y = p->outputs[0];
+    if (p->nepilogue == MAX_EPILOGUE || !same_shape_as(u->outputs[0], y))
+        return false;
+    if (!strcmp(u->op_type, "Add")) {
+        if (u->inputs[0] == u->inputs[1])
+            return false;
+    } else if (!is_activation(u) || !constant_bounds(u)) {
+        return false;
+    }
+    Epilogue *ep = &p->epilogue[p->nepilogue++];
+    ep->node = u;
+    ep->input = u->inputs[0] == y ? 0 : 1;
+    node_retire(u);
+    for (int i = 0; i < u->ninputs; i++)
+        if (i != ep->input && u->inputs[i])
+            append_input(p, u->inputs[i]);
+    steal_output(p, y, u->outputs[0]);
+    record_fusion(xprintf("epilogue_%s", u->op_type));
+    return true;
+}
+
+static void fuse_node(Graph *g, Node *p)
+{
+    bool is_conv = !strcmp(p->op_type, "Conv");
+    for (;;) {
+        Node *u = sole_user(p->outputs[0]);
+        if (!u || u->dead)
+            return;
+        bool affine = !strcmp(u->op_type, "BatchNormalization") || !strcmp(u->op_type, "Mul") ||
+                      !strcmp(u->op_type, "Add");
+        if (is_conv && affine && fold_into_conv(g, p, u))
+            continue;
+        if (!is_conv && !strcmp(u->op_type, "Add") && add_as_gemm_bias(p, u))
+            continue;
+        if (!add_epilogue(p, u))
+            return;
+    }
+}
+
+void fuse_epilogues(Graph *g)
+{
+    for (int i = 0; i < g->nnodes; i++) {
+        Node *n = g->nodes[i];
+        if (!n->dead && n->outputs[0]->dtype == DT_FLOAT &&
+            (!strcmp(n->op_type, "Gemm") || !strcmp(n->op_type, "Conv")))
+            fuse_node(g, n);
+    }
+}

@@ -1,0 +1,103 @@
+/* rewrite.c — small helpers the fusion passes share: matching producers and constants, and
+ * turning a node into another op in place (so it keeps its output values). */
+#include "rewrite.h"
+
+#include <string.h>
+
+bool is_op(const Node *n, const char *op)
+{
+    return n && !n->dead && !strcmp(n->op_type, op);
+}
+
+Node *sole_producer(const Value *v, const char *op)
+{
+    Node *p = v->producer;
+    return is_op(p, op) && sole_user(v) ? p : NULL;
+}
+
+bool scalar_constant(const Value *v, float *out)
+{
+    if (!v || !v->data || v->dtype != DT_FLOAT || value_numel(v) != 1)
+        return false;
+    *out = *(const float *)v->data;
+    return true;
+}
+
+/* Replaces n's op and inputs, keeping its name, outputs and position. */
+void morph_node(Node *n, const char *op_type, int ninputs, Value *const *inputs)
+{
+    for (int i = 0; i < n->ninputs; i++)
+        node_set_input(n, i, NULL);
+    n->inputs = xrealloc(n->inputs, (size_t)(ninputs + 1) * sizeof(Value *));
+    n->ninputs = ninputs;
+    for (int i = 0; i < ninputs; i++) {
+        n->inputs[i] = NULL;
+        node_set_input(n, i, inputs[i]);
+    }
+    n->op_type = xstrdup(op_type);
+    n->op = op_lookup(op_type);
+    n->nattrs = 0;
+}
+
+/* Appends an input (padding the optional ones up to the op's maximum first), for epilogue
+ * operands that the emitted code reads. */
+int append_input(Node *n, Value *v)
+{
+    int at = n->ninputs > n->op->max_inputs ? n->ninputs : n->op->max_inputs;
+    n->inputs = xrealloc(n->inputs, (size_t)(at + 2) * sizeof(Value *));
+    for (int i = n->ninputs; i <= at; i++)
+        n->inputs[i] = NULL;
+    n->ninputs = at + 1;
+    node_set_input(n, at, v);
+    return at;
+}
+
+Node *new_node_before(Graph *g, const Node *anchor, const char *name, const char *op_type,
+                      int ninputs, Value *const *inputs, Value *output)
+{
+    Node *n = node_new(g, name, op_type, ninputs, 1);
+    n->op = op_lookup(op_type);
+    n->opset = anchor->opset;
+    n->scope = anchor->scope;
+    for (int i = 0; i < ninputs; i++)
+        node_set_input(n, i, inputs[i]);
+    n->outputs[0] = output;
+    output->producer = n;
+    node_place_before(g, n, anchor);
+    return n;
+}
+
+/* A Reshape to `dims`, as a view of x placed before `anchor`. */
+Value *reshape_before(Graph *g, const Node *anchor, Value *x, int rank, const int64_t *dims)
+{
+    int64_t len = rank;
+    Value *shape = constant_new(g, xprintf("%s/shape", anchor->name), DT_INT64, 1, &len);
+    memcpy(shape->data, dims, (size_t)rank * sizeof(int64_t));
+    Value *y = value_new(g, "");
+    y->name = xprintf("%s/reshaped_%d", anchor->name, y->id);
+    set_shape(y, x->dtype, rank, dims);
+    Value *ins[2] = {x, shape};
+    new_node_before(g, anchor, xprintf("%s/reshape", anchor->name), "Reshape", 2, ins, y);
+    y->view_of = x;
+    return y;
+}
+
+/* Makes producer p write `taken` (the output of the retired node) instead of its own output. */
+void steal_output(Node *p, Value *old, Value *taken)
+{
+    for (int i = 0; i < p->noutputs; i++)
+        if (p->outputs[i] == old)
+            p->outputs[i] = taken;
+    taken->producer = p;
+    taken->view_of = NULL;
+}
+
+bool same_shape_as(const Value *a, const Value *b)
+{
+    if (a->rank != b->rank || a->dtype != b->dtype)
+        return false;
+    for (int i = 0; i < a->rank; i++)
+        if (a->dims[i] != b->dims[i])
+            return false;
+    return true;
+}

@@ -1,0 +1,156 @@
+/* simplify.c — remove nodes that do not change their input: Identity, inference Dropout, Cast
+ * to the same type, Mul by 1, Add of 0, Expand/Reshape to the same shape; drop an Expand that
+ * only feeds broadcasting ops (they broadcast anyway); turn CastLike into Cast.
+ *
+ * Add of +0.0 turns -0.0 into +0.0, which removing it does not: the only bits that can change
+ * are the sign of a zero result, never its value. */
+#include "rewrite.h"
+
+#include <string.h>
+
+static bool is_constant_fill(const Value *v, float f)
+{
+    if (!v || !v->data || v->dtype != DT_FLOAT)
+        return false;
+    int64_t n = value_numel(v);
+    for (int64_t i = 0; i < n; i++)
+        if (((const float *)v->data)[i] != f)
+            return false;
+    return true;
+}
+
+/* The input that the node passes through unchanged, or NULL. */
+static Value *pass_through(const Node *n)
+{
+    static const char *const same_data[] = {"Identity", "Dropout", "Cast",    "CastLike", "Expand",
+                                            "Reshape",  "Flatten", "Squeeze", "Unsqueeze"};
+    const char *op = n->op_type;
+    Value *y = n->outputs[0], *x = NULL;
+    for (size_t i = 0; i < sizeof same_data / sizeof same_data[0]; i++)
+        if (!strcmp(op, same_data[i]))
+            x = n->inputs[0];
+    bool mul = !strcmp(op, "Mul");
+    if ((mul || !strcmp(op, "Add")) && n->ninputs == 2) {
+        float unit = mul ? 1.0f : 0.0f;
+        if (is_constant_fill(n->inputs[1], unit))
+            x = n->inputs[0];
+        else if (is_constant_fill(n->inputs[0], unit))
+            x = n->inputs[1];
+    }
+    return x && same_shape_as(x, y) ? x : NULL;
+}
+
+/* Removes node n whose output equals `x`. When the output is a graph output, the producer of
+ * x writes it directly instead (if x is an intermediate only n reads); otherwise n stays. */
+static bool bypass(Node *n, Value *x)
+{
+    Value *y = n->outputs[0];
+    for (int i = 1; i < n->noutputs; i++)
+        if (value_is_used(n->outputs[i]))
+            return false; /* e.g. Dropout's mask */
+    if (!y->is_output) {
+        value_replace_uses(y, x);
+        node_retire(n);
+        return true;
+    }
+    Node *p = x->producer;
+    if (!p || p->dead || x->is_input || x->is_output || x->data || x->nusers != 1)
+        return false;
+    for (int i = 0; i < p->noutputs; i++)
+        if (p->outputs[i] == x)
+            p->outputs[i] = y;
+    y->producer = p;
+    y->view_of = x->view_of;
+    node_retire(n);
+    return true;
+}
+
+static bool is_broadcasting_op(const Node *n)
+{
+    static const char *const ops[] = {"Add", "Sub", "Mul", "Div", "Pow", "Where", "Equal",
+                                      "Less", "Greater", "And", "Or"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (!strcmp(n->op_type, ops[i]))
+            return true;
+    return false;
+}
+
+/* Would `user` produce the same shape if input `k` were `x` instead of the expanded value? */
+static bool broadcasts_without(const Node *user, int k, const Value *x)
+{
+    int rank = 0;
+    int64_t dims[MAX_RANK];
+    for (int i = 0; i < user->ninputs; i++) {
+        const Value *in = i == k ? x : user->inputs[i];
+        if (!in)
+            continue;
+        int r = in->rank > rank ? in->rank : rank;
+        int64_t out[MAX_RANK];
+        for (int d = 0; d < r; d++) {
+            int a = d - (r - rank), b = d - (r - in->rank);
+            int64_t da = a >= 0 ? dims[a] : 1, db = b >= 0 ? in->dims[b] : 1;
+            if (da != db && da != 1 && db != 1)
+                return false;
+            out[d] = da == 1 ? db : da;
+        }
+        memcpy(dims, out, sizeof out);
+        rank = r;
+    }
+    const Value *y = user->outputs[0];
+    if (rank != y->rank)
+        return false;
+    for (int d = 0; d < rank; d++)
+        if (dims[d] != y->dims[d])
+            return false;
+    return true;
+}
+
+static void drop_expand(Node *n)
+{
+    Value *x = n->inputs[0], *y = n->outputs[0];
+    for (int u = y->nusers - 1; u >= 0; u--) {
+        Node *user = y->users[u];
+        if (!is_broadcasting_op(user))
+            continue;
+        for (int k = 0; k < user->ninputs; k++)
+            if (user->inputs[k] == y && broadcasts_without(user, k, x)) {
+                node_set_input(user, k, x);
+                record_fusion("expand_removed");
+                break;
+            }
+    }
+    if (!value_is_used(y))
+        node_retire(n);
+}
+
+static void castlike_to_cast(Node *n)
+{
+    const OpDef *cast = op_lookup("Cast");
+    if (!cast)
+        return;
+    DType to = n->inputs[1]->dtype;
+    node_set_input(n, 1, NULL);
+    n->ninputs = 1;
+    n->op_type = xstrdup("Cast");
+    n->op = cast;
+    attr_set_int(n, "to", to);
+    record_fusion("castlike_to_cast");
+}
+
+void simplify(Graph *g)
+{
+    for (int i = 0; i < g->nnodes; i++) {
+        Node *n = g->nodes[i];
+        if (n->dead || !n->noutputs)
+            continue;
+        Value *x = pass_through(n);
+        if (x && bypass(n, x)) {
+            record_fusion(xprintf("%s_removed", n->op_type));
+            continue;
+        }
+        if (!strcmp(n->op_type, "Expand"))
+            drop_expand(n);
+        else if (!strcmp(n->op_type, "CastLike"))
+            castlike_to_cast(n);
+    }
+}

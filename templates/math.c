@@ -1,0 +1,212 @@
+/* math.c — elementwise math: unary functions and activations x[n] -> y[n], and the
+ * broadcasting binary ops Pow, Max and Min.
+ *
+ * Unary kernels take x[n] and write y[n], both contiguous; y may be x (in place).
+ *
+ * Binary kernels take the iteration space already simplified by the compiler (size-1 dims
+ * dropped, dims the operands step through as one merged; see coalesce_broadcast in
+ * compiler/ops_tensor.c):
+ *   rank          number of loop dims, 1..8
+ *   dims          [rank] loop shape, row-major; y is contiguous [dims]
+ *   sa, sb        [rank] element stride of a (b) along each loop dim, 0 where broadcast
+ * Element (i0..ir-1) reads a[sum i_d*sa[d]] and b[sum i_d*sb[d]] and writes y[flat index].
+ * y may be a (or b) only when that operand is contiguous with the output's shape.
+ *
+ * Numerics: each element is one C expression evaluated in float (double where the onnx
+ * reference promotes, documented at the kernel), never contracted into an fma (gcc: ISO
+ * mode; clang: the pragma below). Formulas are the onnx reference's (numpy), so results
+ * agree with it to the accuracy of the libm functions (expf, logf, erff, ...); for a given
+ * libm they are bit-reproducible.
+ *
+ * Part of the templates: the compiler pastes this text into the generated C file and also
+ * links it to fold constants. It includes only standard headers and defines every function
+ * with O2C_KERNEL, which the includer sets (generated code: static; compiler: empty).
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef O2C_KERNEL
+#define O2C_KERNEL static
+#endif
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/* ---- Unary, float32: x[n] -> y[n] ---- */
+
+#define O2C_MATH_UNARY(NAME, EXPR)                                                                 \
+    O2C_KERNEL void NAME(int64_t n, const float *x, float *y)                                      \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            const float v = x[i];                                                                  \
+            y[i] = EXPR;                                                                           \
+        }                                                                                          \
+    }
+
+O2C_MATH_UNARY(abs_f32, fabsf(v))
+O2C_MATH_UNARY(neg_f32, -v)
+O2C_MATH_UNARY(exp_f32, expf(v))
+O2C_MATH_UNARY(log_f32, logf(v))
+O2C_MATH_UNARY(sqrt_f32, sqrtf(v))
+O2C_MATH_UNARY(reciprocal_f32, 1.0f / v)
+O2C_MATH_UNARY(erf_f32, erff(v))
+O2C_MATH_UNARY(floor_f32, floorf(v))
+O2C_MATH_UNARY(ceil_f32, ceilf(v))
+O2C_MATH_UNARY(sin_f32, sinf(v))
+O2C_MATH_UNARY(cos_f32, cosf(v))
+/* numpy.sign: 1, -1, 0 for +-0 (always +0), NaN for NaN. */
+O2C_MATH_UNARY(sign_f32, v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v == 0.0f ? 0.0f : v)
+/* Softsign = x / (1 + |x|). */
+O2C_MATH_UNARY(softsign_f32, v / (1.0f + fabsf(v)))
+
+/* Softplus = log(1 + exp(x)) as numpy.logaddexp(0, x) computes it (the onnx reference),
+ * which never overflows: log(2) at 0, log1p(exp(x)) below, x + log1p(exp(-x)) above; NaN
+ * stays NaN. */
+O2C_KERNEL void softplus_f32(int64_t n, const float *x, float *y)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const float v = x[i];
+        if (v == 0.0f)
+            y[i] = 0.693147180559945309417232121458176568f;
+        else if (v < 0.0f)
+            y[i] = log1pf(expf(v));
+        else if (v > 0.0f)
+            y[i] = v + log1pf(expf(-v));
+        else
+            y[i] = v;
+    }
+}
+
+/* HardSigmoid = max(0, min(1, x*alpha + beta)); NaN stays NaN (numpy minimum/maximum). */
+O2C_KERNEL void hard_sigmoid_f32(int64_t n, float alpha, float beta, const float *x, float *y)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const float t = x[i] * alpha + beta;
+        const float u = t > 1.0f ? 1.0f : t;
+        y[i] = u < 0.0f ? 0.0f : u;
+    }
+}
+
+/* HardSwish = x * HardSigmoid(x, alpha = 1/6, beta = 0.5), ONNX's function body. */
+O2C_KERNEL void hard_swish_f32(int64_t n, const float *x, float *y)
+{
+    const float alpha = 1.0f / 6.0f;
+    for (int64_t i = 0; i < n; i++) {
+        const float v = x[i];
+        const float t = v * alpha + 0.5f;
+        const float u = t > 1.0f ? 1.0f : t;
+        y[i] = v * (u < 0.0f ? 0.0f : u);
+    }
+}
+
+/* Elu = x > 0 ? x : alpha * expm1(x) (the onnx reference uses expm1). */
+O2C_KERNEL void elu_f32(int64_t n, float alpha, const float *x, float *y)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const float v = x[i];
+        y[i] = v > 0.0f ? v : alpha * expm1f(v);
+    }
+}
+
+/* Selu = (x > 0 ? x : alpha * expm1(x)) * gamma. */
+O2C_KERNEL void selu_f32(int64_t n, float alpha, float gamma, const float *x, float *y)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const float v = x[i];
+        y[i] = (v > 0.0f ? v : alpha * expm1f(v)) * gamma;
+    }
+}
+
+/* Gelu (approximate = "none"), in the order of ONNX's function body:
+ * (0.5 * x) * (1 + erf(x / sqrt(2))). */
+O2C_KERNEL void gelu_f32(int64_t n, const float *x, float *y)
+{
+    const float sqrt2 = sqrtf(2.0f);
+    for (int64_t i = 0; i < n; i++) {
+        const float v = x[i];
+        y[i] = (0.5f * v) * (1.0f + erff(v / sqrt2));
+    }
+}
+
+/* Gelu (approximate = "tanh"), in the order of ONNX's function body:
+ * (0.5 * x) * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))), x^3 as powf(x, 3). */
+O2C_KERNEL void gelu_tanh_f32(int64_t n, const float *x, float *y)
+{
+    const float k = sqrtf(0.63661975f); /* sqrt(2/pi) as the function body computes it */
+    for (int64_t i = 0; i < n; i++) {
+        const float v = x[i];
+        y[i] = (0.5f * v) * (1.0f + tanhf(k * (v + 0.044715f * powf(v, 3.0f))));
+    }
+}
+
+/* ---- Unary, int64 (shape arithmetic): wrap around like numpy (|INT64_MIN| = INT64_MIN) ---- */
+
+O2C_KERNEL void abs_i64(int64_t n, const int64_t *x, int64_t *y)
+{
+    for (int64_t i = 0; i < n; i++)
+        y[i] = x[i] < 0 ? (int64_t)(0u - (uint64_t)x[i]) : x[i];
+}
+
+O2C_KERNEL void neg_i64(int64_t n, const int64_t *x, int64_t *y)
+{
+    for (int64_t i = 0; i < n; i++)
+        y[i] = (int64_t)(0u - (uint64_t)x[i]);
+}
+
+/* ---- Binary with broadcasting (arguments described at the top of the file) ---- */
+
+#define O2C_MATH_BINARY(NAME, TA, TB, TY, OP)                                                      \
+    O2C_KERNEL void NAME(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,      \
+                         const TA *a, const TB *b, TY *y)                                          \
+    {                                                                                              \
+        int64_t idx[8] = {0}, off_a = 0, off_b = 0, rows = 1;                                      \
+        for (int d = 0; d < rank - 1; d++)                                                         \
+            rows *= dims[d];                                                                       \
+        const int64_t n = dims[rank - 1], as = sa[rank - 1], bs = sb[rank - 1];                    \
+        for (int64_t row = 0; row < rows; row++) {                                                 \
+            TY *yr = y + row * n;                                                                  \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                yr[i] = OP(a[off_a + i * as], b[off_b + i * bs]);                                  \
+            for (int d = rank - 2; d >= 0; d--) { /* odometer over the outer dims */               \
+                idx[d]++;                                                                          \
+                off_a += sa[d];                                                                    \
+                off_b += sb[d];                                                                    \
+                if (idx[d] < dims[d])                                                              \
+                    break;                                                                         \
+                off_a -= sa[d] * dims[d];                                                          \
+                off_b -= sb[d] * dims[d];                                                          \
+                idx[d] = 0;                                                                        \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+/* Pow of float32 by float32 is numpy's float32 power, powf. With an integer exponent numpy
+ * promotes both operands to float64, so the onnx reference computes pow in double and rounds
+ * the result to float once. */
+#define O2C_POW_F32(p, q) powf((p), (q))
+#define O2C_POW_F32_INT(p, q) ((float)pow((double)(p), (double)(q)))
+/* numpy maximum/minimum: NaN in either operand gives NaN. */
+#define O2C_MAX(p, q) ((p) >= (q) || (p) != (p) ? (p) : (q))
+#define O2C_MIN(p, q) ((p) <= (q) || (p) != (p) ? (p) : (q))
+#define O2C_MAX_INT(p, q) ((p) >= (q) ? (p) : (q))
+#define O2C_MIN_INT(p, q) ((p) <= (q) ? (p) : (q))
+
+O2C_MATH_BINARY(pow_f32, float, float, float, O2C_POW_F32)
+O2C_MATH_BINARY(pow_f32_i64, float, int64_t, float, O2C_POW_F32_INT)
+O2C_MATH_BINARY(pow_f32_i32, float, int32_t, float, O2C_POW_F32_INT)
+O2C_MATH_BINARY(max_f32, float, float, float, O2C_MAX)
+O2C_MATH_BINARY(min_f32, float, float, float, O2C_MIN)
+O2C_MATH_BINARY(max_i64, int64_t, int64_t, int64_t, O2C_MAX_INT)
+O2C_MATH_BINARY(min_i64, int64_t, int64_t, int64_t, O2C_MIN_INT)
+
+/* The helpers above are local to this file: do not leak them into the includer. */
+#undef O2C_MATH_UNARY
+#undef O2C_MATH_BINARY
+#undef O2C_POW_F32
+#undef O2C_POW_F32_INT
+#undef O2C_MAX
+#undef O2C_MIN
+#undef O2C_MAX_INT
+#undef O2C_MIN_INT

@@ -1,0 +1,180 @@
+/* reduce.c — reductions over any set of axes (ReduceSum, ReduceMean, ...) and
+ * LayerNormalization.
+ *
+ * Reduction kernels all take the same arguments, prepared by the compiler (size-1 dims
+ * dropped and neighbouring dims of the same kind merged; see compiler/ops_reduce.c):
+ *   out_rank      number of kept dims, 0..8
+ *   out_dims      [out_rank] kept dims, in input order; y is contiguous [out_dims]
+ *   out_strides   [out_rank] element stride of x along each kept dim
+ *   red_rank      number of reduced dims, 0..8 (0: each element is reduced alone)
+ *   red_dims      [red_rank] reduced dims, in input order
+ *   red_strides   [red_rank] element stride of x along each reduced dim
+ *   x             input; output element o reduces x[base(o) + sum r_d*red_strides[d]]
+ *   y             output, must not overlap x
+ * The elements of one output are visited in ascending index order (last reduced dim
+ * fastest), and accumulated from the first one with plain + or * in that order: no fma,
+ * no reassociation (gcc: ISO mode; clang: the pragma below). Over an empty set the result is
+ * the identity of the operation: 0 (sum, L1, L2, sum of squares), 1 (prod), -inf/+inf or the
+ * integer type's min/max (max/min), NaN (mean, 0/0) and -inf (log-sum-exp), as in the onnx
+ * reference.
+ *
+ * Part of the templates: the compiler pastes this text into the generated C file and also
+ * links it to fold constants. It includes only standard headers and defines every function
+ * with O2C_KERNEL, which the includer sets (generated code: static; compiler: empty).
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef O2C_KERNEL
+#define O2C_KERNEL static
+#endif
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/* Steps an odometer over dims[0..rank-1] (last fastest), keeping *off, the element offset,
+ * in step with it. Used by every kernel below as its loop over outputs and reduced rows. */
+#define O2C_REDUCE_NEXT(rank, dims, strides, idx, off)                                             \
+    for (int d_ = (rank)-1; d_ >= 0; d_--) {                                                       \
+        idx[d_]++;                                                                                 \
+        off += strides[d_];                                                                        \
+        if (idx[d_] < dims[d_])                                                                    \
+            break;                                                                                 \
+        off -= strides[d_] * dims[d_];                                                             \
+        idx[d_] = 0;                                                                               \
+    }
+
+/* One reduction kernel: ACC_T acc = INIT; for each element v (type T) in order: STEP;
+ * then y[o] = FINISH (count is the number of reduced elements, as int64_t). */
+#define O2C_REDUCE_KERNEL(NAME, T, ACC_T, INIT, STEP, FINISH)                                      \
+    O2C_KERNEL void NAME(int out_rank, const int64_t *out_dims, const int64_t *out_strides,        \
+                         int red_rank, const int64_t *red_dims, const int64_t *red_strides,        \
+                         const T *x, T *y)                                                         \
+    {                                                                                              \
+        int64_t n_out = 1, count = 1, oidx[8] = {0}, base = 0;                                     \
+        for (int d = 0; d < out_rank; d++)                                                         \
+            n_out *= out_dims[d];                                                                  \
+        for (int d = 0; d < red_rank; d++)                                                         \
+            count *= red_dims[d];                                                                  \
+        /* the last reduced dim is the inner loop; the others are walked as rows */                \
+        const int64_t inner = red_rank ? red_dims[red_rank - 1] : 1;                               \
+        const int64_t step = red_rank ? red_strides[red_rank - 1] : 0;                             \
+        const int64_t rows = inner ? count / inner : 0;                                            \
+        for (int64_t o = 0; o < n_out; o++) {                                                      \
+            ACC_T acc = INIT;                                                                      \
+            int64_t ridx[8] = {0}, off = base;                                                     \
+            for (int64_t r = 0; r < rows; r++) {                                                   \
+                const T *xr = x + off;                                                             \
+                for (int64_t i = 0; i < inner; i++) {                                              \
+                    const T v = xr[i * step];                                                      \
+                    STEP;                                                                          \
+                }                                                                                  \
+                O2C_REDUCE_NEXT(red_rank - 1, red_dims, red_strides, ridx, off)                    \
+            }                                                                                      \
+            y[o] = FINISH;                                                                         \
+            O2C_REDUCE_NEXT(out_rank, out_dims, out_strides, oidx, base)                           \
+        }                                                                                          \
+        (void)count;                                                                               \
+    }
+
+/* Integer sums and products wrap around (done in uint64_t), like numpy. */
+O2C_REDUCE_KERNEL(reduce_sum_f32, float, float, 0.0f, acc = acc + v, acc)
+O2C_REDUCE_KERNEL(reduce_sum_i64, int64_t, uint64_t, 0u, acc = acc + (uint64_t)v, (int64_t)acc)
+O2C_REDUCE_KERNEL(reduce_prod_f32, float, float, 1.0f, acc = acc * v, acc)
+O2C_REDUCE_KERNEL(reduce_prod_i64, int64_t, uint64_t, 1u, acc = acc * (uint64_t)v, (int64_t)acc)
+/* mean = sum / count, one division in float (numpy.mean with dtype float32) */
+O2C_REDUCE_KERNEL(reduce_mean_f32, float, float, 0.0f, acc = acc + v, acc / (float)count)
+O2C_REDUCE_KERNEL(reduce_sum_square_f32, float, float, 0.0f, acc = acc + v * v, acc)
+O2C_REDUCE_KERNEL(reduce_l1_f32, float, float, 0.0f, acc = acc + fabsf(v), acc)
+O2C_REDUCE_KERNEL(reduce_l2_f32, float, float, 0.0f, acc = acc + v * v, sqrtf(acc))
+/* max/min: a NaN makes the result NaN (numpy.maximum.reduce) */
+O2C_REDUCE_KERNEL(reduce_max_f32, float, float, -INFINITY, acc = (v > acc || v != v) ? v : acc,
+                  acc)
+O2C_REDUCE_KERNEL(reduce_min_f32, float, float, INFINITY, acc = (v < acc || v != v) ? v : acc,
+                  acc)
+O2C_REDUCE_KERNEL(reduce_max_i64, int64_t, int64_t, INT64_MIN, acc = v > acc ? v : acc, acc)
+O2C_REDUCE_KERNEL(reduce_min_i64, int64_t, int64_t, INT64_MAX, acc = v < acc ? v : acc, acc)
+/* bool (uint8_t 0/1): max is any, min is all; over an empty set false and true */
+O2C_REDUCE_KERNEL(reduce_max_u8, uint8_t, uint8_t, 0u, acc = v > acc ? v : acc, acc)
+O2C_REDUCE_KERNEL(reduce_min_u8, uint8_t, uint8_t, 255u, acc = v < acc ? v : acc, acc)
+
+/* ReduceLogSumExp as the onnx reference computes it: m = the largest element that is not
+ * +-inf (-inf if none; NaN if any is NaN), then y = log(sum of exp(x - m)) + m, the sum in
+ * index order. Same arguments as the other reductions. */
+O2C_KERNEL void reduce_log_sum_exp_f32(int out_rank, const int64_t *out_dims,
+                                       const int64_t *out_strides, int red_rank,
+                                       const int64_t *red_dims, const int64_t *red_strides,
+                                       const float *x, float *y)
+{
+    int64_t n_out = 1, count = 1, oidx[8] = {0}, base = 0;
+    for (int d = 0; d < out_rank; d++)
+        n_out *= out_dims[d];
+    for (int d = 0; d < red_rank; d++)
+        count *= red_dims[d];
+    const int64_t inner = red_rank ? red_dims[red_rank - 1] : 1;
+    const int64_t step = red_rank ? red_strides[red_rank - 1] : 0;
+    const int64_t rows = inner ? count / inner : 0;
+    for (int64_t o = 0; o < n_out; o++) {
+        float m = -INFINITY, sum = 0.0f;
+        int64_t ridx[8] = {0}, off = base;
+        for (int64_t r = 0; r < rows; r++) { /* pass 1: the shift m */
+            const float *xr = x + off;
+            for (int64_t i = 0; i < inner; i++) {
+                const float v = isinf(xr[i * step]) ? -INFINITY : xr[i * step];
+                m = (v > m || v != v) ? v : m;
+            }
+            O2C_REDUCE_NEXT(red_rank - 1, red_dims, red_strides, ridx, off)
+        }
+        for (int d = 0; d < 8; d++)
+            ridx[d] = 0;
+        off = base;
+        for (int64_t r = 0; r < rows; r++) { /* pass 2: the sum */
+            const float *xr = x + off;
+            for (int64_t i = 0; i < inner; i++)
+                sum = sum + expf(xr[i * step] - m);
+            O2C_REDUCE_NEXT(red_rank - 1, red_dims, red_strides, ridx, off)
+        }
+        y[o] = logf(sum) + m;
+        O2C_REDUCE_NEXT(out_rank, out_dims, out_strides, oidx, base)
+    }
+}
+
+/* LayerNormalization over the last n elements, as the onnx reference computes it:
+ *     mean = (sum of x) / n              var = (sum of (x - mean)^2) / n
+ *     inv  = 1 / sqrt(var + eps)         y   = ((x - mean) * inv) * scale + bias
+ * sums in index order, each operation rounded to float, nothing contracted.
+ *   x, y            [rows][n]; y may be x
+ *   scale, bias     [n] when their stride is 1, one value when it is 0; bias may be NULL
+ *   mean, inv_std   [rows] outputs, or NULL when not wanted */
+O2C_KERNEL void layernorm_f32(int64_t rows, int64_t n, const float *x, const float *scale,
+                              int64_t scale_stride, const float *bias, int64_t bias_stride,
+                              float eps, float *y, float *mean, float *inv_std)
+{
+    for (int64_t r = 0; r < rows; r++) {
+        const float *xr = x + r * n;
+        float *yr = y + r * n;
+        float sum = 0.0f, sq = 0.0f;
+        for (int64_t i = 0; i < n; i++)
+            sum = sum + xr[i];
+        const float m = sum / (float)n;
+        for (int64_t i = 0; i < n; i++) {
+            const float d = xr[i] - m;
+            sq = sq + d * d;
+        }
+        const float inv = 1.0f / sqrtf(sq / (float)n + eps);
+        for (int64_t i = 0; i < n; i++) {
+            const float t = ((xr[i] - m) * inv) * scale[i * scale_stride];
+            yr[i] = bias ? t + bias[i * bias_stride] : t;
+        }
+        if (mean)
+            mean[r] = m;
+        if (inv_std)
+            inv_std[r] = inv;
+    }
+}
+
+/* The helpers above are local to this file: do not leak them into the includer. */
+#undef O2C_REDUCE_KERNEL
+#undef O2C_REDUCE_NEXT

@@ -1,0 +1,731 @@
+#!/usr/bin/env python3
+"""Hand-built frontend test models, one per fold/fuse pattern, with onnxruntime references.
+
+Needs only onnx, numpy and onnxruntime (requirements.txt; no torch, no onnxscript: every
+graph is written with onnx.helper so that its exact structure is under our control).
+From the repository root:
+
+    .venv/bin/python tests/frontend/gen_handbuilt.py
+
+Writes tests/frontend/models/NAME/ for every NAME below (layout in frontend_common.py):
+model.onnx, test_data_set_0/{input,output}_<i>.pb and expected.json (what the frontend should
+reduce the graph to). Deterministic: every model has its own seed
+(numpy.random.default_rng(seed)), and the same run gives the same bytes.
+
+The models reproduce what exporters emit (see README.md for the node lists):
+  addmm_*            onnxscript torchlib's addmm decomposition (MatMul, Mul alpha, Mul beta,
+                     Add, CastLike on the scalars), in both operand orders, and without CastLike
+  torchlib_*         the same Linear as model-local functions in pkg.onnxscript.torch_lib
+                     calling helpers in pkg.onnxscript.torch_lib.common, behind If nodes on
+                     Rank(x) == 2 and IsScalar(bias), with attribute references and defaults
+  recursive_*        functions that call themselves (must be refused; no test data)
+  transpose_*        Transpose feeding Gemm/MatMul operands; Transpose+Expand+Gemm (old Linear)
+  expand_add         Add(x, Expand(bias, shape)) with the Expand result = the broadcast shape
+  identity_chain     Identity, Dropout (inference), Mul by 1, Add of 0 around a Relu
+  matmul_add_3d      MatMul [2,3,4] x constant [4,5] + bias [5]
+  conv_*, gemm_*     BatchNormalization / per-channel Mul+Add after Conv and Gemm
+  epilogue_*         Gemm followed by one activation (or a bias / residual Add)
+  elementwise_chain  x -> Mul(c) -> Add(d) -> Sigmoid -> Mul(x)
+"""
+
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+import frontend_common as fc
+
+F32 = TensorProto.FLOAT
+PRODUCER = "onnx2c-frontend-tests"
+TL = "pkg.onnxscript.torch_lib"
+TLC = "pkg.onnxscript.torch_lib.common"
+
+# IR version per default-domain opset (the lowest IR that has the features used).
+IR_FOR_OPSET = {17: 8, 18: 8, 20: 9}
+
+
+def vi(name, shape):
+    return helper.make_tensor_value_info(name, F32, list(shape))
+
+
+def init(name, array):
+    return numpy_helper.from_array(np.asarray(array), name=name)
+
+
+def node(op, inputs, outputs, name, domain="", **attrs):
+    return helper.make_node(op, inputs, outputs, name=name, domain=domain, **attrs)
+
+
+def const_f(name, value):
+    """A Constant node with value_float, as onnxscript emits for Python float literals."""
+    return node("Constant", [], [name], name, value_float=float(value))
+
+
+def const_t(name, array):
+    """A Constant node with a tensor value."""
+    return node("Constant", [], [name], name, value=numpy_helper.from_array(np.asarray(array), name=name))
+
+
+def model(nodes, inputs, outputs, initializers=(), opset=17, functions=(), extra_opsets=(),
+          ir_version=None, graph_name="main_graph"):
+    graph = helper.make_graph(list(nodes), graph_name, list(inputs), list(outputs),
+                              initializer=list(initializers))
+    opsets = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, v) for d, v in extra_opsets]
+    m = helper.make_model(graph, opset_imports=opsets, producer_name=PRODUCER,
+                          functions=list(functions))
+    m.ir_version = ir_version or IR_FOR_OPSET[opset]
+    return m
+
+
+def normal(rng, shape, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+def weights(rng, k, n, gain=1.0):
+    """[k, n] weight with output std about gain for a unit-variance input."""
+    return normal(rng, (k, n), gain / np.sqrt(k))
+
+
+CASES = []
+
+
+def case(fn):
+    CASES.append(fn)
+    return fn
+
+
+# --------------------------------------------------------------------------
+# addmm decomposition (onnxscript torchlib aten_addmm as a traced graph)
+# --------------------------------------------------------------------------
+
+def _addmm(name, seed, alpha, beta, swapped=False, castlike=True):
+    rng = np.random.default_rng(seed)
+    m_, k, n = 4, 16, 8
+    w = weights(rng, k, n)
+    b = normal(rng, (n,))
+    inits = [init("W", w), init("bias", b)]
+    nodes = [node("MatMul", ["x", "W"], ["mm"], "mm")]
+    if castlike:
+        nodes += [const_f("alpha", alpha),
+                  node("CastLike", ["alpha", "mm"], ["alpha_cast"], "alpha_cast"),
+                  const_f("beta", beta),
+                  node("CastLike", ["beta", "bias"], ["beta_cast"], "beta_cast")]
+        a_name, b_name = "alpha_cast", "beta_cast"
+    else:
+        inits += [init("alpha", np.float32(alpha)), init("beta", np.float32(beta))]
+        a_name, b_name = "alpha", "beta"
+    if not swapped:
+        nodes += [node("Mul", ["mm", a_name], ["scaled_mm"], "scaled_mm"),
+                  node("Mul", [b_name, "bias"], ["scaled_bias"], "scaled_bias"),
+                  node("Add", ["scaled_bias", "scaled_mm"], ["y"], "addmm")]
+    else:
+        nodes += [node("Mul", [a_name, "mm"], ["scaled_mm"], "scaled_mm"),
+                  node("Mul", ["bias", b_name], ["scaled_bias"], "scaled_bias"),
+                  node("Add", ["scaled_mm", "scaled_bias"], ["y"], "addmm")]
+    mdl = model(nodes, [vi("x", (m_, k))], [vi("y", (m_, n))], inits)
+    x = normal(rng, (m_, k))
+    return name, mdl, {"x": x}, {"ops_after": {"Gemm": 1},
+                                 "note": f"one Gemm, alpha={alpha}, beta={beta} (or folded into W/bias)"}
+
+
+@case
+def addmm_castlike():
+    # The torchlib form: Mul(mm, CastLike(alpha, mm)), Mul(CastLike(beta, bias), bias), Add.
+    return _addmm("addmm_castlike", 101, alpha=1.0, beta=1.0)
+
+
+@case
+def addmm_swapped():
+    # Every Mul/Add with its operands swapped; alpha/beta != 1 so that they must be kept.
+    return _addmm("addmm_swapped", 102, alpha=0.5, beta=2.0, swapped=True)
+
+
+@case
+def addmm_nocast():
+    # The same without CastLike: alpha/beta are scalar float initializers.
+    return _addmm("addmm_nocast", 103, alpha=0.25, beta=-1.5, castlike=False)
+
+
+# --------------------------------------------------------------------------
+# torchlib function form
+# --------------------------------------------------------------------------
+
+def torchlib_functions_protos():
+    """Model-local functions in the style of onnxscript's torchlib (torch <= 2.4 dynamo_export).
+
+    pkg.onnxscript.torch_lib.common::Rank(input)     = Size(Shape(input))
+    pkg.onnxscript.torch_lib.common::IsScalar(input) = Equal(Size(Shape(input)), Constant 0)
+        (imports ai.onnx 17 while the model imports 18: a function-level opset import)
+    pkg.onnxscript.torch_lib::aten_t(self)           = If(Rank(self) == 2) Transpose else Identity
+    pkg.onnxscript.torch_lib::aten_addmm(self, mat1, mat2) <beta=1.0, alpha=1.0 defaults>
+        = Add(Mul(self, CastLike(Constant(@beta), self)), Mul(MatMul(mat1, mat2),
+                                                            CastLike(Constant(@alpha), mm)))
+    pkg.onnxscript.torch_lib::aten_relu(self)        = Relu(self)
+    pkg.onnxscript.torch_lib::aten_linear(input, weight, bias) <alpha=1.0, beta=1.0 defaults>
+        bias_1d = If(IsScalar(bias)) then Unsqueeze(bias, [0]) else Identity(bias)
+        result  = If(Rank(input) == 2)
+                    then: wt = aten_t(weight); aten_addmm(bias_1d, input, wt) <alpha=@alpha, beta=@beta>
+                    else: Add(MatMul(input, Transpose(weight)), bias_1d)
+    Every If branch reads names of the enclosing function (outer scope) and defines no inputs.
+    """
+    tl_imports = [helper.make_opsetid("", 18), helper.make_opsetid(TLC, 1),
+                  helper.make_opsetid(TL, 1)]
+    common_imports = [helper.make_opsetid("", 17)]
+
+    rank = helper.make_function(
+        TLC, "Rank", ["input"], ["return_val"],
+        [node("Shape", ["input"], ["tmp"], "n0"),
+         node("Size", ["tmp"], ["return_val"], "n1")],
+        common_imports, doc_string="Take the rank of the input tensor.")
+
+    is_scalar = helper.make_function(
+        TLC, "IsScalar", ["input"], ["return_val"],
+        [node("Shape", ["input"], ["tmp"], "n0"),
+         node("Size", ["tmp"], ["tmp_0"], "n1"),
+         node("Constant", [], ["tmp_1"], "n2", value_int=0),
+         node("Equal", ["tmp_0", "tmp_1"], ["return_val"], "n3")],
+        common_imports, doc_string="Return whether the input has rank 0, or is a scalar.")
+
+    # aten_t: If on Rank(self) == 2; both branches read `self` from the enclosing scope.
+    t_then = helper.make_graph(
+        [node("Transpose", ["self"], ["result"], "n0", perm=[1, 0])],
+        "thenGraph_4", [], [helper.make_value_info("result", helper.make_empty_tensor_value_info("result").type)])
+    t_else = helper.make_graph(
+        [node("Identity", ["self"], ["result_1"], "n0")],
+        "elseGraph_4", [], [helper.make_value_info("result_1", helper.make_empty_tensor_value_info("result_1").type)])
+    aten_t = helper.make_function(
+        TL, "aten_t", ["self"], ["result_2"],
+        [node("Rank", ["self"], ["rank"], "n0", domain=TLC),
+         node("Constant", [], ["int64_2"], "n1", value_int=2),
+         node("Equal", ["rank", "int64_2"], ["cond"], "n2"),
+         node("If", ["cond"], ["result_2"], "n3", then_branch=t_then, else_branch=t_else)],
+        tl_imports, doc_string="t(Tensor(a) self) -> Tensor(a)")
+
+    alpha_ref = helper.make_attribute_ref("value_float", helper.AttributeProto.FLOAT,
+                                          ref_attr_name="alpha")
+    beta_ref = helper.make_attribute_ref("value_float", helper.AttributeProto.FLOAT,
+                                         ref_attr_name="beta")
+    n_alpha = node("Constant", [], ["alpha"], "n1")
+    n_alpha.attribute.append(alpha_ref)
+    n_beta = node("Constant", [], ["beta"], "n4")
+    n_beta.attribute.append(beta_ref)
+    aten_addmm = helper.make_function(
+        TL, "aten_addmm", ["self", "mat1", "mat2"], ["return_val"],
+        [node("MatMul", ["mat1", "mat2"], ["mat1_mat2"], "n0"),
+         n_alpha,
+         node("CastLike", ["alpha", "mat1_mat2"], ["alpha_0"], "n2"),
+         node("Mul", ["mat1_mat2", "alpha_0"], ["scaled_mat1_mat2"], "n3"),
+         n_beta,
+         node("CastLike", ["beta", "self"], ["beta_0"], "n5"),
+         node("Mul", ["self", "beta_0"], ["scaled_self"], "n6"),
+         node("Add", ["scaled_self", "scaled_mat1_mat2"], ["return_val"], "n7")],
+        [helper.make_opsetid("", 18)],
+        attribute_protos=[helper.make_attribute("beta", 1.0), helper.make_attribute("alpha", 1.0)],
+        doc_string="addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor")
+
+    aten_relu = helper.make_function(
+        TL, "aten_relu", ["self"], ["return_val"],
+        [node("Relu", ["self"], ["return_val"], "n0")],
+        [helper.make_opsetid("", 18)], doc_string="relu(Tensor self) -> Tensor")
+
+    # aten_linear
+    def empty_out(name):
+        return helper.make_value_info(name, helper.make_empty_tensor_value_info(name).type)
+
+    s_then = helper.make_graph(
+        [node("Constant", [], ["axes"], "n0", value_ints=[0]),
+         node("Unsqueeze", ["bias", "axes"], ["bias_u"], "n1")],
+        "thenGraph_2", [], [empty_out("bias_u")])
+    s_else = helper.make_graph(
+        [node("Identity", ["bias"], ["bias_i"], "n0")],
+        "elseGraph_2", [], [empty_out("bias_i")])
+    addmm_call = node("aten_addmm", ["bias_1d", "input", "wt"], ["addmm_out"], "n1", domain=TL)
+    addmm_call.attribute.extend([
+        helper.make_attribute_ref("alpha", helper.AttributeProto.FLOAT, ref_attr_name="alpha"),
+        helper.make_attribute_ref("beta", helper.AttributeProto.FLOAT, ref_attr_name="beta")])
+    l_then = helper.make_graph(
+        [node("aten_t", ["weight"], ["wt"], "n0", domain=TL), addmm_call],
+        "thenGraph_8", [], [empty_out("addmm_out")])
+    l_else = helper.make_graph(
+        [node("Transpose", ["weight"], ["weight_transposed"], "n0", perm=[1, 0]),
+         node("MatMul", ["input", "weight_transposed"], ["mul"], "n1"),
+         node("Add", ["mul", "bias_1d"], ["result_else"], "n2")],
+        "elseGraph_8", [], [empty_out("result_else")])
+    aten_linear = helper.make_function(
+        TL, "aten_linear", ["input", "weight", "bias"], ["return_val"],
+        [node("IsScalar", ["bias"], ["bias_is_scalar"], "n0", domain=TLC),
+         node("If", ["bias_is_scalar"], ["bias_1d"], "n1", then_branch=s_then, else_branch=s_else),
+         node("Rank", ["input"], ["rank"], "n2", domain=TLC),
+         node("Constant", [], ["int64_2"], "n3", value_int=2),
+         node("Equal", ["rank", "int64_2"], ["is_2d"], "n4"),
+         node("If", ["is_2d"], ["return_val"], "n5", then_branch=l_then, else_branch=l_else)],
+        tl_imports,
+        attribute_protos=[helper.make_attribute("alpha", 1.0), helper.make_attribute("beta", 1.0)],
+        doc_string="linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor")
+
+    # Order as an exporter writes them: callees after callers is allowed; keep callers first.
+    return [aten_linear, aten_relu, aten_addmm, aten_t, rank, is_scalar]
+
+
+def _torchlib_mlp(name, seed, x_shape):
+    rng = np.random.default_rng(seed)
+    k, h, n = 64, 32, 10
+    # PyTorch layout: weight [out, in]
+    w1, b1 = weights(rng, k, h).T.copy(), normal(rng, (h,), 0.5)
+    w2, b2 = weights(rng, h, n).T.copy(), normal(rng, (n,), 0.5)
+    inits = [init("fc1.weight", w1), init("fc1.bias", b1),
+             init("fc2.weight", w2), init("fc2.bias", b2)]
+    call2 = node("aten_linear", ["relu", "fc2.weight", "fc2.bias"], ["output"], "node_linear_1",
+                 domain=TL, alpha=0.5, beta=2.0)
+    nodes = [
+        # first call: alpha/beta from the function's default attributes
+        node("aten_linear", ["input", "fc1.weight", "fc1.bias"], ["linear"], "node_linear", domain=TL),
+        node("aten_relu", ["linear"], ["relu"], "node_relu", domain=TL),
+        # second call: explicit alpha/beta, passed on by reference to aten_addmm
+        call2,
+    ]
+    out_shape = tuple(x_shape[:-1]) + (n,)
+    mdl = model(nodes, [vi("input", x_shape)], [vi("output", out_shape)], inits, opset=18,
+                functions=torchlib_functions_protos(), extra_opsets=[(TL, 1), (TLC, 1)],
+                ir_version=10)
+    x = normal(rng, x_shape)
+    return mdl, {"input": x}
+
+
+@case
+def torchlib_functions():
+    mdl, feed = _torchlib_mlp("torchlib_functions", 111, (2, 64))
+    return "torchlib_functions", mdl, feed, {
+        "ops_after": {"Gemm": 2},
+        "note": "both If(Rank == 2) take the then-branch (aten_t + aten_addmm); the second "
+                "layer has alpha=0.5, beta=2.0 (attribute references); Relu fused into Gemm 1"}
+
+
+@case
+def torchlib_functions_3d():
+    mdl, feed = _torchlib_mlp("torchlib_functions_3d", 112, (2, 3, 64))
+    return "torchlib_functions_3d", mdl, feed, {
+        "ops_after": {"Gemm": 2},
+        "note": "rank-3 input: If(Rank == 2) takes the else-branch (Transpose+MatMul+Add), "
+                "which becomes a Gemm on the flattened [6, 64] view; the second layer's "
+                "alpha/beta are unused on this path"}
+
+
+# --------------------------------------------------------------------------
+# recursion (must be refused)
+# --------------------------------------------------------------------------
+
+@case
+def recursive_function():
+    f = helper.make_function(
+        "pkg.test", "Recurse", ["x"], ["y"],
+        [node("Recurse", ["x"], ["t"], "n0", domain="pkg.test"),
+         node("Relu", ["t"], ["y"], "n1")],
+        [helper.make_opsetid("", 17), helper.make_opsetid("pkg.test", 1)])
+    mdl = model([node("Recurse", ["x"], ["y"], "call", domain="pkg.test")],
+                [vi("x", (2, 3))], [vi("y", (2, 3))], functions=[f],
+                extra_opsets=[("pkg.test", 1)])
+    return "recursive_function", mdl, None, {
+        "refuse": True,
+        "note": "pkg.test::Recurse calls itself: onnx2c must exit 1 with one error line "
+                "naming the recursion (no crash, no endless inlining)"}
+
+
+@case
+def recursive_function_mutual():
+    imports = [helper.make_opsetid("", 17), helper.make_opsetid("pkg.test", 1)]
+    ping = helper.make_function("pkg.test", "Ping", ["x"], ["y"],
+                                [node("Pong", ["x"], ["y"], "n0", domain="pkg.test")], imports)
+    pong = helper.make_function("pkg.test", "Pong", ["x"], ["y"],
+                                [node("Relu", ["x"], ["t"], "n0"),
+                                 node("Ping", ["t"], ["y"], "n1", domain="pkg.test")], imports)
+    mdl = model([node("Ping", ["x"], ["y"], "call", domain="pkg.test")],
+                [vi("x", (2, 3))], [vi("y", (2, 3))], functions=[ping, pong],
+                extra_opsets=[("pkg.test", 1)])
+    return "recursive_function_mutual", mdl, None, {
+        "refuse": True,
+        "note": "Ping -> Pong -> Ping: mutual recursion must be refused like direct recursion"}
+
+
+# --------------------------------------------------------------------------
+# Transpose / Expand
+# --------------------------------------------------------------------------
+
+@case
+def transpose_gemm():
+    rng = np.random.default_rng(121)
+    w1 = weights(rng, 16, 8).T.copy()          # [8, 16]: PyTorch layout, transposed by a node
+    b1 = normal(rng, (8,))
+    w2 = weights(rng, 5, 6)                    # [5, 6]
+    nodes = [
+        node("Transpose", ["W1"], ["W1_t"], "transpose_w1", perm=[1, 0]),   # [16, 8]
+        node("Gemm", ["x", "W1_t", "b1"], ["h"], "gemm1"),                  # [4, 16] x [16, 8]
+        node("Transpose", ["y"], ["y_t"], "transpose_y", perm=[1, 0]),      # input [5, 8] -> [8, 5]
+        node("MatMul", ["h", "y_t"], ["hy"], "matmul"),                     # [4, 8] x [8, 5]
+        node("Transpose", ["W2"], ["W2_t"], "transpose_w2", perm=[1, 0]),   # [6, 5]
+        node("Gemm", ["hy", "W2_t"], ["out"], "gemm2", transB=1),           # [4, 5] x [6, 5]^T
+    ]
+    mdl = model(nodes, [vi("x", (4, 16)), vi("y", (5, 8))], [vi("out", (4, 6))],
+                [init("W1", w1), init("b1", b1), init("W2", w2)])
+    feed = {"x": normal(rng, (4, 16)), "y": normal(rng, (5, 8))}
+    return "transpose_gemm", mdl, feed, {
+        "ops_after": {"Gemm": 3},
+        "note": "Transpose(W1 constant) -> Gemm B: absorbed (transB=1 or W1 transposed at "
+                "compile time); Transpose(y, a graph input) -> MatMul B: Gemm with transB=1 and "
+                "no C; Transpose(W2) -> Gemm(transB=1): the two transposes cancel"}
+
+
+@case
+def transpose_expand_gemm():
+    rng = np.random.default_rng(122)
+    m_, k, n = 4, 16, 8
+    w = weights(rng, k, n).T.copy()            # PyTorch layout [out, in]
+    b = normal(rng, (n,))
+    nodes = [
+        node("Transpose", ["weight"], ["weight_t"], "transpose", perm=[1, 0]),
+        node("Expand", ["bias", "shape"], ["bias_e"], "expand"),
+        node("Gemm", ["x", "weight_t", "bias_e"], ["y"], "gemm", alpha=1.0, beta=1.0),
+    ]
+    mdl = model(nodes, [vi("x", (m_, k))], [vi("y", (m_, n))],
+                [init("weight", w), init("bias", b),
+                 init("shape", np.array([m_, n], dtype=np.int64))])
+    return "transpose_expand_gemm", mdl, {"x": normal(rng, (m_, k))}, {
+        "ops_after": {"Gemm": 1},
+        "note": "the old TorchScript Linear: Transpose absorbed (transB), Expand of the "
+                "bias removed (Gemm broadcasts C)"}
+
+
+@case
+def expand_add():
+    rng = np.random.default_rng(123)
+    nodes = [node("Expand", ["bias", "shape"], ["bias_e"], "expand"),
+             node("Add", ["x", "bias_e"], ["y"], "add")]
+    mdl = model(nodes, [vi("x", (4, 8))], [vi("y", (4, 8))],
+                [init("bias", normal(rng, (8,))),
+                 init("shape", np.array([4, 8], dtype=np.int64))])
+    return "expand_add", mdl, {"x": normal(rng, (4, 8))}, {
+        "ops_after": {"Add": 1},
+        "note": "Expand result [4, 8] == the broadcast shape of the Add: Expand removed, "
+                "the Add broadcasts bias [8] itself"}
+
+
+# --------------------------------------------------------------------------
+# no-ops
+# --------------------------------------------------------------------------
+
+@case
+def identity_chain():
+    rng = np.random.default_rng(131)
+    nodes = [
+        node("Identity", ["x"], ["a"], "identity0"),
+        node("Dropout", ["a"], ["b"], "dropout0"),                                # no ratio, no training_mode
+        node("Mul", ["b", "one"], ["c"], "mul_one"),                              # scalar 1
+        node("Relu", ["c"], ["r"], "relu"),
+        node("Add", ["r", "zero"], ["d"], "add_zero"),                            # [8] zeros
+        node("Dropout", ["d", "ratio", "training_mode"], ["e", "mask"], "dropout1"),  # inference
+        node("Mul", ["ones", "e"], ["f"], "ones_mul"),                            # [1, 8] ones, swapped
+        node("Identity", ["f"], ["y"], "identity1"),
+    ]
+    inits = [init("one", np.float32(1.0)), init("zero", np.zeros(8, np.float32)),
+             init("ratio", np.float32(0.5)), init("training_mode", np.array(False)),
+             init("ones", np.ones((1, 8), np.float32))]
+    mdl = model(nodes, [vi("x", (4, 8))], [vi("y", (4, 8))], inits)
+    return "identity_chain", mdl, {"x": normal(rng, (4, 8))}, {
+        "ops_after": {"Relu": 1},
+        "note": "Identity, Dropout (no training_mode, and training_mode=false with an unused "
+                "mask output), Mul by 1 (scalar and [1, 8]), Add of +0.0 [8] all removed; "
+                "only Relu stays. Caveat: Add(x, +0.0) maps -0.0 to +0.0, so removing it "
+                "changes the sign of zero outputs only (allclose-equal, not --exact)"}
+
+
+# --------------------------------------------------------------------------
+# MatMul + Add, 3-D
+# --------------------------------------------------------------------------
+
+@case
+def matmul_add_3d():
+    rng = np.random.default_rng(141)
+    nodes = [node("MatMul", ["x", "W"], ["mm"], "matmul"),
+             node("Add", ["mm", "bias"], ["y"], "add")]
+    mdl = model(nodes, [vi("x", (2, 3, 4))], [vi("y", (2, 3, 5))],
+                [init("W", weights(rng, 4, 5)), init("bias", normal(rng, (5,)))])
+    return "matmul_add_3d", mdl, {"x": normal(rng, (2, 3, 4))}, {
+        "ops_after": {"Gemm": 1},
+        "note": "MatMul [2,3,4] x constant [4,5] + [5]: one Gemm on the flattened [6,4] view "
+                "(Reshapes, if any, are views)"}
+
+
+# --------------------------------------------------------------------------
+# BatchNormalization and per-channel Mul/Add after Conv and Gemm
+# --------------------------------------------------------------------------
+
+def _bn_params(rng, c):
+    return [init("bn.scale", (rng.random(c) + 0.5).astype(np.float32)),
+            init("bn.B", normal(rng, (c,), 0.2)),
+            init("bn.mean", normal(rng, (c,), 0.2)),
+            init("bn.var", (rng.random(c) * 1.5 + 0.25).astype(np.float32))]
+
+
+def _conv_bn(name, seed, bias):
+    rng = np.random.default_rng(seed)
+    cin, cout = 3, 4
+    inits = [init("conv.W", normal(rng, (cout, cin, 3, 3), 1 / np.sqrt(cin * 9)))]
+    if bias:
+        inits.append(init("conv.b", normal(rng, (cout,), 0.2)))
+    inits += _bn_params(rng, cout)
+    nodes = [node("Conv", ["x", "conv.W"] + (["conv.b"] if bias else []), ["c"], "conv",
+                  kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             node("BatchNormalization", ["c", "bn.scale", "bn.B", "bn.mean", "bn.var"], ["y"],
+                  "bn", epsilon=1e-5)]
+    mdl = model(nodes, [vi("x", (1, cin, 8, 8))], [vi("y", (1, cout, 8, 8))], inits)
+    return name, mdl, {"x": normal(rng, (1, cin, 8, 8))}, {
+        "ops_after": {"Conv": 1},
+        "note": "BatchNormalization folded into the Conv weights and bias"
+                + ("" if bias else " (the Conv has no bias input: BN creates one)")}
+
+
+@case
+def conv_bn():
+    return _conv_bn("conv_bn", 151, bias=True)
+
+
+@case
+def conv_bn_nobias():
+    return _conv_bn("conv_bn_nobias", 152, bias=False)
+
+
+@case
+def conv_mul_add():
+    rng = np.random.default_rng(153)
+    cin, cout = 3, 4
+    nodes = [node("Conv", ["x", "conv.W", "conv.b"], ["c"], "conv",
+                  kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             node("Mul", ["c", "scale"], ["s"], "mul"),
+             node("Add", ["s", "shift"], ["y"], "add")]
+    inits = [init("conv.W", normal(rng, (cout, cin, 3, 3), 1 / np.sqrt(cin * 9))),
+             init("conv.b", normal(rng, (cout,), 0.2)),
+             init("scale", (rng.random((cout, 1, 1)) + 0.5).astype(np.float32)),
+             init("shift", normal(rng, (cout, 1, 1), 0.3))]
+    mdl = model(nodes, [vi("x", (1, cin, 8, 8))], [vi("y", (1, cout, 8, 8))], inits)
+    return "conv_mul_add", mdl, {"x": normal(rng, (1, cin, 8, 8))}, {
+        "ops_after": {"Conv": 1},
+        "note": "per-channel constant Mul [4,1,1] and Add [4,1,1] folded into the Conv"}
+
+
+@case
+def gemm_bn():
+    rng = np.random.default_rng(154)
+    k, n = 16, 8
+    nodes = [node("Gemm", ["x", "W", "b"], ["h"], "gemm", transB=1),
+             node("BatchNormalization", ["h", "bn.scale", "bn.B", "bn.mean", "bn.var"], ["y"],
+                  "bn", epsilon=1e-5)]
+    inits = [init("W", weights(rng, k, n).T.copy()), init("b", normal(rng, (n,)))] + _bn_params(rng, n)
+    mdl = model(nodes, [vi("x", (4, k))], [vi("y", (4, n))], inits)
+    return "gemm_bn", mdl, {"x": normal(rng, (4, k))}, {
+        "ops_after": {"Gemm": 1},
+        "note": "BatchNormalization over [N, C] after Gemm folded into W and bias"}
+
+
+@case
+def gemm_mul_add():
+    rng = np.random.default_rng(155)
+    k, n = 16, 8
+    nodes = [node("Gemm", ["x", "W", "b"], ["h"], "gemm", transB=1),
+             node("Mul", ["scale", "h"], ["s"], "mul"),
+             node("Add", ["s", "shift"], ["y"], "add")]
+    inits = [init("W", weights(rng, k, n).T.copy()), init("b", normal(rng, (n,))),
+             init("scale", (rng.random(n) + 0.5).astype(np.float32)),
+             init("shift", normal(rng, (n,), 0.3))]
+    mdl = model(nodes, [vi("x", (4, k))], [vi("y", (4, n))], inits)
+    return "gemm_mul_add", mdl, {"x": normal(rng, (4, k))}, {
+        "ops_after": {"Gemm": 1},
+        "note": "per-column constant Mul [8] (operands swapped) and Add [8] folded into W and bias"}
+
+
+# --------------------------------------------------------------------------
+# epilogues: Gemm(x [4,32], W [16,32] transB=1, b [16]) followed by one op
+# --------------------------------------------------------------------------
+
+M, K, N = 4, 32, 16
+
+
+def _gemm_front(rng, gain=4.0):
+    """Gemm inputs scaled so that the pre-activation h has a std of about 4 (covers ReLU6's
+    upper bound, HardSwish's +-3 knees, and the saturating ranges of Sigmoid/Tanh)."""
+    w = weights(rng, K, N, gain).T.copy()
+    b = normal(rng, (N,), 0.5)
+    return [init("W", w), init("b", b)], node("Gemm", ["x", "W", "b"], ["h"], "gemm", transB=1)
+
+
+def _epilogue(act, seed, tail, extra_inits=(), extra_inputs=(), opset=17, note=""):
+    rng = np.random.default_rng(seed)
+    inits, gemm = _gemm_front(rng)
+    mdl = model([gemm] + tail, [vi("x", (M, K))] + [vi(n_, s) for n_, s in extra_inputs],
+                [vi("y", (M, N))], inits + list(extra_inits), opset=opset)
+    feed = {"x": normal(rng, (M, K))}
+    for n_, s in extra_inputs:
+        feed[n_] = normal(rng, s)
+    return f"epilogue_{act}", mdl, feed, {"ops_after": {"Gemm": 1}, "note": note}
+
+
+@case
+def epilogue_relu():
+    return _epilogue("relu", 161, [node("Relu", ["h"], ["y"], "act")], note="Relu fused")
+
+
+@case
+def epilogue_leakyrelu():
+    return _epilogue("leakyrelu", 162, [node("LeakyRelu", ["h"], ["y"], "act", alpha=0.1)],
+                     note="LeakyRelu(alpha=0.1) fused")
+
+
+@case
+def epilogue_clip():
+    return _epilogue("clip", 163, [node("Clip", ["h", "min", "max"], ["y"], "act")],
+                     extra_inits=[init("min", np.float32(0.0)), init("max", np.float32(6.0))],
+                     note="Clip(0, 6) (ReLU6; min/max are scalar initializers) fused")
+
+
+@case
+def epilogue_sigmoid():
+    return _epilogue("sigmoid", 164, [node("Sigmoid", ["h"], ["y"], "act")], note="Sigmoid fused")
+
+
+@case
+def epilogue_tanh():
+    return _epilogue("tanh", 165, [node("Tanh", ["h"], ["y"], "act")], note="Tanh fused")
+
+
+@case
+def epilogue_gelu():
+    return _epilogue("gelu", 166, [node("Gelu", ["h"], ["y"], "act")], opset=20,
+                     note="Gelu-20 (approximate='none', erf form) fused")
+
+
+@case
+def epilogue_gelu_tanh():
+    return _epilogue("gelu_tanh", 167, [node("Gelu", ["h"], ["y"], "act", approximate="tanh")],
+                     opset=20, note="Gelu-20 approximate='tanh' fused")
+
+
+@case
+def epilogue_gelu_erf_decomposed():
+    # The TorchScript exporter's erf GELU (opset < 20), node for node:
+    # Div(x, 1.4142135) -> Erf -> Add(., 1) -> Mul(x, .) -> Mul(., 0.5)
+    tail = [const_t("sqrt2", np.float32(1.4142135381698608)),
+            node("Div", ["h", "sqrt2"], ["d"], "div"),
+            node("Erf", ["d"], ["e"], "erf"),
+            const_t("one", np.float32(1.0)),
+            node("Add", ["e", "one"], ["e1"], "add"),
+            node("Mul", ["h", "e1"], ["p"], "mul"),
+            const_t("half", np.float32(0.5)),
+            node("Mul", ["p", "half"], ["y"], "mul_half")]
+    return _epilogue("gelu_erf_decomposed", 168, tail,
+                     note="0.5*x*(1+Erf(x/sqrt2)) as the TorchScript exporter writes it: "
+                          "recognised as Gelu and fused")
+
+
+@case
+def epilogue_gelu_erf_decomposed_alt():
+    # The raw dynamo/torchlib order (opset 18, see transformer_layer_dynamo_raw):
+    # Div(x, sqrt2) -> Erf -> Add(., 1) -> Mul(0.5, .) -> Mul(x, .)
+    tail = [node("Div", ["h", "sqrt2"], ["d"], "div"),
+            node("Erf", ["d"], ["e"], "erf"),
+            node("Add", ["e", "one"], ["e1"], "add"),
+            node("Mul", ["half", "e1"], ["p"], "mul_half"),
+            node("Mul", ["h", "p"], ["y"], "mul")]
+    return _epilogue("gelu_erf_decomposed_alt", 169, tail,
+                     extra_inits=[init("sqrt2", np.float32(1.4142135381698608)),
+                                  init("one", np.float32(1.0)), init("half", np.float32(0.5))],
+                     note="0.5 multiplied first, constants as initializers (torchlib order): "
+                          "recognised as Gelu and fused")
+
+
+@case
+def epilogue_gelu_tanh_decomposed():
+    # The TorchScript exporter's tanh GELU (opset < 20), node for node (see mlp_gelu_tanh_opset17).
+    tail = [node("Mul", ["h", "h"], ["x2"], "mul"),
+            node("Mul", ["h", "x2"], ["x3"], "mul_1"),
+            const_t("c0", np.float32(0.044715)),
+            node("Mul", ["c0", "x3"], ["t0"], "mul_2"),
+            node("Add", ["h", "t0"], ["t1"], "add"),
+            const_t("c1", np.float32(0.7978845834732056)),
+            node("Mul", ["c1", "t1"], ["t2"], "mul_3"),
+            node("Tanh", ["t2"], ["t3"], "tanh"),
+            const_t("one", np.float32(1.0)),
+            node("Add", ["one", "t3"], ["t4"], "add_1"),
+            node("Mul", ["h", "t4"], ["t5"], "mul_4"),
+            const_t("half", np.float32(0.5)),
+            node("Mul", ["half", "t5"], ["y"], "mul_5")]
+    return _epilogue("gelu_tanh_decomposed", 170, tail,
+                     note="0.5*x*(1+Tanh(sqrt(2/pi)*(x+0.044715*x^3))) as the TorchScript "
+                          "exporter writes it: recognised as tanh-Gelu and fused")
+
+
+@case
+def epilogue_hardswish():
+    return _epilogue("hardswish", 171, [node("HardSwish", ["h"], ["y"], "act")],
+                     note="HardSwish fused")
+
+
+@case
+def epilogue_residual_add():
+    return _epilogue("residual_add", 172, [node("Add", ["h", "r"], ["y"], "residual")],
+                     extra_inputs=[("r", (M, N))],
+                     note="Add of a second graph input of the same shape [4,16] fused into "
+                          "the Gemm's epilogue")
+
+
+@case
+def epilogue_bias_add():
+    rng = np.random.default_rng(173)
+    w = weights(rng, K, N, 4.0).T.copy()
+    nodes = [node("Gemm", ["x", "W"], ["h"], "gemm", transB=1),
+             node("Add", ["bias", "h"], ["a"], "bias_add"),
+             node("Relu", ["a"], ["y"], "act")]
+    mdl = model(nodes, [vi("x", (M, K))], [vi("y", (M, N))],
+                [init("W", w), init("bias", normal(rng, (N,), 0.5))])
+    return "epilogue_bias_add", mdl, {"x": normal(rng, (M, K))}, {
+        "ops_after": {"Gemm": 1},
+        "note": "Gemm without C, then Add(bias [16], h) (bias first) and Relu: bias and Relu "
+                "both inside the one Gemm"}
+
+
+# --------------------------------------------------------------------------
+# elementwise chain
+# --------------------------------------------------------------------------
+
+@case
+def elementwise_chain():
+    rng = np.random.default_rng(181)
+    nodes = [node("Mul", ["x", "c"], ["a"], "mul_c"),
+             node("Add", ["a", "d"], ["b"], "add_d"),
+             node("Sigmoid", ["b"], ["s"], "sigmoid"),
+             node("Mul", ["s", "x"], ["y"], "mul_x")]
+    mdl = model(nodes, [vi("x", (4, 16))], [vi("y", (4, 16))],
+                [init("c", np.float32(1.5)), init("d", normal(rng, (16,), 0.5))])
+    return "elementwise_chain", mdl, {"x": normal(rng, (4, 16), 2.0)}, {
+        "ops_after": None,
+        "fused_loops": 1,
+        "note": "Mul(scalar c), Add(d [16]), Sigmoid, Mul(x) over one shape [4,16]: one fused "
+                "elementwise loop (4 ops, 1 kernel); how the report names it is the compiler's"}
+
+
+# --------------------------------------------------------------------------
+
+def main():
+    names = set()
+    for fn in CASES:
+        name, mdl, feed, expected = fn()
+        if name in names:
+            raise SystemExit(f"error: duplicate model {name}")
+        names.add(name)
+        refuse = bool(expected.get("refuse"))
+        fc.write_case(name, mdl, feed or {}, expected, check=not refuse, reference=not refuse)
+        fc.print_summary(name, mdl)
+    print(f"{len(names)} hand-built models in {fc.MODELS.relative_to(fc.HERE.parent.parent)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
