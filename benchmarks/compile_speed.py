@@ -12,6 +12,13 @@ Forms (--form):
               mm = MatMul(x, W_i); a = CastLike(alpha, mm); s = Mul(mm, a)
               c = CastLike(beta, b_i); t = Mul(b_i, c); y = Add(t, s); Relu(y)
   auto      torchlib if the compiler accepts a one-layer torchlib model, else plain (default)
+  fold      plain plus, per layer, Mul(b_i, Identity(beta)) with one shared scalar beta:
+            5 nodes per layer, 2 of them folded at compile time. The shape of torchlib's
+            Mul(b_i, CastLike(beta, b_i)) with ops every onnx2c version has; stresses what
+            folding does to a value with one reader per layer (use-list removal).
+  dead      plain plus, per layer, an unused MatMul(x, Wdead) with one shared Wdead: 4 nodes
+            per layer, 1 of them dead; stresses dead-node elimination on a value with many
+            readers.
 
 Every layer has its own small initializers (W_i is WIDTH x WIDTH, b_i is WIDTH) unless
 --weights shared, which makes all layers read one W and one b (isolates the cost of emitting
@@ -37,8 +44,9 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 OPSET = 18  # CastLike needs 15 or newer
-NODES_PER_LAYER = {"plain": 3, "torchlib": 7}
+NODES_PER_LAYER = {"plain": 3, "torchlib": 7, "fold": 5, "dead": 4}
 USE_GNU_TIME = False
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def build_model(form, layers, width, shared, seed=0):
@@ -57,15 +65,27 @@ def build_model(form, layers, width, shared, seed=0):
         # torchlib passes alpha/beta as (double) scalars and casts them like the operand.
         inits.append(numpy_helper.from_array(np.array(1.0, dtype=np.float64), "alpha"))
         inits.append(numpy_helper.from_array(np.array(1.0, dtype=np.float64), "beta"))
+    elif form == "fold":
+        inits.append(numpy_helper.from_array(np.array(1.0, dtype=np.float32), "beta"))
+    elif form == "dead":
+        inits.append(numpy_helper.from_array(ws[0], "Wdead"))
 
     nodes = []
     x = "x"
     for i in range(layers):
         w, b = (f"W{0 if shared else i}", f"b{0 if shared else i}")
         p = f"l{i}_"
-        if form == "plain":
+        if form in ("plain", "fold", "dead"):
+            nodes.append(helper.make_node("MatMul", [x, w], [p + "mm"], name=p + "MatMul"))
+            if form == "fold":
+                nodes += [
+                    helper.make_node("Identity", ["beta"], [p + "beta"], name=p + "Identity_beta"),
+                    helper.make_node("Mul", [b, p + "beta"], [p + "scaled_b"], name=p + "Mul_b"),
+                ]
+                b = p + "scaled_b"
+            elif form == "dead":
+                nodes.append(helper.make_node("MatMul", [x, "Wdead"], [p + "unused"], name=p + "MatMul_dead"))
             nodes += [
-                helper.make_node("MatMul", [x, w], [p + "mm"], name=p + "MatMul"),
                 helper.make_node("Add", [p + "mm", b], [p + "add"], name=p + "Add"),
                 helper.make_node("Relu", [p + "add"], [p + "y"], name=p + "Relu"),
             ]
@@ -155,10 +175,11 @@ def first_error_line(log_path):
 
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--onnx2c", default="build-bench/onnx2c", help="compiler binary (default: %(default)s)")
+    ap.add_argument("--onnx2c", default=os.path.join(REPO, "build-bench", "onnx2c"),
+                    help="compiler binary (default: %(default)s)")
     ap.add_argument("--sizes", default="1000,10000,100000",
                     help="approximate node counts, comma-separated (default: %(default)s)")
-    ap.add_argument("--form", choices=["auto", "plain", "torchlib"], default="auto",
+    ap.add_argument("--form", choices=["auto", "plain", "torchlib", "fold", "dead"], default="auto",
                     help="layer pattern (default: %(default)s: torchlib if supported, else plain)")
     ap.add_argument("--width", type=int, default=16, help="layer width: W is WIDTH x WIDTH (default: %(default)s)")
     ap.add_argument("--weights", choices=["distinct", "shared"], default="distinct",

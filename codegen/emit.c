@@ -264,7 +264,7 @@ static bool uses_template(const Graph *g, const char *file)
 }
 
 static const char *const template_order[] = {"gemm", "conv", "pool", "norm", "softmax",
-                                             "elementwise", "movement"};
+                                             "elementwise", "movement", "math", "reduce", "tensor"};
 
 static void emit_templates(FILE *f, const Graph *g)
 {

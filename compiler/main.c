@@ -17,7 +17,8 @@ static const char usage_text[] =
     "  --harness              also emit a main() test harness\n"
     "  --report               print what the compiler did\n"
     "  --report-json FILE     write the same facts as JSON\n"
-    "  -O0 | -O1              -O0 turns off optimisations beyond folding (default -O1)\n"
+    "  --emit-onnx FILE       write the optimised graph as an ONNX model\n"
+    "  -O0 | -O1              -O0 turns off rewrites; folding for static shapes stays (default -O1)\n"
     "  --help                 this text\n";
 
 static int64_t parse_dim(const char *s, const char *what)
@@ -121,6 +122,8 @@ static Options parse_args(int argc, char **argv)
             o.report = true;
         } else if (is_option(a, "--report-json")) {
             o.report_json_path = option_value(argc, argv, &i, "--report-json");
+        } else if (is_option(a, "--emit-onnx")) {
+            o.emit_onnx_path = option_value(argc, argv, &i, "--emit-onnx");
         } else if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2")) {
             o.opt_level = a[2] - '0';
         } else if (a[0] == '-' && a[1]) {
@@ -210,5 +213,7 @@ int main(int argc, char **argv)
         print_report(stdout, m, &plan);
     if (opt.report_json_path)
         write_report_json(opt.report_json_path, m, &plan);
+    if (opt.emit_onnx_path)
+        write_onnx(opt.emit_onnx_path, m);
     return 0;
 }

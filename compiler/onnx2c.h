@@ -175,6 +175,7 @@ typedef struct Options {
     bool harness;
     bool report;
     const char *report_json_path;
+    const char *emit_onnx_path;
     int opt_level;
     int ndims, nshapes;
     Binding *dims;   /* --dim SYMBOL=N (rank 1 holds N) */
@@ -300,6 +301,9 @@ const char *emit_constant(Emitter *e, DType t, int rank, const int64_t *dims, vo
 void emit_epilogues(Emitter *e, Node *n); /* after a Gemm/Conv: its fused epilogues */
 const char *xsmm_kernel(Emitter *e, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
                         int64_t ldc);
+
+/* ---- emit_onnx.c ---- */
+void write_onnx(const char *path, const Model *m); /* --emit-onnx */
 
 /* ---- report.c ---- */
 double model_mflops(const Graph *g);

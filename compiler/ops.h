@@ -77,4 +77,63 @@ void gather_infer(Node *n);
 void gather_fold(Node *n);
 void gather_emit(Emitter *e, Node *n);
 
+/* ---- ops_tensor.c (and the loop spaces of the broadcasting kernels of math.c, tensor.c) ---- */
+typedef struct LoopSpace {
+    int rank;                     /* 1..MAX_RANK */
+    int64_t dims[MAX_RANK];       /* loop shape; the output is contiguous over it */
+    int64_t strides[3][MAX_RANK]; /* element strides of each operand, 0 where broadcast */
+} LoopSpace;
+LoopSpace broadcast_loop(const Value *y, int nops, Value *const *operands);
+void emit_broadcast_binary(Emitter *e, Node *n, const char *kernel); /* kernel(loop, a, b, y) */
+void compare_infer(Node *n);
+void compare_fold(Node *n);
+void compare_emit(Emitter *e, Node *n);
+void logic_infer(Node *n);
+void logic_fold(Node *n);
+void logic_emit(Emitter *e, Node *n);
+void where_infer(Node *n);
+void where_fold(Node *n);
+void where_emit(Emitter *e, Node *n);
+void cast_infer(Node *n);
+void cast_fold(Node *n);
+void cast_emit(Emitter *e, Node *n);
+void expand_infer(Node *n);
+void expand_fold(Node *n);
+void expand_emit(Emitter *e, Node *n);
+void tile_infer(Node *n);
+void tile_fold(Node *n);
+void tile_emit(Emitter *e, Node *n);
+void slice_infer(Node *n);
+void slice_fold(Node *n);
+void slice_emit(Emitter *e, Node *n);
+void split_infer(Node *n);
+void split_fold(Node *n);
+void split_emit(Emitter *e, Node *n);
+void size_infer(Node *n);
+void size_fold(Node *n);
+void constant_of_shape_infer(Node *n);
+void constant_of_shape_fold(Node *n);
+void range_infer(Node *n);
+void range_fold(Node *n);
+
+/* ---- ops_math.c ---- */
+void math_unary_infer(Node *n);
+void math_unary_fold(Node *n);
+void math_unary_emit(Emitter *e, Node *n);
+void pow_infer(Node *n);
+void pow_fold(Node *n);
+void pow_emit(Emitter *e, Node *n);
+void variadic_infer(Node *n); /* Max, Min, Sum, Mean */
+void variadic_fold(Node *n);
+void variadic_emit(Emitter *e, Node *n);
+
+/* ---- ops_reduce.c ---- */
+void reduce_infer(Node *n);
+void reduce_fold(Node *n);
+void reduce_emit(Emitter *e, Node *n);
+double reduce_flops(const Node *n); /* one op per input element */
+void layernorm_infer(Node *n);
+void layernorm_fold(Node *n);
+void layernorm_emit(Emitter *e, Node *n);
+
 #endif

@@ -284,7 +284,7 @@ void where_infer(Node *n)
                  dtype_name(y->dtype));
     if (!dtype_size(x->dtype) || x->dtype == DT_STRING)
         fatal_at(n, "type %s is not supported", dtype_name(x->dtype));
-    Value xy = {.name = "", .rank = 0};
+    Value xy = {.name = (char *)"X/Y", .rank = 0};
     broadcast_shape(n, x, y, &xy.rank, xy.dims);
     int rank;
     int64_t dims[MAX_RANK];
@@ -388,7 +388,7 @@ void expand_infer(Node *n)
     int64_t *shape = const_ints(n, n->inputs[1], &count);
     if (count > MAX_RANK)
         fatal_at(n, "target rank %d is more than %d", count, MAX_RANK);
-    Value target = {.name = "shape", .rank = count};
+    Value target = {.name = (char *)"shape", .rank = count};
     for (int i = 0; i < count; i++) {
         if (shape[i] < 0)
             fatal_at(n, "invalid target dim %lld", (long long)shape[i]);
@@ -518,18 +518,19 @@ static SliceDims slice_dims(const Node *n)
         if (step == 0)
             fatal_at(n, "step 0 on axis %d", d);
         if (b < 0)
-            b = b < -dim ? -dim - 1 : b + dim; /* stays negative when below -dim */
+            b += dim; /* no overflow: dim >= 0 */
         if (en < 0)
-            en = en < -dim ? -dim - 1 : en + dim;
+            en += dim;
         int64_t count;
         if (step > 0) {
             b = b < 0 ? 0 : b > dim ? dim : b;
             en = en < 0 ? 0 : en > dim ? dim : en;
             count = en > b ? (en - b - 1) / step + 1 : 0;
         } else {
-            b = b < 0 ? -1 : b > dim - 1 ? dim - 1 : b;
+            int64_t back = step < -INT64_MAX ? INT64_MAX : -step;
+            b = b < 0 ? 0 : b > dim - 1 ? dim - 1 : b;
             en = en < -1 ? -1 : en > dim - 1 ? dim - 1 : en;
-            count = b > en ? (b - en - 1) / -step + 1 : 0;
+            count = b > en ? (b - en - 1) / back + 1 : 0;
         }
         s.start[d] = count ? b : 0;
         s.step[d] = step;
@@ -606,9 +607,6 @@ static int64_t *split_sizes(const Node *n, int *axis_out)
             fatal_at(n, "num_outputs does not match the node's %d outputs", n->noutputs);
         /* ceil(len / outputs) each, the last one gets the rest (the onnx reference) */
         int64_t k = n->noutputs, chunk = len % k ? len / k + 1 : len / k, rest = len;
-        if (!no && len % k)
-            fatal_at(n, "axis of size %lld does not split into %d equal parts", (long long)len,
-                     n->noutputs);
         for (int i = 0; i < k; i++) {
             sizes[i] = i + 1 < k ? chunk : rest;
             rest -= sizes[i];
@@ -762,15 +760,16 @@ static int64_t range_count(const Node *n)
     int64_t start = range_int(n, 0), limit = range_int(n, 1), delta = range_int(n, 2);
     if (delta == 0)
         fatal_at(n, "delta is 0");
-    /* ceil((limit - start) / delta) without overflow: the operands fit in 32 bits or the
-     * count is enormous anyway */
-    double c = ceil(((double)limit - (double)start) / (double)delta);
-    if (c > (double)((int64_t)1 << 48))
+    int64_t diff;
+    if (__builtin_sub_overflow(limit, start, &diff) || diff == INT64_MIN)
         fatal_at(n, "the range is too long");
-    if (c <= 0)
+    if ((diff > 0) != (delta > 0) || diff == 0)
         return 0;
-    int64_t diff = limit - start, cnt = diff / delta + (diff % delta != 0);
-    return cnt;
+    /* ceil(diff / delta) for operands of the same sign */
+    int64_t count = diff / delta + (diff % delta != 0);
+    if (count > ((int64_t)1 << 48))
+        fatal_at(n, "the range is too long");
+    return count;
 }
 
 void range_infer(Node *n)

@@ -171,6 +171,9 @@ void reduce_max_u8(int out_rank, const int64_t *out_dims, const int64_t *out_str
 void reduce_min_u8(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
                    int red_rank, const int64_t *red_dims, const int64_t *red_strides,
                    const uint8_t *x, uint8_t *y);
+void reduce_min_bool(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                     int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                     const uint8_t *x, uint8_t *y);
 void reduce_log_sum_exp_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
                             int red_rank, const int64_t *red_dims, const int64_t *red_strides,
                             const float *x, float *y);

@@ -96,9 +96,11 @@ O2C_REDUCE_KERNEL(reduce_min_f32, float, float, INFINITY, acc = (v < acc || v !=
                   acc)
 O2C_REDUCE_KERNEL(reduce_max_i64, int64_t, int64_t, INT64_MIN, acc = v > acc ? v : acc, acc)
 O2C_REDUCE_KERNEL(reduce_min_i64, int64_t, int64_t, INT64_MAX, acc = v < acc ? v : acc, acc)
-/* bool (uint8_t 0/1): max is any, min is all; over an empty set false and true */
+/* uint8, and bool (0/1): max is "any" (false over an empty set), min of uint8 is 255 over an
+ * empty set, min of bool ("all") true */
 O2C_REDUCE_KERNEL(reduce_max_u8, uint8_t, uint8_t, 0u, acc = v > acc ? v : acc, acc)
 O2C_REDUCE_KERNEL(reduce_min_u8, uint8_t, uint8_t, 255u, acc = v < acc ? v : acc, acc)
+O2C_REDUCE_KERNEL(reduce_min_bool, uint8_t, uint8_t, 1u, acc = v < acc ? v : acc, acc)
 
 /* ReduceLogSumExp as the onnx reference computes it: m = the largest element that is not
  * +-inf (-inf if none; NaN if any is NaN), then y = log(sum of exp(x - m)) + m, the sum in

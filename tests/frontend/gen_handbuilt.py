@@ -153,9 +153,14 @@ def addmm_nocast():
 def torchlib_functions_protos():
     """Model-local functions in the style of onnxscript's torchlib (torch <= 2.4 dynamo_export).
 
+    Node for node what onnxscript 0.7.2 compiles for the same Python (Rank, IsScalar, aten_t
+    and aten_addmm are the torchlib sources; `rank == 2` becomes Constant(int64 2), CastLike,
+    Equal; If branches have no inputs and untyped outputs), except that Rank/IsScalar import
+    ai.onnx 17 where onnxscript writes 18, so that a function-level opset import differs from
+    the model's (18) and must be honoured.
+
     pkg.onnxscript.torch_lib.common::Rank(input)     = Size(Shape(input))
     pkg.onnxscript.torch_lib.common::IsScalar(input) = Equal(Size(Shape(input)), Constant 0)
-        (imports ai.onnx 17 while the model imports 18: a function-level opset import)
     pkg.onnxscript.torch_lib::aten_t(self)           = If(Rank(self) == 2) Transpose else Identity
     pkg.onnxscript.torch_lib::aten_addmm(self, mat1, mat2) <beta=1.0, alpha=1.0 defaults>
         = Add(Mul(self, CastLike(Constant(@beta), self)), Mul(MatMul(mat1, mat2),
@@ -196,9 +201,10 @@ def torchlib_functions_protos():
     aten_t = helper.make_function(
         TL, "aten_t", ["self"], ["result_2"],
         [node("Rank", ["self"], ["rank"], "n0", domain=TLC),
-         node("Constant", [], ["int64_2"], "n1", value_int=2),
-         node("Equal", ["rank", "int64_2"], ["cond"], "n2"),
-         node("If", ["cond"], ["result_2"], "n3", then_branch=t_then, else_branch=t_else)],
+         const_t("int64_2", np.int64(2)),
+         node("CastLike", ["int64_2", "rank"], ["int64_2_cast"], "n2"),
+         node("Equal", ["rank", "int64_2_cast"], ["cond"], "n3"),
+         node("If", ["cond"], ["result_2"], "n4", then_branch=t_then, else_branch=t_else)],
         tl_imports, doc_string="t(Tensor(a) self) -> Tensor(a)")
 
     alpha_ref = helper.make_attribute_ref("value_float", helper.AttributeProto.FLOAT,
@@ -256,9 +262,10 @@ def torchlib_functions_protos():
         [node("IsScalar", ["bias"], ["bias_is_scalar"], "n0", domain=TLC),
          node("If", ["bias_is_scalar"], ["bias_1d"], "n1", then_branch=s_then, else_branch=s_else),
          node("Rank", ["input"], ["rank"], "n2", domain=TLC),
-         node("Constant", [], ["int64_2"], "n3", value_int=2),
-         node("Equal", ["rank", "int64_2"], ["is_2d"], "n4"),
-         node("If", ["is_2d"], ["return_val"], "n5", then_branch=l_then, else_branch=l_else)],
+         const_t("int64_2", np.int64(2)),
+         node("CastLike", ["int64_2", "rank"], ["int64_2_cast"], "n4"),
+         node("Equal", ["rank", "int64_2_cast"], ["is_2d"], "n5"),
+         node("If", ["is_2d"], ["return_val"], "n6", then_branch=l_then, else_branch=l_else)],
         tl_imports,
         attribute_protos=[helper.make_attribute("alpha", 1.0), helper.make_attribute("beta", 1.0)],
         doc_string="linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor")
@@ -712,6 +719,92 @@ def elementwise_chain():
 
 
 # --------------------------------------------------------------------------
+# Independent numpy references: every stored onnxruntime output must also match what the
+# model is meant to compute, written out by hand (catches a wrongly built graph).
+# --------------------------------------------------------------------------
+
+def _relu(v):
+    return np.maximum(v, 0)
+
+
+def _sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def _gelu(v):
+    from math import erf
+    return 0.5 * v * (1 + np.vectorize(erf)(v / np.sqrt(2)))
+
+
+def _gelu_tanh(v):
+    return 0.5 * v * (1 + np.tanh(np.sqrt(2 / np.pi) * (v + 0.044715 * v ** 3)))
+
+
+def _bn(p, c):
+    shape = [1, -1] + [1] * (c.ndim - 2)
+    r = lambda k: p[k].reshape(shape)  # noqa: E731
+    return (c - r("bn.mean")) / np.sqrt(r("bn.var") + 1e-5) * r("bn.scale") + r("bn.B")
+
+
+def _conv3x3(x, w, b=None):
+    n, _, h, wd = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    out = np.zeros((n, w.shape[0], h, wd))
+    for i in range(3):
+        for j in range(3):
+            out += np.einsum("nchw,oc->nohw", xp[:, :, i:i + h, j:j + wd], w[:, :, i, j])
+    return out if b is None else out + b.reshape(1, -1, 1, 1)
+
+
+def _gemm(p, x):
+    return x @ p["W"].T + p["b"]
+
+
+_ACTS = {
+    "relu": _relu, "leakyrelu": lambda v: np.where(v > 0, v, 0.1 * v),
+    "clip": lambda v: np.clip(v, 0, 6), "sigmoid": _sigmoid, "tanh": np.tanh,
+    "gelu": _gelu, "gelu_tanh": _gelu_tanh, "gelu_erf_decomposed": _gelu,
+    "gelu_erf_decomposed_alt": _gelu, "gelu_tanh_decomposed": _gelu_tanh,
+    "hardswish": lambda v: v * np.clip(v + 3, 0, 6) / 6,
+}
+
+NUMPY_REFERENCE = {
+    "addmm_castlike": lambda p, x: x @ p["W"] + p["bias"],
+    "addmm_swapped": lambda p, x: 0.5 * (x @ p["W"]) + 2.0 * p["bias"],
+    "addmm_nocast": lambda p, x: 0.25 * (x @ p["W"]) - 1.5 * p["bias"],
+    "torchlib_functions": lambda p, x: 0.5 * (_relu(x @ p["fc1.weight"].T + p["fc1.bias"])
+                                              @ p["fc2.weight"].T) + 2.0 * p["fc2.bias"],
+    "torchlib_functions_3d": lambda p, x: (_relu(x @ p["fc1.weight"].T + p["fc1.bias"])
+                                           @ p["fc2.weight"].T + p["fc2.bias"]),
+    "transpose_gemm": lambda p, x, y: ((x @ p["W1"].T + p["b1"]) @ y.T) @ p["W2"],
+    "transpose_expand_gemm": lambda p, x: x @ p["weight"].T + p["bias"],
+    "expand_add": lambda p, x: x + p["bias"],
+    "identity_chain": lambda p, x: _relu(x),
+    "matmul_add_3d": lambda p, x: x @ p["W"] + p["bias"],
+    "conv_bn": lambda p, x: _bn(p, _conv3x3(x, p["conv.W"], p["conv.b"])),
+    "conv_bn_nobias": lambda p, x: _bn(p, _conv3x3(x, p["conv.W"])),
+    "conv_mul_add": lambda p, x: _conv3x3(x, p["conv.W"], p["conv.b"]) * p["scale"] + p["shift"],
+    "gemm_bn": lambda p, x: _bn(p, _gemm(p, x)),
+    "gemm_mul_add": lambda p, x: _gemm(p, x) * p["scale"] + p["shift"],
+    "epilogue_residual_add": lambda p, x, r: _gemm(p, x) + r,
+    "epilogue_bias_add": lambda p, x: _relu(x @ p["W"].T + p["bias"]),
+    "elementwise_chain": lambda p, x: _sigmoid(x * p["c"] + p["d"]) * x,
+}
+for _act, _f in _ACTS.items():
+    NUMPY_REFERENCE[f"epilogue_{_act}"] = lambda p, x, _f=_f: _f(_gemm(p, x))
+
+
+def check_numpy(name, mdl, feed, outputs):
+    params = {t.name: numpy_helper.to_array(t).astype(np.float64)
+              for t in mdl.graph.initializer if t.data_type == F32}
+    want = NUMPY_REFERENCE[name](params, *[v.astype(np.float64) for v in feed.values()])
+    got = outputs[0]
+    if not np.allclose(got, want, rtol=1e-4, atol=1e-5):
+        raise SystemExit(f"error: {name}: onnxruntime output differs from the numpy reference "
+                         f"(max abs err {np.max(np.abs(got - want)):.3g})")
+
+
+# --------------------------------------------------------------------------
 
 def main():
     names = set()
@@ -721,7 +814,10 @@ def main():
             raise SystemExit(f"error: duplicate model {name}")
         names.add(name)
         refuse = bool(expected.get("refuse"))
-        fc.write_case(name, mdl, feed or {}, expected, check=not refuse, reference=not refuse)
+        outputs = fc.write_case(name, mdl, feed or {}, expected, check=not refuse,
+                                reference=not refuse)
+        if not refuse:
+            check_numpy(name, mdl, feed, outputs)
         fc.print_summary(name, mdl)
     print(f"{len(names)} hand-built models in {fc.MODELS.relative_to(fc.HERE.parent.parent)}")
     return 0

@@ -1,0 +1,236 @@
+/* emit_onnx.c — --emit-onnx: the optimised graph, as the code generator sees it, written back
+ * as a standard ONNX model. Fused epilogues become their original nodes again, folded
+ * constants become initializers, so onnxruntime can check the frontend on its own. */
+#include "load.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Writer {
+    Onnx__GraphProto *graph;
+    size_t cap_nodes, cap_inits;
+    bool *written; /* per value id: initializer already written */
+} Writer;
+
+static const char *value_name(const Value *v)
+{
+    if (!v)
+        return "";
+    return v->name[0] ? v->name : xprintf("onnx2c_v%d", v->id);
+}
+
+static Onnx__TypeProto *tensor_type(const Value *v)
+{
+    Onnx__TypeProto *tp = xcalloc(1, sizeof *tp);
+    Onnx__TypeProto__Tensor *tt = xcalloc(1, sizeof *tt);
+    Onnx__TensorShapeProto *sp = xcalloc(1, sizeof *sp);
+    *tp = (Onnx__TypeProto)ONNX__TYPE_PROTO__INIT;
+    *tt = (Onnx__TypeProto__Tensor)ONNX__TYPE_PROTO__TENSOR__INIT;
+    *sp = (Onnx__TensorShapeProto)ONNX__TENSOR_SHAPE_PROTO__INIT;
+    tt->has_elem_type = true;
+    tt->elem_type = v->dtype;
+    sp->n_dim = (size_t)v->rank;
+    sp->dim = xcalloc((size_t)v->rank + 1, sizeof(Onnx__TensorShapeProto__Dimension *));
+    for (int i = 0; i < v->rank; i++) {
+        Onnx__TensorShapeProto__Dimension *d = xcalloc(1, sizeof *d);
+        *d = (Onnx__TensorShapeProto__Dimension)ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
+        d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+        d->dim_value = v->dims[i];
+        sp->dim[i] = d;
+    }
+    tt->shape = sp;
+    tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    tp->tensor_type = tt;
+    return tp;
+}
+
+static Onnx__ValueInfoProto *value_info(const Value *v)
+{
+    Onnx__ValueInfoProto *vi = xcalloc(1, sizeof *vi);
+    *vi = (Onnx__ValueInfoProto)ONNX__VALUE_INFO_PROTO__INIT;
+    vi->name = (char *)value_name(v);
+    vi->type = tensor_type(v);
+    return vi;
+}
+
+static Onnx__TensorProto *tensor_proto(const Value *v, const char *name)
+{
+    Onnx__TensorProto *t = xcalloc(1, sizeof *t);
+    *t = (Onnx__TensorProto)ONNX__TENSOR_PROTO__INIT;
+    t->name = (char *)name;
+    t->n_dims = (size_t)v->rank;
+    t->dims = (int64_t *)v->dims;
+    t->has_data_type = true;
+    t->data_type = v->dtype;
+    t->has_raw_data = true;
+    t->raw_data.len = (size_t)value_bytes(v);
+    t->raw_data.data = v->data;
+    return t;
+}
+
+static void add_initializer(Writer *w, const Value *v)
+{
+    if (!v || !v->data || w->written[v->id])
+        return;
+    w->written[v->id] = true;
+    Onnx__GraphProto *g = w->graph;
+    if (g->n_initializer == w->cap_inits) {
+        w->cap_inits = w->cap_inits ? 2 * w->cap_inits : 16;
+        g->initializer = xrealloc(g->initializer, w->cap_inits * sizeof(Onnx__TensorProto *));
+    }
+    g->initializer[g->n_initializer++] = tensor_proto(v, value_name(v));
+}
+
+static Onnx__AttributeProto *attr_proto(const Attr *a)
+{
+    Onnx__AttributeProto *p = xcalloc(1, sizeof *p);
+    *p = (Onnx__AttributeProto)ONNX__ATTRIBUTE_PROTO__INIT;
+    p->name = a->name;
+    p->has_type = true;
+    switch (a->type) {
+    case ATTR_FLOAT:
+        p->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+        p->has_f = true;
+        p->f = a->f;
+        break;
+    case ATTR_INT:
+        p->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+        p->has_i = true;
+        p->i = a->i;
+        break;
+    case ATTR_STRING:
+        p->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+        p->has_s = true;
+        p->s.len = strlen(a->s);
+        p->s.data = (uint8_t *)a->s;
+        break;
+    case ATTR_FLOATS:
+        p->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS;
+        p->n_floats = (size_t)a->n;
+        p->floats = a->floats;
+        break;
+    case ATTR_INTS:
+        p->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+        p->n_ints = (size_t)a->n;
+        p->ints = a->ints;
+        break;
+    case ATTR_TENSOR:
+        p->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
+        p->t = tensor_proto(a->t, "");
+        break;
+    default:
+        return NULL; /* subgraphs are folded away before this point */
+    }
+    return p;
+}
+
+/* One NodeProto. `ninputs` may be less than the node's (epilogue operands are not ONNX
+ * inputs of a Gemm or Conv); `out` overrides the output name. */
+static void add_node(Writer *w, const Node *n, int ninputs, Value *const *inputs,
+                     const char *out)
+{
+    Onnx__NodeProto *p = xcalloc(1, sizeof *p);
+    *p = (Onnx__NodeProto)ONNX__NODE_PROTO__INIT;
+    p->name = n->name;
+    p->op_type = n->op_type;
+    p->domain = n->domain;
+    while (ninputs > 0 && !inputs[ninputs - 1])
+        ninputs--;
+    p->n_input = (size_t)ninputs;
+    p->input = xcalloc((size_t)ninputs + 1, sizeof(char *));
+    for (int i = 0; i < ninputs; i++) {
+        p->input[i] = (char *)value_name(inputs[i]);
+        add_initializer(w, inputs[i]);
+    }
+    p->n_output = (size_t)n->noutputs;
+    p->output = xcalloc((size_t)n->noutputs + 1, sizeof(char *));
+    for (int i = 0; i < n->noutputs; i++)
+        p->output[i] = (char *)(i == 0 && out ? out : value_name(n->outputs[i]));
+    p->attribute = xcalloc((size_t)n->nattrs + 1, sizeof(Onnx__AttributeProto *));
+    for (int i = 0; i < n->nattrs; i++) {
+        Onnx__AttributeProto *a = attr_proto(&n->attrs[i]);
+        if (a)
+            p->attribute[p->n_attribute++] = a;
+    }
+    Onnx__GraphProto *g = w->graph;
+    if (g->n_node == w->cap_nodes) {
+        w->cap_nodes = w->cap_nodes ? 2 * w->cap_nodes : 64;
+        g->node = xrealloc(g->node, w->cap_nodes * sizeof(Onnx__NodeProto *));
+    }
+    g->node[g->n_node++] = p;
+}
+
+/* A fused node and its epilogues, chained through fresh intermediate names. */
+static void add_fused(Writer *w, const Node *n)
+{
+    const char *result = value_name(n->outputs[0]);
+    const char *prev = n->nepilogue ? xprintf("%s/pre_epilogue0", result) : NULL;
+    add_node(w, n, n->op->max_inputs < n->ninputs ? n->op->max_inputs : n->ninputs, n->inputs,
+             prev);
+    for (int k = 0; k < n->nepilogue; k++) {
+        const Epilogue *ep = &n->epilogue[k];
+        Value *ins[8] = {0};
+        Value prev_value = *n->outputs[0];
+        prev_value.name = (char *)prev;
+        for (int i = 0; i < ep->node->ninputs && i < 8; i++)
+            ins[i] = i == ep->input ? &prev_value : ep->node->inputs[i];
+        const char *out = k + 1 < n->nepilogue ? xprintf("%s/pre_epilogue%d", result, k + 1)
+                                               : result;
+        prev_value.data = NULL;
+        add_node(w, ep->node, ep->node->ninputs, ins, out);
+        prev = out;
+    }
+}
+
+static Onnx__OperatorSetIdProto *opset_import(const char *domain, int64_t version)
+{
+    Onnx__OperatorSetIdProto *o = xcalloc(1, sizeof *o);
+    *o = (Onnx__OperatorSetIdProto)ONNX__OPERATOR_SET_ID_PROTO__INIT;
+    o->domain = (char *)domain;
+    o->has_version = true;
+    o->version = version;
+    return o;
+}
+
+void write_onnx(const char *path, const Model *m)
+{
+    const Graph *ig = m->graph;
+    Onnx__GraphProto graph = ONNX__GRAPH_PROTO__INIT;
+    Writer w = {.graph = &graph};
+    w.written = xcalloc((size_t)ig->nvalues + 1, sizeof(bool));
+    graph.name = "onnx2c_optimized";
+    graph.n_input = (size_t)ig->ninputs;
+    graph.input = xcalloc((size_t)ig->ninputs + 1, sizeof(Onnx__ValueInfoProto *));
+    for (int i = 0; i < ig->ninputs; i++)
+        graph.input[i] = value_info(ig->inputs[i]);
+    graph.n_output = (size_t)ig->noutputs;
+    graph.output = xcalloc((size_t)ig->noutputs + 1, sizeof(Onnx__ValueInfoProto *));
+    for (int i = 0; i < ig->noutputs; i++) {
+        graph.output[i] = value_info(ig->outputs[i]);
+        add_initializer(&w, ig->outputs[i]); /* a folded output */
+    }
+    for (int i = 0; i < ig->nnodes; i++)
+        add_fused(&w, ig->nodes[i]);
+
+    Onnx__ModelProto model = ONNX__MODEL_PROTO__INIT;
+    model.has_ir_version = true;
+    model.ir_version = m->ir_version > 0 ? m->ir_version : 8;
+    model.producer_name = "onnx2c";
+    const Onnx__ModelProto *src = m->proto;
+    model.n_opset_import = src->n_opset_import;
+    model.opset_import = xcalloc(src->n_opset_import + 1, sizeof(Onnx__OperatorSetIdProto *));
+    for (size_t i = 0; i < src->n_opset_import; i++)
+        model.opset_import[i] = opset_import(src->opset_import[i]->domain ? src->opset_import[i]->domain : "",
+                                             src->opset_import[i]->version);
+    model.graph = &graph;
+
+    size_t len = onnx__model_proto__get_packed_size(&model);
+    uint8_t *buf = xcalloc(1, len + 1);
+    onnx__model_proto__pack(&model, buf);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
+        fprintf(stderr, "onnx2c: error: %s: cannot write: %s\n", path, strerror(errno));
+        exit(1);
+    }
+}

@@ -1,0 +1,284 @@
+/* ops_math.c — elementwise math: unary functions and activations (Abs, Neg, Exp, Log, Sqrt,
+ * Reciprocal, Erf, Floor, Ceil, Sign, Sin, Cos, Softplus, Softsign, HardSigmoid, HardSwish,
+ * Elu, Selu, Gelu), Pow with broadcasting, and the variadic Max, Min, Sum, Mean.
+ * Kernels in templates/math.c (Sum and Mean use add_f32/div_f32 of elementwise.c). */
+#include "ops.h"
+#include "kernels.h"
+
+#include <string.h>
+
+/* ---- unary ---- */
+
+typedef void (*UnaryF32)(int64_t, const float *, float *);
+
+/* Ops whose kernel takes no parameter; the others are handled in math_args. */
+static const struct {
+    const char *op, *kernel;
+    UnaryF32 fn;
+} plain_unary[] = {
+    {"Abs", "abs_f32", abs_f32},
+    {"Neg", "neg_f32", neg_f32},
+    {"Exp", "exp_f32", exp_f32},
+    {"Log", "log_f32", log_f32},
+    {"Sqrt", "sqrt_f32", sqrt_f32},
+    {"Reciprocal", "reciprocal_f32", reciprocal_f32},
+    {"Erf", "erf_f32", erf_f32},
+    {"Floor", "floor_f32", floor_f32},
+    {"Ceil", "ceil_f32", ceil_f32},
+    {"Sign", "sign_f32", sign_f32},
+    {"Sin", "sin_f32", sin_f32},
+    {"Cos", "cos_f32", cos_f32},
+    {"Softplus", "softplus_f32", softplus_f32},
+    {"Softsign", "softsign_f32", softsign_f32},
+    {"HardSwish", "hard_swish_f32", hard_swish_f32},
+};
+
+typedef struct MathArgs {
+    const char *kernel;
+    UnaryF32 fn; /* NULL: a kernel with parameters, or int64 */
+    int nparams;
+    float p[2];
+} MathArgs;
+
+static MathArgs math_args(const Node *n)
+{
+    MathArgs a = {0};
+    const char *op = n->op_type;
+    DType t = n->inputs[0]->dtype;
+    if (t == DT_INT64 && (!strcmp(op, "Abs") || !strcmp(op, "Neg"))) {
+        a.kernel = !strcmp(op, "Abs") ? "abs_i64" : "neg_i64";
+        return a;
+    }
+    if (t != DT_FLOAT)
+        fatal_at(n, "type %s is not supported (float32 is%s)", dtype_name(t),
+                 !strcmp(op, "Abs") || !strcmp(op, "Neg") ? ", and int64" : "");
+    for (size_t i = 0; i < sizeof plain_unary / sizeof plain_unary[0]; i++)
+        if (!strcmp(plain_unary[i].op, op)) {
+            a.kernel = plain_unary[i].kernel;
+            a.fn = plain_unary[i].fn;
+            return a;
+        }
+    if (!strcmp(op, "HardSigmoid")) {
+        a.kernel = "hard_sigmoid_f32";
+        a.nparams = 2;
+        a.p[0] = attr_float(n, "alpha", 0.2f);
+        a.p[1] = attr_float(n, "beta", 0.5f);
+    } else if (!strcmp(op, "Elu")) {
+        a.kernel = "elu_f32";
+        a.nparams = 1;
+        a.p[0] = attr_float(n, "alpha", 1.0f);
+    } else if (!strcmp(op, "Selu")) {
+        a.kernel = "selu_f32";
+        a.nparams = 2;
+        a.p[0] = attr_float(n, "alpha", 1.67326319217681884765625f);
+        a.p[1] = attr_float(n, "gamma", 1.05070102214813232421875f);
+    } else if (!strcmp(op, "Gelu")) {
+        const char *approx = attr_string(n, "approximate", "none");
+        if (!strcmp(approx, "none"))
+            a.kernel = "gelu_f32", a.fn = gelu_f32;
+        else if (!strcmp(approx, "tanh"))
+            a.kernel = "gelu_tanh_f32", a.fn = gelu_tanh_f32;
+        else
+            fatal_at(n, "approximate='%s' is not one of none, tanh", approx);
+    } else {
+        unreachable();
+    }
+    return a;
+}
+
+void math_unary_infer(Node *n)
+{
+    math_args(n); /* checks the type and attributes */
+    same_shape_infer(n);
+}
+
+void math_unary_fold(Node *n)
+{
+    MathArgs a = math_args(n);
+    int64_t len = value_numel(n->outputs[0]);
+    void *x = n->inputs[0]->data, *y = n->outputs[0]->data;
+    if (a.fn)
+        a.fn(len, x, y);
+    else if (!strcmp(a.kernel, "abs_i64"))
+        abs_i64(len, x, y);
+    else if (!strcmp(a.kernel, "neg_i64"))
+        neg_i64(len, x, y);
+    else if (!strcmp(a.kernel, "hard_sigmoid_f32"))
+        hard_sigmoid_f32(len, a.p[0], a.p[1], x, y);
+    else if (!strcmp(a.kernel, "elu_f32"))
+        elu_f32(len, a.p[0], x, y);
+    else if (!strcmp(a.kernel, "selu_f32"))
+        selu_f32(len, a.p[0], a.p[1], x, y);
+    else
+        unreachable();
+}
+
+void math_unary_emit(Emitter *e, Node *n)
+{
+    MathArgs a = math_args(n);
+    const char *params = "";
+    if (a.nparams == 1)
+        params = xprintf("%s, ", c_float(a.p[0]));
+    else if (a.nparams == 2)
+        params = xprintf("%s, %s, ", c_float(a.p[0]), c_float(a.p[1]));
+    println(e, "%s(%lld, %s%s, %s);", a.kernel, (long long)value_numel(n->outputs[0]), params,
+            value_cname(e, n->inputs[0]), value_cname(e, n->outputs[0]));
+}
+
+/* ---- Pow: float32 base, float32/int64/int32 exponent ---- */
+
+static const char *pow_kernel(const Node *n)
+{
+    const Value *a = n->inputs[0], *b = n->inputs[1];
+    if (a->dtype != DT_FLOAT)
+        fatal_at(n, "base type %s is not supported (float32 is)", dtype_name(a->dtype));
+    switch (b->dtype) {
+    case DT_FLOAT: return "pow_f32";
+    case DT_INT64: return "pow_f32_i64";
+    case DT_INT32: return "pow_f32_i32";
+    default:
+        fatal_at(n, "exponent type %s is not supported (float32, int64, int32 are)",
+                 dtype_name(b->dtype));
+    }
+}
+
+void pow_infer(Node *n)
+{
+    pow_kernel(n);
+    if (n->opset < 12 && n->inputs[1]->dtype != DT_FLOAT)
+        fatal_at(n, "an integer exponent needs opset 12 or newer");
+    int rank;
+    int64_t dims[MAX_RANK];
+    broadcast_shape(n, n->inputs[0], n->inputs[1], &rank, dims);
+    set_shape(n->outputs[0], DT_FLOAT, rank, dims);
+}
+
+void pow_fold(Node *n)
+{
+    Value *y = n->outputs[0];
+    LoopSpace l = broadcast_loop(y, 2, n->inputs);
+    const char *k = pow_kernel(n);
+    const void *a = n->inputs[0]->data, *b = n->inputs[1]->data;
+    if (!strcmp(k, "pow_f32"))
+        pow_f32(l.rank, l.dims, l.strides[0], l.strides[1], a, b, y->data);
+    else if (!strcmp(k, "pow_f32_i64"))
+        pow_f32_i64(l.rank, l.dims, l.strides[0], l.strides[1], a, b, y->data);
+    else
+        pow_f32_i32(l.rank, l.dims, l.strides[0], l.strides[1], a, b, y->data);
+}
+
+void pow_emit(Emitter *e, Node *n)
+{
+    emit_broadcast_binary(e, n, pow_kernel(n));
+}
+
+/* ---- Max, Min, Sum, Mean: y = x0 op x1 op ... left to right, each step broadcast to the
+ * output's shape (y is the first operand of every step after the first) ---- */
+
+static const char *variadic_kernel(const Node *n)
+{
+    const char *op = n->op_type;
+    DType t = n->inputs[0]->dtype;
+    bool minmax = !strcmp(op, "Max") || !strcmp(op, "Min");
+    if (t != DT_FLOAT && !(minmax && t == DT_INT64))
+        fatal_at(n, "type %s is not supported (float32 is%s)", dtype_name(t),
+                 minmax ? ", and int64" : "");
+    if (!strcmp(op, "Max"))
+        return t == DT_FLOAT ? "max_f32" : "max_i64";
+    if (!strcmp(op, "Min"))
+        return t == DT_FLOAT ? "min_f32" : "min_i64";
+    return "add_f32"; /* Sum, Mean */
+}
+
+void variadic_infer(Node *n)
+{
+    variadic_kernel(n);
+    Value acc = *n->inputs[0];
+    for (int i = 1; i < n->ninputs; i++) {
+        const Value *x = n->inputs[i];
+        if (!x)
+            fatal_at(n, "input %d is missing", i);
+        if (x->dtype != acc.dtype)
+            fatal_at(n, "inputs have different types (%s, %s)", dtype_name(acc.dtype),
+                     dtype_name(x->dtype));
+        broadcast_shape(n, &acc, x, &acc.rank, acc.dims);
+    }
+    set_shape(n->outputs[0], acc.dtype, acc.rank, acc.dims);
+}
+
+/* Kernels of one step, by name (the templates' functions, as the compiler links them). */
+static void variadic_step(const char *k, const LoopSpace *l, const void *a, const void *b,
+                          void *y)
+{
+    const int64_t *d = l->dims, *sa = l->strides[0], *sb = l->strides[1];
+    if (!strcmp(k, "max_f32"))
+        max_f32(l->rank, d, sa, sb, a, b, y);
+    else if (!strcmp(k, "min_f32"))
+        min_f32(l->rank, d, sa, sb, a, b, y);
+    else if (!strcmp(k, "max_i64"))
+        max_i64(l->rank, d, sa, sb, a, b, y);
+    else if (!strcmp(k, "min_i64"))
+        min_i64(l->rank, d, sa, sb, a, b, y);
+    else if (!strcmp(k, "add_f32"))
+        add_f32(l->rank, d, sa, sb, a, b, y);
+    else
+        div_f32(l->rank, d, sa, sb, a, b, y);
+}
+
+/* The loop space of step i (1..n-1): operands (x0, x1) for the first, (y, xi) after. */
+static LoopSpace variadic_loop(const Node *n, int i)
+{
+    Value *ops[2] = {i == 1 ? n->inputs[0] : n->outputs[0], n->inputs[i]};
+    return broadcast_loop(n->outputs[0], 2, ops);
+}
+
+/* Mean divides the sum by the count: y = y / count, the count a scalar of stride 0. */
+static LoopSpace mean_loop(const Node *n)
+{
+    LoopSpace l = {.rank = 1};
+    l.dims[0] = value_numel(n->outputs[0]);
+    l.strides[0][0] = 1;
+    return l;
+}
+
+void variadic_fold(Node *n)
+{
+    Value *y = n->outputs[0];
+    const char *k = variadic_kernel(n);
+    if (n->ninputs == 1)
+        memcpy(y->data, n->inputs[0]->data, (size_t)value_bytes(y));
+    for (int i = 1; i < n->ninputs; i++) {
+        LoopSpace l = variadic_loop(n, i);
+        variadic_step(k, &l, i == 1 ? n->inputs[0]->data : y->data, n->inputs[i]->data, y->data);
+    }
+    if (!strcmp(n->op_type, "Mean") && n->ninputs > 1) {
+        LoopSpace l = mean_loop(n);
+        float count = (float)n->ninputs;
+        variadic_step("div_f32", &l, y->data, &count, y->data);
+    }
+}
+
+void variadic_emit(Emitter *e, Node *n)
+{
+    Value *y = n->outputs[0];
+    const char *k = variadic_kernel(n), *yname = value_cname(e, y);
+    if (n->ninputs == 1)
+        println(e, "copy_bytes(%lld, %s, %s);", (long long)value_bytes(y),
+                value_cname(e, n->inputs[0]), yname);
+    for (int i = 1; i < n->ninputs; i++) {
+        LoopSpace l = variadic_loop(n, i);
+        const char *dims = emit_dims(e, l.rank, l.dims);
+        const char *sa = emit_dims(e, l.rank, l.strides[0]), *sb = emit_dims(e, l.rank, l.strides[1]);
+        println(e, "%s(%d, %s, %s, %s, %s, %s, %s);", k, l.rank, dims, sa, sb,
+                i == 1 ? value_cname(e, n->inputs[0]) : yname, value_cname(e, n->inputs[i]), yname);
+    }
+    if (!strcmp(n->op_type, "Mean") && n->ninputs > 1) {
+        LoopSpace l = mean_loop(n);
+        float *count = xcalloc(1, sizeof(float));
+        *count = (float)n->ninputs;
+        const char *dims = emit_dims(e, l.rank, l.dims);
+        const char *sa = emit_dims(e, l.rank, l.strides[0]), *sb = emit_dims(e, l.rank, l.strides[1]);
+        println(e, "div_f32(%d, %s, %s, %s, %s, %s, %s);", l.rank, dims, sa, sb, yname,
+                emit_constant(e, DT_FLOAT, 0, NULL, count), yname);
+    }
+}

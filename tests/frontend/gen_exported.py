@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""Export PyTorch models with both exporters, unchanged, as frontend (fold + fuse) tests.
+
+Developer-run only; the results are committed, so building and testing onnx2c never needs
+PyTorch. From the repository root (the venv of tests/models/requirements-dev.txt):
+
+    .venv-torch/bin/python tests/frontend/gen_exported.py
+
+Pinned: torch 2.15.0, onnx 1.23.2, numpy 2.4.6, onnxruntime 1.32.0, onnxscript 0.7.2.
+Writes tests/frontend/models/NAME/ (layout in frontend_common.py; paths relative to this file).
+
+Exporters, exactly as a user would call them unless noted:
+  TorchScript  torch.onnx.export(..., dynamo=False, opset_version=N, do_constant_folding=...)
+  dynamo       torch.onnx.export(..., dynamo=True, optimize=False|True, external_data=False)
+               The public API always runs onnxscript's version converter (to opset 20 by
+               default), which starts by inlining every model-local function, so its output
+               never has functions, even with optimize=False.
+  dynamo_raw   torch.onnx._internal.exporter._core.export(..., optimize=False,
+               opset_version=None): the same exporter without the version conversion, i.e. the
+               graph as torchlib traced it (opset 18, model-local functions for the torchlib ops
+               that are onnxscript functions rather than trace-only, e.g. aten_hardtanh,
+               aten_hardswish; dead nodes kept). Internal API of torch 2.15; checked below.
+
+The only change made to an exported model: the node metadata key pkg.torch.onnx.stack_trace
+is deleted (it holds absolute paths of this script and of site-packages, so the bytes would
+depend on the checkout). All other metadata is kept.
+
+Reference outputs: onnxruntime on the exported model (CPU, one thread, graph optimisations
+off, run twice and bit-identical), checked against PyTorch eager (allclose rtol 1e-4,
+atol 1e-5). Weights: torch.manual_seed(seed) per model family (BatchNorm statistics,
+LayerNorm affine parameters and biases randomised from torch.Generator, so that no parameter
+is trivially 0 or 1); inputs: numpy.random.default_rng(seed).
+"""
+
+import inspect
+import io
+import os
+import sys
+import warnings
+
+import numpy as np
+import onnx
+import torch
+from torch import nn
+
+import frontend_common as fc
+
+# --------------------------------------------------------------------------
+# Models
+# --------------------------------------------------------------------------
+
+
+class MLP(nn.Module):
+    def __init__(self, k=784, h=128, n=10, act=None):
+        super().__init__()
+        self.fc1 = nn.Linear(k, h)
+        self.act = act if act is not None else nn.ReLU()
+        self.fc2 = nn.Linear(h, n)
+
+    def forward(self, x):
+        return self.fc2(self.act(self.fc1(x)))
+
+
+class ConvBnRelu6(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.relu6 = nn.ReLU6()
+
+    def forward(self, x):
+        return self.relu6(self.bn(self.conv(x)))
+
+
+class Encoder(nn.Module):
+    """TransformerEncoderLayer behind a forward(x) of one argument.
+
+    Calling the layer directly fails in the TorchScript exporter of torch 2.15: it fills in the
+    default arguments of forward() as traced values, and scaled_dot_product_attention then
+    gets a Tensor for is_causal ("argument 'is_causal' must be bool, not Tensor").
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(
+            d_model=32, nhead=4, dim_feedforward=64, dropout=0.0, activation="gelu",
+            batch_first=True)
+
+    def forward(self, x):
+        return self.layer(x)
+
+
+def randomize(model, seed):
+    """Non-trivial BatchNorm statistics, LayerNorm affine parameters and zero-initialised biases."""
+    gen = torch.Generator().manual_seed(seed + 1000)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.modules.batchnorm._BatchNorm):
+                n = m.num_features
+                m.weight.copy_(torch.rand(n, generator=gen) + 0.5)
+                m.bias.copy_(torch.randn(n, generator=gen) * 0.2)
+                m.running_mean.copy_(torch.randn(n, generator=gen) * 0.2)
+                m.running_var.copy_(torch.rand(n, generator=gen) * 1.5 + 0.25)
+            elif isinstance(m, nn.LayerNorm):
+                m.weight.copy_(torch.rand(m.weight.shape, generator=gen) + 0.5)
+                m.bias.copy_(torch.randn(m.bias.shape, generator=gen) * 0.2)
+            elif isinstance(m, nn.MultiheadAttention):
+                m.in_proj_bias.copy_(torch.randn(m.in_proj_bias.shape, generator=gen) * 0.2)
+                m.out_proj.bias.copy_(torch.randn(m.out_proj.bias.shape, generator=gen) * 0.2)
+    return model
+
+
+def build(ctor, seed):
+    torch.manual_seed(seed)
+    return randomize(ctor(), seed).eval()
+
+
+# --------------------------------------------------------------------------
+# Exporters
+# --------------------------------------------------------------------------
+
+IO_NAMES = dict(input_names=["input"], output_names=["output"])
+
+
+def strip_stack_traces(m):
+    def nodes(ns):
+        for n in ns:
+            keep = [p for p in n.metadata_props if p.key != "pkg.torch.onnx.stack_trace"]
+            del n.metadata_props[:]
+            n.metadata_props.extend(keep)
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    nodes(a.g.node)
+                for g in a.graphs:
+                    nodes(g.node)
+
+    nodes(m.graph.node)
+    for f in m.functions:
+        nodes(f.node)
+    return m
+
+
+def export_torchscript(model, x, opset, fold=True):
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # deprecation notice of the TorchScript exporter
+        torch.onnx.export(model, (x,), buf, dynamo=False, opset_version=opset,
+                          do_constant_folding=fold, dynamic_axes=None, export_params=True,
+                          keep_initializers_as_inputs=False,
+                          training=torch.onnx.TrainingMode.EVAL, **IO_NAMES)
+    return onnx.load_from_string(buf.getvalue())
+
+
+def export_dynamo(model, x, optimize):
+    prog = torch.onnx.export(model, (x,), dynamo=True, optimize=optimize, external_data=False,
+                             verbose=False, **IO_NAMES)
+    return strip_stack_traces(prog.model_proto)
+
+
+def export_dynamo_raw(model, x):
+    from torch.onnx._internal.exporter import _core, _registration
+
+    params = inspect.signature(_core.export).parameters
+    for p in ("registry", "optimize", "opset_version", "input_names", "output_names"):
+        if p not in params:
+            raise SystemExit(f"error: torch {torch.__version__}: _core.export has no '{p}'; "
+                             "the dynamo_raw models need torch 2.15")
+    registry = _registration.ONNXRegistry.from_torchlib()
+    prog = _core.export(model, (x,), registry=registry, optimize=False, opset_version=None,
+                        verbose=False, **IO_NAMES)
+    return strip_stack_traces(prog.model_proto)
+
+
+# --------------------------------------------------------------------------
+# What the frontend should produce
+# --------------------------------------------------------------------------
+
+MLP_EXPECT = {"ops_after": {"Gemm": 2},
+              "note": "two Gemm kernels, bias and ReLU inside the first"}
+
+TRANSFORMER_EXPECT = {
+    "ops_after": None,
+    "ops_after_allowed": ["Gemm", "MatMul", "Softmax", "LayerNormalization", "Add", "Mul",
+                          "Transpose", "Gather", "Reshape", "Squeeze", "Unsqueeze"],
+    "ops_after_forbidden": ["Shape", "Size", "Slice", "Concat", "Constant", "ConstantOfShape",
+                            "Cast", "CastLike", "Mod", "Sqrt", "Div", "Erf", "Identity",
+                            "Equal", "If", "Expand", "Range"],
+    "note": "no shape arithmetic left: every Shape/Slice/Concat/Cast/Sqrt/Mod chain folded to "
+            "constants, Reshape/Squeeze/Unsqueeze (and Gather of a constant index on axis 0) "
+            "as views, the 4 linear layers as Gemm (bias fused, GELU fused into linear1), "
+            "attention as 2 batched MatMul + Softmax, 2 LayerNormalization",
+}
+
+
+def expect_act(act):
+    return {"ops_after": {"Gemm": 2},
+            "note": f"two Gemm kernels, bias and {act} inside the first"}
+
+
+CONV_EXPECT = {"ops_after": {"Conv": 1},
+               "note": "BatchNormalization folded into the Conv weights/bias, Clip(0, 6) "
+                       "fused as the Conv epilogue"}
+
+# name, constructor, input shape, seed, input scale, exporter, expected
+# exporter: ("torchscript", opset, do_constant_folding) | ("dynamo", optimize) | ("dynamo_raw",)
+MLP_SEED = 1
+CASES = [
+    ("mlp_dynamo", MLP, (1, 784), MLP_SEED, 1.0, ("dynamo", False), MLP_EXPECT),
+    ("mlp_dynamo_opt", MLP, (1, 784), MLP_SEED, 1.0, ("dynamo", True), MLP_EXPECT),
+    ("mlp_dynamo_3d", MLP, (2, 5, 784), MLP_SEED, 1.0, ("dynamo", False), MLP_EXPECT),
+    ("mlp_torchscript", MLP, (1, 784), MLP_SEED, 1.0, ("torchscript", 17, True), MLP_EXPECT),
+    ("mlp_torchscript_3d", MLP, (2, 5, 784), MLP_SEED, 1.0, ("torchscript", 17, True), MLP_EXPECT),
+    ("mlp_torchscript_old", MLP, (1, 784), MLP_SEED, 1.0, ("torchscript", 7, False), MLP_EXPECT),
+    ("mlp_torchscript_3d_old", MLP, (2, 5, 784), MLP_SEED, 1.0, ("torchscript", 7, False), MLP_EXPECT),
+    ("mlp_gelu_tanh", lambda: MLP(32, 64, 10, nn.GELU(approximate="tanh")), (2, 32), 2, 4.0,
+     ("torchscript", 20, True), expect_act("Gelu(tanh)")),
+    ("mlp_gelu_tanh_opset17", lambda: MLP(32, 64, 10, nn.GELU(approximate="tanh")), (2, 32), 2, 4.0,
+     ("torchscript", 17, True), expect_act("the decomposed tanh-GELU (recognised as Gelu)")),
+    ("mlp_hardswish", lambda: MLP(32, 64, 10, nn.Hardswish()), (2, 32), 3, 8.0,
+     ("torchscript", 17, True), expect_act("HardSwish")),
+    ("mlp_hardswish_dynamo_raw", lambda: MLP(32, 64, 10, nn.Hardswish()), (2, 32), 3, 8.0,
+     ("dynamo_raw",), expect_act("HardSwish (model-local function aten_hardswish inlined)")),
+    ("conv_bn_relu6", ConvBnRelu6, (1, 3, 16, 16), 4, 4.0, ("torchscript", 17, False), CONV_EXPECT),
+    ("conv_bn_relu6_dynamo", ConvBnRelu6, (1, 3, 16, 16), 4, 4.0, ("dynamo", False), CONV_EXPECT),
+    ("conv_bn_relu6_dynamo_raw", ConvBnRelu6, (1, 3, 16, 16), 4, 4.0, ("dynamo_raw",), CONV_EXPECT),
+    ("transformer_layer", Encoder, (1, 8, 32), 5, 1.0, ("torchscript", 17, True), TRANSFORMER_EXPECT),
+    ("transformer_layer_dynamo", Encoder, (1, 8, 32), 5, 1.0, ("dynamo", False), TRANSFORMER_EXPECT),
+    ("transformer_layer_dynamo_raw", Encoder, (1, 8, 32), 5, 1.0, ("dynamo_raw",), TRANSFORMER_EXPECT),
+]
+
+
+def export(exporter, model, x):
+    kind = exporter[0]
+    if kind == "torchscript":
+        return export_torchscript(model, x, exporter[1], exporter[2])
+    if kind == "dynamo":
+        return export_dynamo(model, x, exporter[1])
+    if kind == "dynamo_raw":
+        return export_dynamo_raw(model, x)
+    raise ValueError(kind)
+
+
+def exporter_text(exporter):
+    kind = exporter[0]
+    if kind == "torchscript":
+        return f"TorchScript, opset {exporter[1]}, do_constant_folding={exporter[2]}"
+    if kind == "dynamo":
+        return f"dynamo, optimize={exporter[1]}"
+    return "dynamo raw (_core.export, optimize=False, no version conversion)"
+
+
+def generate(name, ctor, shape, seed, scale, exporter, expected):
+    model = build(ctor, seed)
+    rng = np.random.default_rng(seed)
+    x_np = rng.standard_normal(shape, dtype=np.float32) * np.float32(scale)
+    m = export(exporter, model, torch.from_numpy(x_np))
+    in_name = fc.graph_inputs(m.graph)[0].name
+    exp = dict(expected)
+    exp["exporter"] = f"torch {torch.__version__.split('+')[0]}: {exporter_text(exporter)}"
+    # The raw dynamo output declares shape [0] in value_info for the unused statistics outputs
+    # of BatchNormalization (Cast nodes whose inferred shape is [8]): the full checker rejects
+    # that, so those models get the structural check only. The files are kept as exported.
+    check = "basic" if exporter[0] == "dynamo_raw" else True
+    y = fc.write_case(name, m, {in_name: x_np}, exp, check=check)[0]
+    with torch.no_grad():
+        y_torch = model(torch.from_numpy(x_np)).numpy()
+    err = float(np.max(np.abs(y_torch - y)))
+    if not np.allclose(y_torch, y, rtol=1e-4, atol=1e-5):
+        raise SystemExit(f"error: {name}: onnxruntime disagrees with torch (max abs err {err})")
+    fc.print_summary(name, m)
+    print(f"    {exp['exporter']}; max |torch - onnxruntime| = {err:.3g}")
+    return model, x_np
+
+
+def main():
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(1)
+    # The fast path of nn.MultiheadAttention is for inference without autograd; the exporters
+    # trace the regular path anyway, but make sure of it.
+    torch.backends.mha.set_fastpath_enabled(False)
+    os.chdir(fc.HERE)  # nothing below depends on the caller's working directory
+    for case in CASES:
+        model, x_np = generate(*case)
+        name = case[0]
+        if name.startswith("conv_bn_relu6"):
+            with torch.no_grad():
+                pre = model.bn(model.conv(torch.from_numpy(x_np))).numpy()
+            print(f"    pre-ReLU6: {np.mean(pre < 0):.1%} below 0, {np.mean(pre > 6):.1%} above 6")
+        if name.startswith("mlp_hardswish"):
+            with torch.no_grad():
+                pre = model.fc1(torch.from_numpy(x_np)).numpy()
+            print(f"    pre-HardSwish: {np.mean(pre < -3):.1%} below -3, {np.mean(pre > 3):.1%} above 3")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
