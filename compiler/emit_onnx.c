@@ -9,6 +9,7 @@
 
 typedef struct Writer {
     Onnx__GraphProto *graph;
+    int opset; /* of the default domain */
     size_t cap_nodes, cap_inits;
     bool *written; /* per value id: initializer already written */
 } Writer;
@@ -125,11 +126,89 @@ static Onnx__AttributeProto *attr_proto(const Attr *a)
     return p;
 }
 
+static void push_node(Writer *w, Onnx__NodeProto *p)
+{
+    Onnx__GraphProto *g = w->graph;
+    if (g->n_node == w->cap_nodes) {
+        w->cap_nodes = w->cap_nodes ? 2 * w->cap_nodes : 64;
+        g->node = xrealloc(g->node, w->cap_nodes * sizeof(Onnx__NodeProto *));
+    }
+    g->node[g->n_node++] = p;
+}
+
+/* A plain node with two or fewer inputs given by name. */
+static void push_simple(Writer *w, const char *name, const char *op, const char *a,
+                        const char *b, const char *out)
+{
+    Onnx__NodeProto *p = xcalloc(1, sizeof *p);
+    *p = (Onnx__NodeProto)ONNX__NODE_PROTO__INIT;
+    p->name = (char *)name;
+    p->op_type = (char *)op;
+    p->n_input = b ? 2 : 1;
+    p->input = xcalloc(3, sizeof(char *));
+    p->input[0] = (char *)a;
+    p->input[1] = (char *)b;
+    p->n_output = 1;
+    p->output = xcalloc(2, sizeof(char *));
+    p->output[0] = (char *)out;
+    push_node(w, p);
+}
+
+static const char *scalar_initializer(Writer *w, const char *name, float f)
+{
+    Value *v = xcalloc(1, sizeof(Value)); /* only written out, never part of the graph */
+    v->name = (char *)name;
+    v->dtype = DT_FLOAT;
+    v->rank = 0;
+    v->data = xcalloc(1, sizeof(float));
+    *(float *)v->data = f;
+    Onnx__GraphProto *gp = w->graph;
+    if (gp->n_initializer == w->cap_inits) {
+        w->cap_inits = w->cap_inits ? 2 * w->cap_inits : 16;
+        gp->initializer = xrealloc(gp->initializer, w->cap_inits * sizeof(Onnx__TensorProto *));
+    }
+    gp->initializer[gp->n_initializer++] = tensor_proto(v, name);
+    return name;
+}
+
+/* Gelu is an ONNX op from opset 20 on; older models get its formula back. */
+static void push_gelu_formula(Writer *w, const Node *n, const char *x, const char *y)
+{
+    const char *p = n->name;
+#define T(s) xprintf("%s/gelu_%s", p, s)
+    const char *one = scalar_initializer(w, T("one"), 1.0f);
+    const char *half = scalar_initializer(w, T("half"), 0.5f);
+    const char *inner;
+    if (!strcmp(attr_string(n, "approximate", "none"), "tanh")) {
+        push_simple(w, T("x2"), "Mul", x, x, T("x2"));
+        push_simple(w, T("x3"), "Mul", x, T("x2"), T("x3"));
+        push_simple(w, T("t0"), "Mul", T("x3"), scalar_initializer(w, T("c0"), 0.044715f),
+                    T("t0"));
+        push_simple(w, T("t1"), "Add", x, T("t0"), T("t1"));
+        push_simple(w, T("t2"), "Mul", T("t1"),
+                    scalar_initializer(w, T("c1"), 0.7978845608f), T("t2"));
+        push_simple(w, T("f"), "Tanh", T("t2"), NULL, T("f"));
+    } else {
+        push_simple(w, T("d"), "Div", x, scalar_initializer(w, T("sqrt2"), 1.41421356f), T("d"));
+        push_simple(w, T("f"), "Erf", T("d"), NULL, T("f"));
+    }
+    inner = T("f");
+    push_simple(w, T("a"), "Add", inner, one, T("a"));
+    push_simple(w, T("p"), "Mul", x, T("a"), T("p"));
+    push_simple(w, T("y"), "Mul", T("p"), half, y);
+#undef T
+}
+
 /* One NodeProto. `ninputs` may be less than the node's (epilogue operands are not ONNX
  * inputs of a Gemm or Conv); `out` overrides the output name. */
 static void add_node(Writer *w, const Node *n, int ninputs, Value *const *inputs,
                      const char *out)
 {
+    if (!strcmp(n->op_type, "Gelu") && w->opset < 20) {
+        add_initializer(w, inputs[0]);
+        push_gelu_formula(w, n, value_name(inputs[0]), out ? out : value_name(n->outputs[0]));
+        return;
+    }
     Onnx__NodeProto *p = xcalloc(1, sizeof *p);
     *p = (Onnx__NodeProto)ONNX__NODE_PROTO__INIT;
     p->name = n->name;
@@ -153,12 +232,7 @@ static void add_node(Writer *w, const Node *n, int ninputs, Value *const *inputs
         if (a)
             p->attribute[p->n_attribute++] = a;
     }
-    Onnx__GraphProto *g = w->graph;
-    if (g->n_node == w->cap_nodes) {
-        w->cap_nodes = w->cap_nodes ? 2 * w->cap_nodes : 64;
-        g->node = xrealloc(g->node, w->cap_nodes * sizeof(Onnx__NodeProto *));
-    }
-    g->node[g->n_node++] = p;
+    push_node(w, p);
 }
 
 /* A fused node and its epilogues, chained through fresh intermediate names. */
@@ -197,7 +271,7 @@ void write_onnx(const char *path, const Model *m)
 {
     const Graph *ig = m->graph;
     Onnx__GraphProto graph = ONNX__GRAPH_PROTO__INIT;
-    Writer w = {.graph = &graph};
+    Writer w = {.graph = &graph, .opset = m->opset};
     w.written = xcalloc((size_t)ig->nvalues + 1, sizeof(bool));
     graph.name = "onnx2c_optimized";
     graph.n_input = (size_t)ig->ninputs;
@@ -215,7 +289,8 @@ void write_onnx(const char *path, const Model *m)
 
     Onnx__ModelProto model = ONNX__MODEL_PROTO__INIT;
     model.has_ir_version = true;
-    model.ir_version = m->ir_version > 0 ? m->ir_version : 8;
+    /* IR 4 is the first where initializers need not be graph inputs too. */
+    model.ir_version = m->ir_version >= 4 ? m->ir_version : 4;
     model.producer_name = "onnx2c";
     const Onnx__ModelProto *src = m->proto;
     model.n_opset_import = src->n_opset_import;

@@ -129,6 +129,82 @@ static bool fold_into_conv(Graph *g, Node *conv, Node *u)
     return true;
 }
 
+/* Per-column constants after a Gemm with constant B (and C): s*y + t folded into B and C, as
+ * alpha*A(B diag(s)) + (beta*C*s + t). */
+static bool fold_into_gemm(Graph *g, Node *gemm, Node *u)
+{
+    Value *y = gemm->outputs[0], *b = gemm->inputs[1], *c = node_input(gemm, 2);
+    int64_t M = y->dims[0], N = y->dims[1];
+    if (!b->data || (c && !c->data) || gemm->nepilogue || !same_shape_as(u->outputs[0], y))
+        return false;
+    float *s = xcalloc((size_t)N + 1, sizeof(float)), *t = xcalloc((size_t)N + 1, sizeof(float));
+    if (!strcmp(u->op_type, "BatchNormalization")) {
+        for (int i = 1; i < 5; i++)
+            if (!u->inputs[i]->data)
+                return false;
+        const float *scale = u->inputs[1]->data, *bias = u->inputs[2]->data;
+        const float *mean = u->inputs[3]->data, *var = u->inputs[4]->data;
+        float eps = attr_float(u, "epsilon", 1e-5f);
+        for (int64_t j = 0; j < N; j++) {
+            float sum = var[j] + eps;
+            s[j] = scale[j] / sqrtf(sum);
+            float shifted = mean[j] * s[j];
+            t[j] = bias[j] - shifted;
+        }
+    } else {
+        int k = u->inputs[0] == y ? 1 : 0;
+        const Value *v = u->inputs[k];
+        bool row = v->data && v->dtype == DT_FLOAT && v->rank <= 2 &&
+                   (value_numel(v) == 1 || (value_numel(v) == N && v->dims[v->rank - 1] == N));
+        if (!row)
+            return false;
+        bool mul = !strcmp(u->op_type, "Mul");
+        for (int64_t j = 0; j < N; j++) {
+            float x = ((const float *)v->data)[value_numel(v) == 1 ? 0 : j];
+            s[j] = mul ? x : 1.0f;
+            t[j] = mul ? 0.0f : x;
+        }
+    }
+    bool trans_b = attr_int(gemm, "transB", 0) != 0;
+    int64_t K = trans_b ? b->dims[1] : b->dims[0];
+    Value *nb = constant_new(g, xprintf("%s/B_folded", gemm->name), DT_FLOAT, 2, b->dims);
+    for (int64_t k = 0; k < K; k++)
+        for (int64_t j = 0; j < N; j++) {
+            int64_t at = trans_b ? j * K + k : k * N + j;
+            ((float *)nb->data)[at] = ((const float *)b->data)[at] * s[j];
+        }
+    /* C' keeps a row per output row only if C had one. */
+    bool full = c && c->rank == 2 && c->dims[0] == M && M > 1;
+    int64_t cdims[2] = {M, N};
+    Value *nc = constant_new(g, xprintf("%s/C_folded", gemm->name), DT_FLOAT, full ? 2 : 1,
+                             full ? cdims : &cdims[1]);
+    float beta = attr_float(gemm, "beta", 1.0f);
+    int64_t cst[2] = {0, 0};
+    if (c)
+        broadcast_strides(c, 2, cdims, cst);
+    for (int64_t i = 0; i < (full ? M : 1); i++)
+        for (int64_t j = 0; j < N; j++) {
+            float cv = c ? ((const float *)c->data)[i * cst[0] + j * cst[1]] : 0.0f;
+            float scaled = beta * cv;
+            float rescaled = scaled * s[j];
+            ((float *)nc->data)[i * N + j] = rescaled + t[j];
+        }
+    node_set_input(gemm, 1, nb);
+    if (!c) {
+        gemm->inputs = xrealloc(gemm->inputs, 4 * sizeof(Value *));
+        gemm->inputs[2] = NULL;
+        gemm->ninputs = 3;
+    }
+    node_set_input(gemm, 2, nc);
+    if (beta != 1.0f)
+        attr_set_float(gemm, "beta", 1.0f);
+    steal_output(gemm, y, u->outputs[0]);
+    node_retire(u);
+    record_fusion(!strcmp(u->op_type, "BatchNormalization") ? "batchnorm_into_gemm"
+                                                           : "affine_into_gemm");
+    return true;
+}
+
 /* Add(y, c) after a Gemm without C becomes C, when c broadcasts one way to [M][N]. */
 static bool add_as_gemm_bias(Node *gemm, Node *u)
 {
@@ -186,6 +262,34 @@ static bool add_epilogue(Node *p, Node *u)
     return true;
 }
 
+static bool is_view(const Node *n)
+{
+    return n->op && n->op->is_view && n->ninputs >= 1;
+}
+
+/* Producer -> view -> activation: the activation does not care about shape, so it runs as an
+ * epilogue on the producer's result and the view then reads that (3-D Linear layers export as
+ * Gemm on a flattened view followed by Reshape). */
+static bool hoist_through_view(Node *p, Node *view)
+{
+    Node *act = sole_user(view->outputs[0]);
+    if (!act || act->dead || !is_activation(act) || !constant_bounds(act) ||
+        p->nepilogue == MAX_EPILOGUE || act->inputs[0] != view->outputs[0])
+        return false;
+    Value *y = p->outputs[0], *viewed = view->outputs[0], *out = act->outputs[0];
+    Epilogue *ep = &p->epilogue[p->nepilogue++];
+    ep->node = act;
+    ep->input = 0;
+    node_retire(act);
+    for (int i = 1; i < act->ninputs; i++)
+        if (act->inputs[i])
+            append_input(p, act->inputs[i]);
+    steal_output(view, viewed, out);
+    out->view_of = y;
+    record_fusion(xprintf("epilogue_%s", act->op_type));
+    return true;
+}
+
 static void fuse_node(Graph *g, Node *p)
 {
     bool is_conv = !strcmp(p->op_type, "Conv");
@@ -193,9 +297,16 @@ static void fuse_node(Graph *g, Node *p)
         Node *u = sole_user(p->outputs[0]);
         if (!u || u->dead)
             return;
+        if (is_view(u)) {
+            if (!hoist_through_view(p, u))
+                return;
+            continue;
+        }
         bool affine = !strcmp(u->op_type, "BatchNormalization") || !strcmp(u->op_type, "Mul") ||
                       !strcmp(u->op_type, "Add");
         if (is_conv && affine && fold_into_conv(g, p, u))
+            continue;
+        if (!is_conv && affine && fold_into_gemm(g, p, u))
             continue;
         if (!is_conv && !strcmp(u->op_type, "Add") && add_as_gemm_bias(p, u))
             continue;

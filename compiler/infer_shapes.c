@@ -29,10 +29,16 @@ static void bind_op(Node *n)
     check_arity(n);
 }
 
+/* Inputs whose values are never read, only their type: CastLike's target. */
+static bool reads_value(const Node *n, int i)
+{
+    return !(i == 1 && !strcmp(n->op_type, "CastLike"));
+}
+
 static bool all_inputs_constant(const Node *n)
 {
     for (int i = 0; i < n->ninputs; i++)
-        if (n->inputs[i] && !n->inputs[i]->data)
+        if (n->inputs[i] && !n->inputs[i]->data && reads_value(n, i))
             return false;
     return true;
 }

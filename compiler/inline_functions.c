@@ -263,7 +263,11 @@ void fold_if(Model *m, int index)
     Scope *bs = xcalloc(1, sizeof(Scope));
     bs->parent = n->scope;
     bs->sees_parent = true;
-    bs->fn = n->scope ? n->scope->fn : NULL;
+    if (n->scope) { /* a branch inside a function sees the call's attributes too */
+        bs->fn = n->scope->fn;
+        bs->call_attrs = n->scope->call_attrs;
+        bs->ncall_attrs = n->scope->ncall_attrs;
+    }
     bs->prefix = xprintf("%s/%s/", n->name[0] ? n->name : "If", taken ? "then" : "else");
     int first_new = g->nnodes;
     for (size_t i = 0; i < branch->n_initializer; i++) {

@@ -272,6 +272,18 @@ void attr_set_float(Node *n, const char *name, float v)
     a->f = v;
 }
 
+void attr_set_string(Node *n, const char *name, const char *v)
+{
+    Attr *a = (Attr *)attr_get(n, name);
+    if (!a) {
+        n->attrs = xrealloc(n->attrs, (size_t)(n->nattrs + 1) * sizeof(Attr));
+        a = &n->attrs[n->nattrs++];
+        *a = (Attr){.name = xstrdup(name)};
+    }
+    a->type = ATTR_STRING;
+    a->s = xstrdup(v);
+}
+
 /* ---- use lists: every rewrite goes through these, so passes never rescan the graph ---- */
 
 void use_add(Value *v, Node *n)
@@ -348,7 +360,7 @@ void node_place_before(Graph *g, Node *n, const Node *anchor)
 Value *constant_new(Graph *g, const char *name, DType t, int rank, const int64_t *dims)
 {
     Value *v = value_new(g, "");
-    v->name = xstrdup(name); /* not indexed: rewrites never look constants up by name */
+    v->name = xprintf("%s_%d", name, v->id); /* unique; not indexed: never looked up */
     set_shape(v, t, rank, dims);
     v->data = xcalloc(1, (size_t)value_bytes(v) + 1);
     v->is_weight = true;

@@ -197,6 +197,7 @@ int main(int argc, char **argv)
     if (opt.opt_level > 0) {
         simplify(m->graph);
         fuse_gemm(m->graph);
+        fuse_gelu(m->graph);
         fuse_epilogues(m->graph);
     }
     eliminate_dead(m->graph);

@@ -9,6 +9,7 @@
  *   infer_shapes.c    per-node type+shape inference in graph order, folding constants as it goes
  *   simplify.c        (-O1) drop Identity, Dropout, Mul by 1, Add of 0, Expand before broadcasts
  *   fuse_gemm.c       (-O1) MatMul+Add, torchlib addmm, Transpose -> Gemm
+ *   fuse_gelu.c       (-O1) GELU written out with Erf or Tanh -> one Gelu node
  *   fuse_epilogue.c   (-O1) BatchNorm/affine into Conv weights; activations, bias, residual
  *                     Add into the Gemm/Conv that produces their input
  *   eliminate_dead.c  drop nodes and values no graph output needs
@@ -208,6 +209,7 @@ const char *attr_string(const Node *n, const char *name, const char *dflt);
 int attr_ints(const Node *n, const char *name, const int64_t **out); /* -1 when absent */
 void attr_set_int(Node *n, const char *name, int64_t v);
 void attr_set_float(Node *n, const char *name, float v);
+void attr_set_string(Node *n, const char *name, const char *v);
 void use_add(Value *v, Node *n);
 void use_remove(Value *v, Node *n);
 bool value_is_used(const Value *v); /* read by a live node or a graph output */
@@ -261,6 +263,7 @@ void infer_shapes(Model *m);
 /* ---- rewrites (-O1): simplify.c, fuse_gemm.c, fuse_epilogue.c ---- */
 void simplify(Graph *g);
 void fuse_gemm(Graph *g);
+void fuse_gelu(Graph *g);
 void fuse_epilogues(Graph *g);
 
 /* ---- eliminate_dead.c / schedule.c ---- */

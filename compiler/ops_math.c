@@ -49,9 +49,15 @@ static MathArgs math_args(const Node *n)
         a.kernel = !strcmp(op, "Abs") ? "abs_i64" : "neg_i64";
         return a;
     }
+    if (t == DT_DOUBLE && (!strcmp(op, "Exp") || !strcmp(op, "Log"))) {
+        a.kernel = !strcmp(op, "Exp") ? "exp_f64" : "log_f64";
+        return a;
+    }
     if (t != DT_FLOAT)
-        fatal_at(n, "type %s is not supported (float32 is%s)", dtype_name(t),
-                 !strcmp(op, "Abs") || !strcmp(op, "Neg") ? ", and int64" : "");
+        fatal_at(n, "type %s is not supported (%s)", dtype_name(t),
+                 !strcmp(op, "Abs") || !strcmp(op, "Neg")   ? "float32 and int64 are"
+                 : !strcmp(op, "Exp") || !strcmp(op, "Log") ? "float32 and float64 are"
+                                                            : "float32 is");
     for (size_t i = 0; i < sizeof plain_unary / sizeof plain_unary[0]; i++)
         if (!strcmp(plain_unary[i].op, op)) {
             a.kernel = plain_unary[i].kernel;
@@ -103,6 +109,10 @@ void math_unary_fold(Node *n)
         abs_i64(len, x, y);
     else if (!strcmp(a.kernel, "neg_i64"))
         neg_i64(len, x, y);
+    else if (!strcmp(a.kernel, "exp_f64"))
+        exp_f64(len, x, y);
+    else if (!strcmp(a.kernel, "log_f64"))
+        log_f64(len, x, y);
     else if (!strcmp(a.kernel, "hard_sigmoid_f32"))
         hard_sigmoid_f32(len, a.p[0], a.p[1], x, y);
     else if (!strcmp(a.kernel, "elu_f32"))
@@ -180,13 +190,12 @@ static const char *variadic_kernel(const Node *n)
     const char *op = n->op_type;
     DType t = n->inputs[0]->dtype;
     bool minmax = !strcmp(op, "Max") || !strcmp(op, "Min");
-    if (t != DT_FLOAT && !(minmax && t == DT_INT64))
-        fatal_at(n, "type %s is not supported (float32 is%s)", dtype_name(t),
-                 minmax ? ", and int64" : "");
-    if (!strcmp(op, "Max"))
-        return t == DT_FLOAT ? "max_f32" : "max_i64";
-    if (!strcmp(op, "Min"))
-        return t == DT_FLOAT ? "min_f32" : "min_i64";
+    if (t != DT_FLOAT && !(minmax && (t == DT_INT64 || t == DT_DOUBLE)))
+        fatal_at(n, "type %s is not supported (%s)", dtype_name(t),
+                 minmax ? "float32, float64 and int64 are" : "float32 is");
+    if (minmax)
+        return xprintf("%s_%s", !strcmp(op, "Max") ? "max" : "min",
+                       t == DT_FLOAT ? "f32" : t == DT_DOUBLE ? "f64" : "i64");
     return "add_f32"; /* Sum, Mean */
 }
 
@@ -201,7 +210,11 @@ void variadic_infer(Node *n)
         if (x->dtype != acc.dtype)
             fatal_at(n, "inputs have different types (%s, %s)", dtype_name(acc.dtype),
                      dtype_name(x->dtype));
-        broadcast_shape(n, &acc, x, &acc.rank, acc.dims);
+        int rank;
+        int64_t dims[MAX_RANK];
+        broadcast_shape(n, &acc, x, &rank, dims);
+        acc.rank = rank;
+        memcpy(acc.dims, dims, sizeof dims);
     }
     set_shape(n->outputs[0], acc.dtype, acc.rank, acc.dims);
 }
@@ -215,6 +228,10 @@ static void variadic_step(const char *k, const LoopSpace *l, const void *a, cons
         max_f32(l->rank, d, sa, sb, a, b, y);
     else if (!strcmp(k, "min_f32"))
         min_f32(l->rank, d, sa, sb, a, b, y);
+    else if (!strcmp(k, "max_f64"))
+        max_f64(l->rank, d, sa, sb, a, b, y);
+    else if (!strcmp(k, "min_f64"))
+        min_f64(l->rank, d, sa, sb, a, b, y);
     else if (!strcmp(k, "max_i64"))
         max_i64(l->rank, d, sa, sb, a, b, y);
     else if (!strcmp(k, "min_i64"))

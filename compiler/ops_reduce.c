@@ -10,17 +10,17 @@
 
 static const struct {
     const char *op, *kernel;
-    bool int64, bytes; /* also for int64; also for bool and uint8 */
+    bool f64, int64, bytes; /* also for float64; for int64; for bool and uint8 */
 } reduce_ops[] = {
-    {"ReduceSum", "reduce_sum", true, false},
-    {"ReduceProd", "reduce_prod", true, false},
-    {"ReduceMean", "reduce_mean", false, false},
-    {"ReduceMax", "reduce_max", true, true},
-    {"ReduceMin", "reduce_min", true, true},
-    {"ReduceSumSquare", "reduce_sum_square", false, false},
-    {"ReduceL1", "reduce_l1", false, false},
-    {"ReduceL2", "reduce_l2", false, false},
-    {"ReduceLogSumExp", "reduce_log_sum_exp", false, false},
+    {"ReduceSum", "reduce_sum", true, true, false},
+    {"ReduceProd", "reduce_prod", false, true, false},
+    {"ReduceMean", "reduce_mean", false, false, false},
+    {"ReduceMax", "reduce_max", false, true, true},
+    {"ReduceMin", "reduce_min", false, true, true},
+    {"ReduceSumSquare", "reduce_sum_square", false, false, false},
+    {"ReduceL1", "reduce_l1", false, false, false},
+    {"ReduceL2", "reduce_l2", false, false, false},
+    {"ReduceLogSumExp", "reduce_log_sum_exp", true, false, false},
 };
 
 static int reduce_index(const Node *n)
@@ -38,14 +38,17 @@ static const char *reduce_kernel(const Node *n)
     DType t = n->inputs[0]->dtype;
     if (t == DT_FLOAT)
         return xprintf("%s_f32", reduce_ops[k].kernel);
+    if (t == DT_DOUBLE && reduce_ops[k].f64)
+        return xprintf("%s_f64", reduce_ops[k].kernel);
     if (t == DT_INT64 && reduce_ops[k].int64)
         return xprintf("%s_i64", reduce_ops[k].kernel);
     if (t == DT_UINT8 && reduce_ops[k].bytes)
         return xprintf("%s_u8", reduce_ops[k].kernel);
     if (t == DT_BOOL && reduce_ops[k].bytes) /* max: any (as uint8); min: all */
         return !strcmp(n->op_type, "ReduceMin") ? "reduce_min_bool" : "reduce_max_u8";
-    fatal_at(n, "type %s is not supported (float32 is%s)", dtype_name(t),
-             reduce_ops[k].bytes ? ", and int64, uint8, bool" : reduce_ops[k].int64 ? ", and int64" : "");
+    fatal_at(n, "type %s is not supported (float32%s%s%s)", dtype_name(t),
+             reduce_ops[k].f64 ? ", float64" : "", reduce_ops[k].int64 ? ", int64" : "",
+             reduce_ops[k].bytes ? ", uint8, bool" : "");
 }
 
 /* Marks the reduced axes. The axes are an attribute before opset 18 (13 for ReduceSum) and
@@ -148,6 +151,7 @@ void reduce_fold(Node *n)
         return;                                                                                    \
     }
     REDUCE_CALL(reduce_sum_f32)
+    REDUCE_CALL(reduce_sum_f64)
     REDUCE_CALL(reduce_sum_i64)
     REDUCE_CALL(reduce_prod_f32)
     REDUCE_CALL(reduce_prod_i64)
@@ -163,6 +167,7 @@ void reduce_fold(Node *n)
     REDUCE_CALL(reduce_min_u8)
     REDUCE_CALL(reduce_min_bool)
     REDUCE_CALL(reduce_log_sum_exp_f32)
+    REDUCE_CALL(reduce_log_sum_exp_f64)
 #undef REDUCE_CALL
     unreachable();
 }

@@ -323,16 +323,23 @@ static DType cast_target(const Node *n)
     return (DType)a->i;
 }
 
+/* A type's name, or its number for the types onnx2c has no name for (float8, int4, ...). */
+static const char *type_text(DType t)
+{
+    const char *s = dtype_name(t);
+    return strcmp(s, "undefined") ? s : xprintf("type %d", (int)t);
+}
+
 void cast_infer(Node *n)
 {
     const Value *x = n->inputs[0];
     DType to = cast_target(n);
     if (tensor_type_index(x->dtype) < 0)
         fatal_at(n, "cast from %s is not supported (float32, float64, [u]int8..64 and bool are)",
-                 dtype_name(x->dtype));
+                 type_text(x->dtype));
     if (tensor_type_index(to) < 0)
         fatal_at(n, "cast to %s is not supported (float32, float64, [u]int8..64 and bool are)",
-                 dtype_name(to));
+                 type_text(to));
     set_shape(n->outputs[0], to, x->rank, x->dims);
 }
 
@@ -485,12 +492,16 @@ static SliceDims slice_dims(const Node *n)
     int ns, ne, na = -1, nst = -1;
     const int64_t *starts, *ends, *axes = NULL, *steps = NULL;
     if (n->opset < 10) {
+        if (n->ninputs > 1)
+            fatal_at(n, "before opset 10, starts, ends and axes are attributes, not inputs");
         ns = attr_ints(n, "starts", &starts);
         ne = attr_ints(n, "ends", &ends);
         na = attr_ints(n, "axes", &axes);
         if (ns < 0 || ne < 0)
             fatal_at(n, "attributes 'starts' and 'ends' are required");
     } else {
+        if (!node_input(n, 1) || !node_input(n, 2))
+            fatal_at(n, "inputs 'starts' and 'ends' are required");
         starts = const_ints(n, n->inputs[1], &ns);
         ends = const_ints(n, n->inputs[2], &ne);
         if (node_input(n, 3))

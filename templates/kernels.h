@@ -110,6 +110,8 @@ void elu_f32(int64_t n, float alpha, const float *x, float *y);
 void selu_f32(int64_t n, float alpha, float gamma, const float *x, float *y);
 void gelu_f32(int64_t n, const float *x, float *y);
 void gelu_tanh_f32(int64_t n, const float *x, float *y);
+void exp_f64(int64_t n, const double *x, double *y);
+void log_f64(int64_t n, const double *x, double *y);
 void abs_i64(int64_t n, const int64_t *x, int64_t *y);
 void neg_i64(int64_t n, const int64_t *x, int64_t *y);
 void pow_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
@@ -122,6 +124,10 @@ void max_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb
              const float *b, float *y);
 void min_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
              const float *b, float *y);
+void max_f64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const double *a,
+             const double *b, double *y);
+void min_f64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const double *a,
+             const double *b, double *y);
 void max_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const int64_t *a,
              const int64_t *b, int64_t *y);
 void min_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const int64_t *a,
@@ -132,6 +138,9 @@ void min_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb
 void reduce_sum_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
                     int red_rank, const int64_t *red_dims, const int64_t *red_strides,
                     const float *x, float *y);
+void reduce_sum_f64(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                    int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                    const double *x, double *y);
 void reduce_sum_i64(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
                     int red_rank, const int64_t *red_dims, const int64_t *red_strides,
                     const int64_t *x, int64_t *y);
@@ -177,6 +186,9 @@ void reduce_min_bool(int out_rank, const int64_t *out_dims, const int64_t *out_s
 void reduce_log_sum_exp_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
                             int red_rank, const int64_t *red_dims, const int64_t *red_strides,
                             const float *x, float *y);
+void reduce_log_sum_exp_f64(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                            int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                            const double *x, double *y);
 /* x, y [rows][n]; scale/bias [n] (stride 1) or one value (stride 0), bias may be NULL;
  * mean, inv_std [rows] or NULL */
 void layernorm_f32(int64_t rows, int64_t n, const float *x, const float *scale,

@@ -4,7 +4,7 @@
  * Unary kernels take x[n] and write y[n], both contiguous; y may be x (in place).
  *
  * Binary kernels take the iteration space already simplified by the compiler (size-1 dims
- * dropped, dims the operands step through as one merged; see coalesce_broadcast in
+ * dropped, dims the operands step through as one merged; see broadcast_loop in
  * compiler/ops_tensor.c):
  *   rank          number of loop dims, 1..8
  *   dims          [rank] loop shape, row-major; y is contiguous [dims]
@@ -141,6 +141,20 @@ O2C_KERNEL void gelu_tanh_f32(int64_t n, const float *x, float *y)
     }
 }
 
+/* ---- Unary, float64 (the double islands of exported function bodies, e.g. ReduceLogSumExp) ---- */
+
+O2C_KERNEL void exp_f64(int64_t n, const double *x, double *y)
+{
+    for (int64_t i = 0; i < n; i++)
+        y[i] = exp(x[i]);
+}
+
+O2C_KERNEL void log_f64(int64_t n, const double *x, double *y)
+{
+    for (int64_t i = 0; i < n; i++)
+        y[i] = log(x[i]);
+}
+
 /* ---- Unary, int64 (shape arithmetic): wrap around like numpy (|INT64_MIN| = INT64_MIN) ---- */
 
 O2C_KERNEL void abs_i64(int64_t n, const int64_t *x, int64_t *y)
@@ -198,6 +212,8 @@ O2C_MATH_BINARY(pow_f32_i64, float, int64_t, float, O2C_POW_F32_INT)
 O2C_MATH_BINARY(pow_f32_i32, float, int32_t, float, O2C_POW_F32_INT)
 O2C_MATH_BINARY(max_f32, float, float, float, O2C_MAX)
 O2C_MATH_BINARY(min_f32, float, float, float, O2C_MIN)
+O2C_MATH_BINARY(max_f64, double, double, double, O2C_MAX)
+O2C_MATH_BINARY(min_f64, double, double, double, O2C_MIN)
 O2C_MATH_BINARY(max_i64, int64_t, int64_t, int64_t, O2C_MAX_INT)
 O2C_MATH_BINARY(min_i64, int64_t, int64_t, int64_t, O2C_MIN_INT)
 

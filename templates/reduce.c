@@ -81,6 +81,7 @@
 
 /* Integer sums and products wrap around (done in uint64_t), like numpy. */
 O2C_REDUCE_KERNEL(reduce_sum_f32, float, float, 0.0f, acc = acc + v, acc)
+O2C_REDUCE_KERNEL(reduce_sum_f64, double, double, 0.0, acc = acc + v, acc)
 O2C_REDUCE_KERNEL(reduce_sum_i64, int64_t, uint64_t, 0u, acc = acc + (uint64_t)v, (int64_t)acc)
 O2C_REDUCE_KERNEL(reduce_prod_f32, float, float, 1.0f, acc = acc * v, acc)
 O2C_REDUCE_KERNEL(reduce_prod_i64, int64_t, uint64_t, 1u, acc = acc * (uint64_t)v, (int64_t)acc)
@@ -104,44 +105,48 @@ O2C_REDUCE_KERNEL(reduce_min_bool, uint8_t, uint8_t, 1u, acc = v < acc ? v : acc
 
 /* ReduceLogSumExp as the onnx reference computes it: m = the largest element that is not
  * +-inf (-inf if none; NaN if any is NaN), then y = log(sum of exp(x - m)) + m, the sum in
- * index order. Same arguments as the other reductions. */
-O2C_KERNEL void reduce_log_sum_exp_f32(int out_rank, const int64_t *out_dims,
-                                       const int64_t *out_strides, int red_rank,
-                                       const int64_t *red_dims, const int64_t *red_strides,
-                                       const float *x, float *y)
-{
-    int64_t n_out = 1, count = 1, oidx[8] = {0}, base = 0;
-    for (int d = 0; d < out_rank; d++)
-        n_out *= out_dims[d];
-    for (int d = 0; d < red_rank; d++)
-        count *= red_dims[d];
-    const int64_t inner = red_rank ? red_dims[red_rank - 1] : 1;
-    const int64_t step = red_rank ? red_strides[red_rank - 1] : 0;
-    const int64_t rows = inner ? count / inner : 0;
-    for (int64_t o = 0; o < n_out; o++) {
-        float m = -INFINITY, sum = 0.0f;
-        int64_t ridx[8] = {0}, off = base;
-        for (int64_t r = 0; r < rows; r++) { /* pass 1: the shift m */
-            const float *xr = x + off;
-            for (int64_t i = 0; i < inner; i++) {
-                const float v = isinf(xr[i * step]) ? -INFINITY : xr[i * step];
-                m = (v > m || v != v) ? v : m;
-            }
-            O2C_REDUCE_NEXT(red_rank - 1, red_dims, red_strides, ridx, off)
-        }
-        for (int d = 0; d < 8; d++)
-            ridx[d] = 0;
-        off = base;
-        for (int64_t r = 0; r < rows; r++) { /* pass 2: the sum */
-            const float *xr = x + off;
-            for (int64_t i = 0; i < inner; i++)
-                sum = sum + expf(xr[i * step] - m);
-            O2C_REDUCE_NEXT(red_rank - 1, red_dims, red_strides, ridx, off)
-        }
-        y[o] = logf(sum) + m;
-        O2C_REDUCE_NEXT(out_rank, out_dims, out_strides, oidx, base)
+ * index order. Same arguments as the other reductions; float32 and float64 (EXP, LOG: the
+ * libm functions of the type). */
+#define O2C_LOG_SUM_EXP_KERNEL(NAME, T, EXP, LOG)                                                  \
+    O2C_KERNEL void NAME(int out_rank, const int64_t *out_dims, const int64_t *out_strides,        \
+                         int red_rank, const int64_t *red_dims, const int64_t *red_strides,        \
+                         const T *x, T *y)                                                         \
+    {                                                                                              \
+        int64_t n_out = 1, count = 1, oidx[8] = {0}, base = 0;                                     \
+        for (int d = 0; d < out_rank; d++)                                                         \
+            n_out *= out_dims[d];                                                                  \
+        for (int d = 0; d < red_rank; d++)                                                         \
+            count *= red_dims[d];                                                                  \
+        const int64_t inner = red_rank ? red_dims[red_rank - 1] : 1;                               \
+        const int64_t step = red_rank ? red_strides[red_rank - 1] : 0;                             \
+        const int64_t rows = inner ? count / inner : 0;                                            \
+        for (int64_t o = 0; o < n_out; o++) {                                                      \
+            T m = -(T)INFINITY, sum = 0;                                                           \
+            int64_t ridx[8] = {0}, off = base;                                                     \
+            for (int64_t r = 0; r < rows; r++) { /* pass 1: the shift m */                         \
+                const T *xr = x + off;                                                             \
+                for (int64_t i = 0; i < inner; i++) {                                              \
+                    const T v = isinf(xr[i * step]) ? -(T)INFINITY : xr[i * step];                 \
+                    m = (v > m || v != v) ? v : m;                                                 \
+                }                                                                                  \
+                O2C_REDUCE_NEXT(red_rank - 1, red_dims, red_strides, ridx, off)                    \
+            }                                                                                      \
+            for (int d = 0; d < 8; d++)                                                            \
+                ridx[d] = 0;                                                                       \
+            off = base;                                                                            \
+            for (int64_t r = 0; r < rows; r++) { /* pass 2: the sum */                             \
+                const T *xr = x + off;                                                             \
+                for (int64_t i = 0; i < inner; i++)                                                \
+                    sum = sum + EXP(xr[i * step] - m);                                             \
+                O2C_REDUCE_NEXT(red_rank - 1, red_dims, red_strides, ridx, off)                    \
+            }                                                                                      \
+            y[o] = LOG(sum) + m;                                                                   \
+            O2C_REDUCE_NEXT(out_rank, out_dims, out_strides, oidx, base)                           \
+        }                                                                                          \
     }
-}
+
+O2C_LOG_SUM_EXP_KERNEL(reduce_log_sum_exp_f32, float, expf, logf)
+O2C_LOG_SUM_EXP_KERNEL(reduce_log_sum_exp_f64, double, exp, log)
 
 /* LayerNormalization over the last n elements, as the onnx reference computes it:
  *     mean = (sum of x) / n              var = (sum of (x - mean)^2) / n
@@ -179,4 +184,5 @@ O2C_KERNEL void layernorm_f32(int64_t rows, int64_t n, const float *x, const flo
 
 /* The helpers above are local to this file: do not leak them into the includer. */
 #undef O2C_REDUCE_KERNEL
+#undef O2C_LOG_SUM_EXP_KERNEL
 #undef O2C_REDUCE_NEXT

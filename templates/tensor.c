@@ -3,7 +3,7 @@
  * only constant folding uses (Range, ConstantOfShape).
  *
  * Broadcasting kernels take the iteration space already simplified by the compiler (size-1
- * dims dropped, dims every operand steps through as one merged; see coalesce_broadcast in
+ * dims dropped, dims every operand steps through as one merged; see broadcast_loop in
  * compiler/ops_tensor.c):
  *   rank          number of loop dims, 1..8
  *   dims          [rank] loop shape, row-major; the output is contiguous [dims]

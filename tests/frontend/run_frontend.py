@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Frontend tests: every tests/frontend/models/NAME must reduce to what its expected.json says,
+and still compute what onnxruntime computed on the original model.
+
+    run_frontend.py ONNX2C WORK_DIR [NAME...]
+
+For each model: onnx2c --harness --report-json; the C builds warning-free and its harness
+matches the reference outputs; ops_after matches (view ops Reshape/Flatten/Squeeze/Unsqueeze are
+free and ignored), or the allowed/forbidden lists hold, or fused_loops is the number of
+non-view nodes; refuse: true models must give the one-line error and exit 1. --emit-onnx output
+must run in onnxruntime with the same results. Models listed in known_gaps.txt may fail (they
+are reported); a known gap that passes is reported too, so the list can shrink."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VIEWS = {"Reshape", "Flatten", "Squeeze", "Unsqueeze"}
+CC = os.environ.get("CC", "cc")
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def check_ops(ops, exp):
+    real = {k: v for k, v in ops.items() if k not in VIEWS}
+    if exp.get("ops_after") is not None:
+        want = {k: v for k, v in exp["ops_after"].items() if k not in VIEWS}
+        return None if real == want else f"ops_after {real}, want {want}"
+    if "fused_loops" in exp:
+        n = sum(real.values())
+        return None if n == exp["fused_loops"] else f"{n} kernels {real}, want {exp['fused_loops']}"
+    bad = [k for k in real if k in exp.get("ops_after_forbidden", [])]
+    bad += [k for k in real if exp.get("ops_after_allowed") and k not in exp["ops_after_allowed"]]
+    return f"ops not allowed: {sorted(set(bad))} in {real}" if bad else None
+
+
+def run_one(onnx2c, name, work):
+    d = os.path.join(HERE, "models", name)
+    exp = json.load(open(os.path.join(d, "expected.json")))
+    w = os.path.join(work, name)
+    os.makedirs(w, exist_ok=True)
+    c, js = os.path.join(w, "model.c"), os.path.join(w, "report.json")
+    r = sh([onnx2c, os.path.join(d, "model.onnx"), "-o", c, "--harness", "--report-json", js])
+    if exp.get("refuse"):
+        lines = r.stderr.strip().splitlines()
+        ok = r.returncode == 1 and len(lines) == 1 and re.match(r"^onnx2c: error: ", lines[0])
+        return None if ok else f"must be refused with one error line, got exit {r.returncode}: {r.stderr.strip()}"
+    if r.returncode:
+        return f"onnx2c exit {r.returncode}: {r.stderr.strip()}"
+    prog = os.path.join(w, "model")
+    r = sh([CC, "-std=c99", "-O1", "-Wall", "-Wextra", "-pedantic", "-Werror", c, "-o", prog,
+            "-lxsmm", "-lxsmmnoblas", "-lm"])
+    if r.returncode:
+        return "generated C does not build: " + r.stderr.strip()[:500]
+    r = sh([prog, os.path.join(d, "test_data_set_0")])
+    if r.returncode:
+        return "harness: " + (r.stdout + r.stderr).strip()[:500]
+    err = check_ops(json.load(open(js))["ops_after"], exp)
+    if err:
+        return err
+    r = sh([sys.executable, os.path.join(HERE, "..", "check_emit_onnx.py"), onnx2c, d,
+            os.path.join(w, "emit")])
+    if r.returncode:
+        return "emit-onnx: " + (r.stdout + r.stderr).strip()[-500:]
+    return None
+
+
+def main():
+    onnx2c, work = sys.argv[1], sys.argv[2]
+    names = sys.argv[3:] or sorted(os.listdir(os.path.join(HERE, "models")))
+    gaps = {}
+    for line in open(os.path.join(HERE, "known_gaps.txt")):
+        line = line.split("#")[0].strip()
+        if line:
+            gaps[line.split()[0]] = line
+    failed, fixed, passed = [], [], 0
+    for name in names:
+        err = run_one(onnx2c, name, work)
+        if err is None:
+            passed += 1
+            print(f"PASS {name}")
+            if name in gaps:
+                fixed.append(name)
+        elif name in gaps:
+            print(f"GAP  {name}: {err}")
+        else:
+            print(f"FAIL {name}: {err}")
+            failed.append(name)
+    for name in fixed:
+        print(f"note: {name} passes now; remove it from known_gaps.txt")
+    print(f"{passed} passed, {len(failed)} failed, {len(names) - passed - len(failed)} known gaps")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,233 @@
+/* Unit test of templates/math.c: the unary functions on hand-computed and special values
+ * (NaN, +-0, +-inf), and Pow/Max/Min on broadcast loop spaces against hand-computed
+ * outputs. The template is compiled after kernels.h with extern kernels, so every prototype
+ * there is checked against its definition. */
+#include "../../templates/kernels.h"
+
+#define O2C_KERNEL
+#include "../../templates/math.c"
+
+#include <stdio.h>
+#include <string.h>
+
+static int n_passed, n_failed;
+
+static void check(int ok, const char *what)
+{
+    if (ok) {
+        n_passed++;
+    } else {
+        n_failed++;
+        printf("FAIL: %s\n", what);
+    }
+}
+
+static uint32_t bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* same value, including the sign of zero; any NaN matches any NaN */
+static int same(float a, float b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    return bits(a) == bits(b);
+}
+
+static int same_all(const float *a, const float *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!same(a[i], b[i])) {
+            printf("  element %d: got %a want %a\n", i, (double)a[i], (double)b[i]);
+            return 0;
+        }
+    return 1;
+}
+
+static int close_to(float got, double want, double rel)
+{
+    return fabs((double)got - want) <= rel * fabs(want) + 1e-30;
+}
+
+static void test_simple_unary(void)
+{
+    const float x[6] = {-1.5f, -0.0f, 0.0f, 2.5f, NAN, -INFINITY};
+    float y[6];
+
+    const float abs_want[6] = {1.5f, 0.0f, 0.0f, 2.5f, NAN, INFINITY};
+    abs_f32(6, x, y);
+    check(same_all(y, abs_want, 6), "abs");
+
+    const float neg_want[6] = {1.5f, 0.0f, -0.0f, -2.5f, NAN, INFINITY};
+    neg_f32(6, x, y);
+    check(same_all(y, neg_want, 6), "neg");
+
+    const float floor_want[6] = {-2.0f, -0.0f, 0.0f, 2.0f, NAN, -INFINITY};
+    floor_f32(6, x, y);
+    check(same_all(y, floor_want, 6), "floor");
+
+    const float ceil_want[6] = {-1.0f, -0.0f, 0.0f, 3.0f, NAN, -INFINITY};
+    ceil_f32(6, x, y);
+    check(same_all(y, ceil_want, 6), "ceil");
+
+    /* numpy.sign(-0.0) is +0.0 */
+    const float sign_want[6] = {-1.0f, 0.0f, 0.0f, 1.0f, NAN, -1.0f};
+    sign_f32(6, x, y);
+    check(same_all(y, sign_want, 6), "sign (numpy: +0 for -0, NaN for NaN)");
+
+    const float rec_want[6] = {-1.0f / 1.5f, -INFINITY, INFINITY, 0.4f, NAN, -0.0f};
+    reciprocal_f32(6, x, y);
+    check(same_all(y, rec_want, 6), "reciprocal");
+
+    const float softsign_want[6] = {-1.5f / 2.5f, -0.0f, 0.0f, 2.5f / 3.5f, NAN, NAN};
+    softsign_f32(6, x, y);
+    check(same_all(y, softsign_want, 6), "softsign (-inf/inf is NaN)");
+
+    const float sq_in[3] = {4.0f, 2.0f, -1.0f};
+    sqrt_f32(3, sq_in, y);
+    check(y[0] == 2.0f && y[1] == sqrtf(2.0f) && isnan(y[2]), "sqrt");
+
+    const float e_in[3] = {0.0f, 1.0f, -INFINITY};
+    exp_f32(3, e_in, y);
+    check(y[0] == 1.0f && y[1] == expf(1.0f) && y[2] == 0.0f, "exp");
+    log_f32(3, e_in, y);
+    check(y[0] == -INFINITY && y[1] == 0.0f && isnan(y[2]), "log");
+    erf_f32(3, e_in, y);
+    check(y[0] == 0.0f && y[1] == erff(1.0f) && y[2] == -1.0f, "erf");
+    sin_f32(2, e_in, y);
+    check(y[0] == 0.0f && y[1] == sinf(1.0f), "sin");
+    cos_f32(2, e_in, y);
+    check(y[0] == 1.0f && y[1] == cosf(1.0f), "cos");
+
+    const double d_in[2] = {0.0, 1.0};
+    double dy[2];
+    exp_f64(2, d_in, dy);
+    check(dy[0] == 1.0 && dy[1] == exp(1.0), "exp_f64");
+    log_f64(2, d_in, dy);
+    check(dy[0] == -INFINITY && dy[1] == 0.0, "log_f64");
+
+    const int64_t ix[4] = {-5, 0, 7, INT64_MIN};
+    int64_t iy[4];
+    abs_i64(4, ix, iy);
+    check(iy[0] == 5 && iy[1] == 0 && iy[2] == 7 && iy[3] == INT64_MIN, "abs_i64 (wraps at min)");
+    neg_i64(4, ix, iy);
+    check(iy[0] == 5 && iy[1] == 0 && iy[2] == -7 && iy[3] == INT64_MIN, "neg_i64 (wraps at min)");
+}
+
+static void test_activations(void)
+{
+    float y[8];
+
+    /* numpy.logaddexp(0, x): log 2 at 0, never overflows, NaN stays NaN */
+    const float sp_in[6] = {0.0f, 1.0f, -1.0f, 100.0f, -100.0f, NAN};
+    softplus_f32(6, sp_in, y);
+    check(y[0] == 0.693147182f && close_to(y[1], 1.3132616875182228, 1e-6) &&
+              close_to(y[2], 0.31326168751822286, 1e-6) && y[3] == 100.0f && y[4] > 0.0f &&
+              close_to(y[4], 3.720075976020836e-44, 0.05) && isnan(y[5]),
+          "softplus");
+
+    /* max(0, min(1, 0.2x + 0.5)) */
+    const float hs_in[5] = {-5.0f, -2.5f, 0.0f, 1.0f, 10.0f};
+    hard_sigmoid_f32(5, 0.2f, 0.5f, hs_in, y);
+    check(y[0] == 0.0f && y[1] == -2.5f * 0.2f + 0.5f && y[2] == 0.5f &&
+              y[3] == 1.0f * 0.2f + 0.5f && y[4] == 1.0f,
+          "hard_sigmoid");
+    const float nan1[1] = {NAN};
+    hard_sigmoid_f32(1, 0.2f, 0.5f, nan1, y);
+    check(isnan(y[0]), "hard_sigmoid NaN");
+
+    /* x * max(0, min(1, x/6 + 1/2)): 0 below -3, x above 3 */
+    const float hw_in[5] = {-4.0f, -3.0f, 0.0f, 1.0f, 3.0f};
+    hard_swish_f32(5, hw_in, y);
+    check(y[0] == -0.0f && y[1] == -0.0f && y[2] == 0.0f &&
+              y[3] == 1.0f * (1.0f * (1.0f / 6.0f) + 0.5f) && y[4] == 3.0f,
+          "hard_swish");
+
+    const float elu_in[3] = {-1.0f, 0.0f, 2.0f};
+    elu_f32(3, 2.0f, elu_in, y);
+    check(y[0] == 2.0f * expm1f(-1.0f) && y[1] == 0.0f && y[2] == 2.0f, "elu");
+    selu_f32(3, 1.5f, 2.0f, elu_in, y);
+    check(y[0] == (1.5f * expm1f(-1.0f)) * 2.0f && y[1] == 0.0f && y[2] == 4.0f, "selu");
+
+    /* gelu(x) = x * Phi(x): Phi(1) = 0.8413447460685429, Phi(-1) = 0.15865525393145707 */
+    const float g_in[5] = {0.0f, 1.0f, -1.0f, 20.0f, -20.0f};
+    gelu_f32(5, g_in, y);
+    check(y[0] == 0.0f && close_to(y[1], 0.8413447460685429, 1e-6) &&
+              close_to(y[2], -0.15865525393145707, 1e-6) && y[3] == 20.0f && y[4] == -0.0f,
+          "gelu");
+    /* tanh approximation: 0.5 * 1 * (1 + tanh(sqrt(2/pi) * 1.044715)) = 0.8411919906082768 */
+    gelu_tanh_f32(5, g_in, y);
+    check(y[0] == 0.0f && close_to(y[1], 0.8411919906082768, 1e-6) &&
+              close_to(y[2], -0.15880800939172324, 1e-5) && y[3] == 20.0f && y[4] == -0.0f,
+          "gelu_tanh");
+}
+
+static void test_binary(void)
+{
+    /* a [2][3] row-major, b [3] broadcast over rows: loop space rank 2, dims {2, 3} */
+    const float a[6] = {1.0f, 2.0f, 3.0f, 4.0f, 0.5f, -2.0f};
+    const float b[3] = {2.0f, 0.5f, -1.0f};
+    const int64_t dims[2] = {2, 3}, sa[2] = {3, 1}, sb[2] = {0, 1};
+    float y[6];
+    pow_f32(2, dims, sa, sb, a, b, y);
+    const float pow_want[6] = {1.0f, sqrtf(2.0f), 1.0f / 3.0f, 16.0f, sqrtf(0.5f), -0.5f};
+    check(same_all(y, pow_want, 6), "pow_f32 broadcast over rows");
+
+    /* exponent column [2][1] broadcast along the rows: b strides {1, 0} */
+    const int64_t e64[2] = {2, 3};
+    const int64_t sb_col[2] = {1, 0};
+    pow_f32_i64(2, dims, sa, sb_col, a, e64, y);
+    const float powi_want[6] = {1.0f, 4.0f, 9.0f, 64.0f, 0.125f, -8.0f};
+    check(same_all(y, powi_want, 6), "pow_f32_i64 column broadcast");
+    const int32_t e32[2] = {-1, 0};
+    pow_f32_i32(2, dims, sa, sb_col, a, e32, y);
+    const float powi32_want[6] = {1.0f, 0.5f, (float)(1.0 / 3.0), 1.0f, 1.0f, 1.0f};
+    check(same_all(y, powi32_want, 6), "pow_f32_i32 (computed in double)");
+
+    /* scalar b: one dim, stride 0 */
+    const int64_t d1[1] = {4}, s1[1] = {1}, s0[1] = {0};
+    const float m[4] = {1.0f, NAN, -3.0f, 5.0f}, two[1] = {2.0f};
+    max_f32(1, d1, s1, s0, m, two, y);
+    const float max_want[4] = {2.0f, NAN, 2.0f, 5.0f};
+    check(same_all(y, max_want, 4), "max_f32 (NaN propagates)");
+    min_f32(1, d1, s1, s0, m, two, y);
+    const float min_want[4] = {1.0f, NAN, -3.0f, 2.0f};
+    check(same_all(y, min_want, 4), "min_f32 (NaN propagates)");
+    const float nan1[1] = {NAN};
+    max_f32(1, d1, s1, s0, m, nan1, y);
+    check(isnan(y[0]) && isnan(y[3]), "max_f32 with NaN second operand");
+
+    const int64_t im[4] = {INT64_MIN, 0, 9, INT64_MAX}, ione[1] = {1};
+    int64_t iy[4];
+    max_i64(1, d1, s1, s0, im, ione, iy);
+    check(iy[0] == 1 && iy[1] == 1 && iy[2] == 9 && iy[3] == INT64_MAX, "max_i64");
+    min_i64(1, d1, s1, s0, im, ione, iy);
+    check(iy[0] == INT64_MIN && iy[1] == 0 && iy[2] == 1 && iy[3] == 1, "min_i64");
+
+    const double da[2] = {1.0, NAN}, db[1] = {0.5};
+    const int64_t d2[1] = {2};
+    double dy[2];
+    max_f64(1, d2, s1, s0, da, db, dy);
+    check(dy[0] == 1.0 && isnan(dy[1]), "max_f64");
+    min_f64(1, d2, s1, s0, da, db, dy);
+    check(dy[0] == 0.5 && isnan(dy[1]), "min_f64");
+
+    /* in place: y is a, contiguous with the output's shape */
+    float inplace[6];
+    memcpy(inplace, a, sizeof inplace);
+    max_f32(2, dims, sa, sb, inplace, b, inplace);
+    const float ip_want[6] = {2.0f, 2.0f, 3.0f, 4.0f, 0.5f, -1.0f};
+    check(same_all(inplace, ip_want, 6), "max_f32 in place");
+}
+
+int main(void)
+{
+    test_simple_unary();
+    test_activations();
+    test_binary();
+    printf("test_kernels_math: %d passed, %d failed\n", n_passed, n_failed);
+    return n_failed ? 1 : 0;
+}
