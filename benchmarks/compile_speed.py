@@ -19,6 +19,9 @@ Forms (--form):
   dead      plain plus, per layer, an unused MatMul(x, Wdead) with one shared Wdead: 4 nodes
             per layer, 1 of them dead; stresses dead-node elimination on a value with many
             readers.
+  shared-input  per layer MatMul(h, W_i) -> Add(., xi), where xi = Identity(x) is the model
+            input read by every layer: 2 nodes per layer + 1. Removing the Identity and fusing
+            each Add into a Gemm moves one use per layer off a value with many readers.
 
 Every layer has its own small initializers (W_i is WIDTH x WIDTH, b_i is WIDTH) unless
 --weights shared, which makes all layers read one W and one b (isolates the cost of emitting
@@ -44,7 +47,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 OPSET = 18  # CastLike needs 15 or newer
-NODES_PER_LAYER = {"plain": 3, "torchlib": 7, "fold": 5, "dead": 4}
+NODES_PER_LAYER = {"plain": 3, "torchlib": 7, "fold": 5, "dead": 4, "shared-input": 2}
 USE_GNU_TIME = False
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -60,7 +63,8 @@ def build_model(form, layers, width, shared, seed=0):
     inits = []
     for i in range(nw):
         inits.append(numpy_helper.from_array(ws[i], f"W{i}"))
-        inits.append(numpy_helper.from_array(bs[i], f"b{i}"))
+        if form != "shared-input":  # that form has no bias
+            inits.append(numpy_helper.from_array(bs[i], f"b{i}"))
     if form == "torchlib":
         # torchlib passes alpha/beta as (double) scalars and casts them like the operand.
         inits.append(numpy_helper.from_array(np.array(1.0, dtype=np.float64), "alpha"))
@@ -72,6 +76,8 @@ def build_model(form, layers, width, shared, seed=0):
 
     nodes = []
     x = "x"
+    if form == "shared-input":
+        nodes.append(helper.make_node("Identity", ["x"], ["xi"], name="input_Identity"))
     for i in range(layers):
         w, b = (f"W{0 if shared else i}", f"b{0 if shared else i}")
         p = f"l{i}_"
@@ -88,6 +94,11 @@ def build_model(form, layers, width, shared, seed=0):
             nodes += [
                 helper.make_node("Add", [p + "mm", b], [p + "add"], name=p + "Add"),
                 helper.make_node("Relu", [p + "add"], [p + "y"], name=p + "Relu"),
+            ]
+        elif form == "shared-input":
+            nodes += [
+                helper.make_node("MatMul", [x, w], [p + "mm"], name=p + "MatMul"),
+                helper.make_node("Add", [p + "mm", "xi"], [p + "y"], name=p + "Add"),
             ]
         else:
             nodes += [
@@ -179,7 +190,7 @@ def parse_args():
                     help="compiler binary (default: %(default)s)")
     ap.add_argument("--sizes", default="1000,10000,100000",
                     help="approximate node counts, comma-separated (default: %(default)s)")
-    ap.add_argument("--form", choices=["auto", "plain", "torchlib", "fold", "dead"], default="auto",
+    ap.add_argument("--form", choices=["auto", "plain", "torchlib", "fold", "dead", "shared-input"], default="auto",
                     help="layer pattern (default: %(default)s: torchlib if supported, else plain)")
     ap.add_argument("--width", type=int, default=16, help="layer width: W is WIDTH x WIDTH (default: %(default)s)")
     ap.add_argument("--weights", choices=["distinct", "shared"], default="distinct",
@@ -233,7 +244,8 @@ def main():
     per_layer = NODES_PER_LAYER[form]
     extra = args.extra.split()
     print(f"onnx2c: {onnx2c}")
-    print(f"form: {form} ({per_layer} nodes/layer + 1 Identity), width {args.width}, "
+    extra_nodes = 2 if form == "shared-input" else 1
+    print(f"form: {form} ({per_layer} nodes/layer + {extra_nodes} Identity), width {args.width}, "
           f"weights {args.weights}, opset {OPSET}, extra args: {' '.join(extra) or '-'}")
     print(f"peak RSS measured by {'GNU time' if USE_GNU_TIME else 'a minimal Python wrapper'} "
           f"(floor: /bin/true shows {floor / 2**20:.1f} MiB)")
@@ -246,7 +258,7 @@ def main():
 
     failed = False
     for size in sizes:
-        layers = max(1, round((size - 1) / per_layer))
+        layers = max(1, round((size - (2 if form == "shared-input" else 1)) / per_layer))
         t0 = time.perf_counter()
         model = build_model(form, layers, args.width, args.weights == "shared")
         nodes = len(model.graph.node)

@@ -32,6 +32,8 @@ static Value *root_of(Value *v)
 const char *value_cname(Emitter *e, Value *v)
 {
     (void)e;
+    if (v->cname)
+        return v->cname;
     v = root_of(v);
     v->referenced = true;
     if (v->data)
@@ -85,8 +87,6 @@ const char *xsmm_kernel(Emitter *e, int64_t m, int64_t n, int64_t k, int64_t lda
     e->kernels[e->nkernels] = want;
     return xprintf("xsmm_product%d", e->nkernels++);
 }
-
-static const char *comment_text(const char *s);
 
 /* Each epilogue is emitted by its own op's emitter, on a copy of its node whose fused input
  * and output are the producer's result: the kernel runs in place on that buffer. */
@@ -150,7 +150,7 @@ static char **param_names(Value **vs, int n, char **taken, int ntaken)
 }
 
 /* Text safe inside a C comment. */
-static const char *comment_text(const char *s)
+const char *comment_text(const char *s)
 {
     char *t = xstrdup(s);
     for (char *p = t; *p; p++)
@@ -516,7 +516,10 @@ static void emit_run_body(Emitter *e)
         if (n->op->is_view && !n->op->emit)
             continue;
         emit_node_comment(e, n);
-        n->op->emit(e, n);
+        if (n->nepilogue && is_elementwise_op(n->op_type))
+            emit_chain(e, n);
+        else
+            n->op->emit(e, n);
     }
     emit_output_copies(e);
 }

@@ -11,6 +11,33 @@
 
 #include <string.h>
 
+bool is_elementwise_op(const char *op)
+{
+    static const char *const ops[] = {
+        "Relu",  "LeakyRelu", "Sigmoid", "Tanh",       "Clip",     "Gelu",     "HardSwish",
+        "HardSigmoid", "Abs", "Neg",     "Exp",        "Log",      "Sqrt",     "Reciprocal",
+        "Erf",   "Floor",     "Ceil",    "Sign",       "Sin",      "Cos",      "Softplus",
+        "Softsign", "Elu",    "Selu",    "Add",        "Sub",      "Mul",      "Div",
+        "Pow"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (!strcmp(op, ops[i]))
+            return true;
+    return false;
+}
+
+/* Running u in p's step must not read a value computed after p. */
+static bool operands_ready(const Node *p, const Node *u, const Value *fused)
+{
+    for (int i = 0; i < u->ninputs; i++) {
+        const Value *v = u->inputs[i];
+        if (!v || v == fused || v->data || v->is_input || !v->producer)
+            continue;
+        if (v->producer->dead || v->producer->order >= p->order)
+            return false;
+    }
+    return true;
+}
+
 static bool is_activation(const Node *u)
 {
     static const char *const acts[] = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Clip",
@@ -242,14 +269,13 @@ static bool constant_bounds(const Node *u)
 static bool add_epilogue(Node *p, Node *u)
 {
     Value *y = p->outputs[0];
-    if (p->nepilogue == MAX_EPILOGUE || !same_shape_as(u->outputs[0], y))
+    if (p->nepilogue == MAX_EPILOGUE || !same_shape_as(u->outputs[0], y) ||
+        !is_elementwise_op(u->op_type) || u->noutputs != 1 || !operands_ready(p, u, y))
         return false;
-    if (!strcmp(u->op_type, "Add")) {
-        if (u->inputs[0] == u->inputs[1])
-            return false;
-    } else if (!is_activation(u) || !constant_bounds(u)) {
+    if (u->ninputs > 1 && u->inputs[0] == u->inputs[1])
+        return false; /* y * y reads the value it overwrites */
+    if (!strcmp(u->op_type, "Clip") && !constant_bounds(u))
         return false;
-    }
     Epilogue *ep = &p->epilogue[p->nepilogue++];
     ep->node = u;
     ep->input = u->inputs[0] == y ? 0 : 1;
@@ -322,5 +348,21 @@ void fuse_epilogues(Graph *g)
         if (!n->dead && n->outputs[0]->dtype == DT_FLOAT &&
             (!strcmp(n->op_type, "Gemm") || !strcmp(n->op_type, "Conv")))
             fuse_node(g, n);
+    }
+}
+
+/* Chains of elementwise ops over one shape: each op whose input is the previous result (and
+ * read by nothing else) runs in place in the first op's step, tile by tile (emit_chain). */
+void fuse_elementwise(Graph *g)
+{
+    for (int i = 0; i < g->nnodes; i++) {
+        Node *p = g->nodes[i];
+        if (p->dead || !is_elementwise_op(p->op_type) || p->outputs[0]->dtype != DT_FLOAT)
+            continue;
+        for (;;) {
+            Node *u = sole_user(p->outputs[0]);
+            if (!u || u->dead || !add_epilogue(p, u))
+                break;
+        }
     }
 }

@@ -199,6 +199,7 @@ int main(int argc, char **argv)
         fuse_gemm(m->graph);
         fuse_gelu(m->graph);
         fuse_epilogues(m->graph);
+        fuse_elementwise(m->graph);
     }
     eliminate_dead(m->graph);
     schedule(m->graph);

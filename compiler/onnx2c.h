@@ -10,8 +10,9 @@
  *   simplify.c        (-O1) drop Identity, Dropout, Mul by 1, Add of 0, Expand before broadcasts
  *   fuse_gemm.c       (-O1) MatMul+Add, torchlib addmm, Transpose -> Gemm
  *   fuse_gelu.c       (-O1) GELU written out with Erf or Tanh -> one Gelu node
- *   fuse_epilogue.c   (-O1) BatchNorm/affine into Conv weights; activations, bias, residual
- *                     Add into the Gemm/Conv that produces their input
+ *   fuse_epilogue.c   (-O1) BatchNorm/affine into Conv/Gemm weights; activations, bias,
+ *                     residual Add into the Gemm/Conv that produces their input; elementwise
+ *                     chains into their first node (../codegen/emit_chain.c tiles them)
  *   eliminate_dead.c  drop nodes and values no graph output needs
  *   schedule.c        deterministic topological order
  *   ../codegen/plan_arena.c   liveness-based offsets in one arena, views share their source
@@ -70,6 +71,7 @@ typedef struct Value {
     Node **users; /* one entry per node input reading this value (use_add / use_remove) */
     /* codegen */
     struct Value *view_of; /* shares the buffer of this value (Reshape, Flatten, ...) */
+    const char *cname;     /* emitter override of the C expression (tiles of emit_chain) */
     int64_t offset;        /* arena offset in bytes, -1 if not in the arena */
     int first_step, last_step;
     bool referenced; /* the emitted code reads or writes it */
@@ -109,7 +111,7 @@ typedef struct Epilogue {
     int input;
 } Epilogue;
 
-#define MAX_EPILOGUE 4
+#define MAX_EPILOGUE 8
 
 struct Node {
     char *name;
@@ -265,6 +267,8 @@ void simplify(Graph *g);
 void fuse_gemm(Graph *g);
 void fuse_gelu(Graph *g);
 void fuse_epilogues(Graph *g);
+void fuse_elementwise(Graph *g);
+bool is_elementwise_op(const char *op); /* unary math/activation or broadcasting arithmetic */
 
 /* ---- eliminate_dead.c / schedule.c ---- */
 int eliminate_dead(Graph *g);
@@ -299,9 +303,11 @@ void println(Emitter *e, const char *fmt, ...) __attribute__((format(printf, 2, 
 const char *value_cname(Emitter *e, Value *v); /* C expression of the value's data */
 const char *scratch_cname(Emitter *e, const Node *n, DType t, int64_t byte_offset);
 const char *c_float(float f);
+const char *comment_text(const char *s); /* safe inside a C comment */
 const char *emit_dims(Emitter *e, int rank, const int64_t *dims); /* static array in the body */
 const char *emit_constant(Emitter *e, DType t, int rank, const int64_t *dims, void *data);
 void emit_epilogues(Emitter *e, Node *n); /* after a Gemm/Conv: its fused epilogues */
+void emit_chain(Emitter *e, Node *n);     /* an elementwise node and its epilogues, tiled */
 const char *xsmm_kernel(Emitter *e, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
                         int64_t ldc);
 

@@ -46,9 +46,10 @@ static const char *reduce_kernel(const Node *n)
         return xprintf("%s_u8", reduce_ops[k].kernel);
     if (t == DT_BOOL && reduce_ops[k].bytes) /* max: any (as uint8); min: all */
         return !strcmp(n->op_type, "ReduceMin") ? "reduce_min_bool" : "reduce_max_u8";
-    fatal_at(n, "type %s is not supported (float32%s%s%s)", dtype_name(t),
+    bool more = reduce_ops[k].f64 || reduce_ops[k].int64;
+    fatal_at(n, "type %s is not supported (float32%s%s%s %s)", dtype_name(t),
              reduce_ops[k].f64 ? ", float64" : "", reduce_ops[k].int64 ? ", int64" : "",
-             reduce_ops[k].bytes ? ", uint8, bool" : "");
+             reduce_ops[k].bytes ? ", uint8, bool" : "", more ? "are" : "is");
 }
 
 /* Marks the reduced axes. The axes are an attribute before opset 18 (13 for ReduceSum) and
@@ -226,7 +227,7 @@ static LayerNormArgs layernorm_args(const Node *n)
     if (x->rank < 1)
         fatal_at(n, "the input must have rank 1 or more");
     if (attr_int(n, "stash_type", 1) != 1)
-        fatal_at(n, "stash_type %lld is not supported (1, float32, is)",
+        fatal_at(n, "stash_type %lld is not supported (only 1, float32, is)",
                  (long long)attr_int(n, "stash_type", 1));
     LayerNormArgs a = {0};
     a.axis = normalize_axis(n, attr_int(n, "axis", -1), x->rank);

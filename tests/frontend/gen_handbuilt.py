@@ -718,6 +718,26 @@ def elementwise_chain():
                 "elementwise loop (4 ops, 1 kernel); how the report names it is the compiler's"}
 
 
+@case
+def elementwise_chain_tiled():
+    # Large enough to be split into tiles of rows: operands that vary by row (full x, a
+    # column c[128,1]) are offset per tile, those that do not (a row d[256], a scalar) are not.
+    rng = np.random.default_rng(182)
+    nodes = [node("Mul", ["x", "s"], ["a"], "mul_s"),
+             node("Add", ["a", "d"], ["b"], "add_row"),
+             node("Tanh", ["b"], ["t"], "tanh"),
+             node("Sub", ["c", "t"], ["u"], "col_minus"),
+             node("Mul", ["u", "x"], ["y"], "mul_x")]
+    mdl = model(nodes, [vi("x", (128, 256)), vi("c", (128, 1))], [vi("y", (128, 256))],
+                [init("s", np.float32(0.75)), init("d", normal(rng, (256,), 0.5))])
+    return "elementwise_chain_tiled", mdl, {"x": normal(rng, (128, 256), 2.0),
+                                            "c": normal(rng, (128, 1), 1.0)}, {
+        "ops_after": None,
+        "fused_loops": 1,
+        "note": "Mul(scalar), Add(row [256]), Tanh, Sub(column [128,1] - t), Mul(x) over "
+                "[128,256]: one node, emitted as a loop over tiles of rows"}
+
+
 # --------------------------------------------------------------------------
 # Independent numpy references: every stored onnxruntime output must also match what the
 # model is meant to compute, written out by hand (catches a wrongly built graph).
@@ -789,6 +809,7 @@ NUMPY_REFERENCE = {
     "epilogue_residual_add": lambda p, x, r: _gemm(p, x) + r,
     "epilogue_bias_add": lambda p, x: _relu(x @ p["W"].T + p["bias"]),
     "elementwise_chain": lambda p, x: _sigmoid(x * p["c"] + p["d"]) * x,
+    "elementwise_chain_tiled": lambda p, x, c: (c - np.tanh(x * p["s"] + p["d"])) * x,
 }
 for _act, _f in _ACTS.items():
     NUMPY_REFERENCE[f"epilogue_{_act}"] = lambda p, x, _f=_f: _f(_gemm(p, x))
