@@ -111,6 +111,25 @@ static void fold_affine_into_conv(Graph *g, Node *conv, const float *s, const fl
     set_conv_params(g, conv, nw, nb, C);
 }
 
+/* BatchNormalization with constant parameters as y = s*x + t per channel:
+ * s = scale / sqrt(var + eps), t = bias - mean*s. */
+static bool batchnorm_affine(const Node *bn, int64_t C, float *s, float *t)
+{
+    for (int i = 1; i < 5; i++)
+        if (!bn->inputs[i]->data)
+            return false;
+    const float *scale = bn->inputs[1]->data, *bias = bn->inputs[2]->data;
+    const float *mean = bn->inputs[3]->data, *var = bn->inputs[4]->data;
+    float eps = attr_float(bn, "epsilon", 1e-5f);
+    for (int64_t c = 0; c < C; c++) {
+        float sum = var[c] + eps;
+        s[c] = scale[c] / sqrtf(sum);
+        float shifted = mean[c] * s[c];
+        t[c] = bias[c] - shifted;
+    }
+    return true;
+}
+
 static bool conv_params_constant(const Node *conv)
 {
     const Value *b = node_input(conv, 2);
@@ -126,18 +145,8 @@ static bool fold_into_conv(Graph *g, Node *conv, Node *u)
         return false;
     float *s = xcalloc((size_t)C + 1, sizeof(float)), *t = xcalloc((size_t)C + 1, sizeof(float));
     if (!strcmp(u->op_type, "BatchNormalization")) {
-        for (int i = 1; i < 5; i++)
-            if (!u->inputs[i]->data)
-                return false;
-        const float *scale = u->inputs[1]->data, *bias = u->inputs[2]->data;
-        const float *mean = u->inputs[3]->data, *var = u->inputs[4]->data;
-        float eps = attr_float(u, "epsilon", 1e-5f);
-        for (int64_t c = 0; c < C; c++) {
-            float sum = var[c] + eps;
-            s[c] = scale[c] / sqrtf(sum);
-            float shifted = mean[c] * s[c];
-            t[c] = bias[c] - shifted;
-        }
+        if (!batchnorm_affine(u, C, s, t))
+            return false;
         record_fusion("batchnorm_into_conv");
     } else {
         int k = u->inputs[0] == y ? 1 : 0;
@@ -166,18 +175,8 @@ static bool fold_into_gemm(Graph *g, Node *gemm, Node *u)
         return false;
     float *s = xcalloc((size_t)N + 1, sizeof(float)), *t = xcalloc((size_t)N + 1, sizeof(float));
     if (!strcmp(u->op_type, "BatchNormalization")) {
-        for (int i = 1; i < 5; i++)
-            if (!u->inputs[i]->data)
-                return false;
-        const float *scale = u->inputs[1]->data, *bias = u->inputs[2]->data;
-        const float *mean = u->inputs[3]->data, *var = u->inputs[4]->data;
-        float eps = attr_float(u, "epsilon", 1e-5f);
-        for (int64_t j = 0; j < N; j++) {
-            float sum = var[j] + eps;
-            s[j] = scale[j] / sqrtf(sum);
-            float shifted = mean[j] * s[j];
-            t[j] = bias[j] - shifted;
-        }
+        if (!batchnorm_affine(u, N, s, t))
+            return false;
     } else {
         int k = u->inputs[0] == y ? 1 : 0;
         const Value *v = u->inputs[k];

@@ -248,7 +248,8 @@ void count_ops(const Graph *g, OpCount **out, int *nout)
     *nout = nc;
 }
 
-void attr_set_int(Node *n, const char *name, int64_t v)
+/* The node's attribute `name`, added if it has none. */
+static Attr *attr_slot(Node *n, const char *name)
 {
     Attr *a = (Attr *)attr_get(n, name);
     if (!a) {
@@ -256,30 +257,26 @@ void attr_set_int(Node *n, const char *name, int64_t v)
         a = &n->attrs[n->nattrs++];
         *a = (Attr){.name = xstrdup(name)};
     }
+    return a;
+}
+
+void attr_set_int(Node *n, const char *name, int64_t v)
+{
+    Attr *a = attr_slot(n, name);
     a->type = ATTR_INT;
     a->i = v;
 }
 
 void attr_set_float(Node *n, const char *name, float v)
 {
-    Attr *a = (Attr *)attr_get(n, name);
-    if (!a) {
-        n->attrs = xrealloc(n->attrs, (size_t)(n->nattrs + 1) * sizeof(Attr));
-        a = &n->attrs[n->nattrs++];
-        *a = (Attr){.name = xstrdup(name)};
-    }
+    Attr *a = attr_slot(n, name);
     a->type = ATTR_FLOAT;
     a->f = v;
 }
 
 void attr_set_string(Node *n, const char *name, const char *v)
 {
-    Attr *a = (Attr *)attr_get(n, name);
-    if (!a) {
-        n->attrs = xrealloc(n->attrs, (size_t)(n->nattrs + 1) * sizeof(Attr));
-        a = &n->attrs[n->nattrs++];
-        *a = (Attr){.name = xstrdup(name)};
-    }
+    Attr *a = attr_slot(n, name);
     a->type = ATTR_STRING;
     a->s = xstrdup(v);
 }

@@ -62,8 +62,11 @@ static void reduce_axes(const Node *n, bool *reduced)
     const int64_t *axes = NULL;
     int count = -1;
     if (from_input) {
-        if (node_input(n, 1))
-            axes = const_ints(n, n->inputs[1], &count);
+        const Value *in = node_input(n, 1);
+        if (in && in->rank == 1 && in->dims[0] == 0)
+            count = 0; /* an empty list is known from its shape, even as a graph input */
+        else if (in)
+            axes = const_ints(n, in, &count);
     } else {
         if (node_input(n, 1))
             fatal_at(n, "the axes input needs opset %d or newer",
