@@ -165,8 +165,10 @@ def run_measured(argv, log_path, usage_path):
                                stderr=subprocess.STDOUT)
         wall = time.perf_counter() - t0
     rss_kib, cpu = 0, 0.0
-    with open(usage_path) as f:
-        lines = [ln.split() for ln in f if ln.strip()]
+    lines = []
+    if os.path.exists(usage_path):
+        with open(usage_path) as f:
+            lines = [ln.split() for ln in f if ln.strip()]
     if lines and len(lines[-1]) == 3:  # GNU time puts "Command exited ..." lines first
         rss_kib, cpu = int(float(lines[-1][0])), float(lines[-1][1]) + float(lines[-1][2])
     return code, wall, cpu, rss_kib * 1024  # ru_maxrss is in KiB on Linux

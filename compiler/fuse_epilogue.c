@@ -86,11 +86,8 @@ static void set_conv_params(Graph *g, Node *conv, const float *w, const float *b
     Value *nb = constant_new(g, xprintf("%s/B_folded", conv->name), DT_FLOAT, 1, &C);
     memcpy(nb->data, b, (size_t)value_bytes(nb));
     node_set_input(conv, 1, nw);
-    if (conv->ninputs < 3) {
-        conv->inputs = xrealloc(conv->inputs, 4 * sizeof(Value *));
-        conv->inputs[2] = NULL;
-        conv->ninputs = 3;
-    }
+    if (conv->ninputs < 3)
+        node_resize_inputs(conv, 3);
     node_set_input(conv, 2, nb);
 }
 
@@ -216,11 +213,8 @@ static bool fold_into_gemm(Graph *g, Node *gemm, Node *u)
             ((float *)nc->data)[i * N + j] = rescaled + t[j];
         }
     node_set_input(gemm, 1, nb);
-    if (!c) {
-        gemm->inputs = xrealloc(gemm->inputs, 4 * sizeof(Value *));
-        gemm->inputs[2] = NULL;
-        gemm->ninputs = 3;
-    }
+    if (!c)
+        node_resize_inputs(gemm, 3);
     node_set_input(gemm, 2, nc);
     if (beta != 1.0f)
         attr_set_float(gemm, "beta", 1.0f);
@@ -245,10 +239,8 @@ static bool add_as_gemm_bias(Node *gemm, Node *u)
             return false;
     if (attr_float(gemm, "beta", 1.0f) != 1.0f)
         attr_set_float(gemm, "beta", 1.0f); /* beta only ever scaled a C it did not have */
-    gemm->inputs = xrealloc(gemm->inputs, 4 * sizeof(Value *));
-    for (int i = gemm->ninputs; i < 3; i++)
-        gemm->inputs[i] = NULL;
-    gemm->ninputs = 3;
+    if (gemm->ninputs < 3)
+        node_resize_inputs(gemm, 3);
     node_set_input(gemm, 2, c);
     steal_output(gemm, y, u->outputs[0]);
     node_retire(u);

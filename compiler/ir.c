@@ -84,6 +84,7 @@ Node *node_new(Graph *g, const char *name, const char *op_type, int ninputs, int
     n->ninputs = ninputs;
     n->noutputs = noutputs;
     n->inputs = xcalloc((size_t)ninputs + 1, sizeof(Value *));
+    n->use_slot = xcalloc((size_t)ninputs + 1, sizeof(int));
     n->outputs = xcalloc((size_t)noutputs + 1, sizeof(Value *));
     n->order = (int64_t)g->nnodes * ORDER_GAP;
     if (g->nnodes == g->cap_nodes) {
@@ -283,24 +284,23 @@ void attr_set_string(Node *n, const char *name, const char *v)
 
 /* ---- use lists: every rewrite goes through these, so passes never rescan the graph ---- */
 
-void use_add(Value *v, Node *n)
+static void use_add(Value *v, Node *n, int input)
 {
     if (v->nusers == v->cap_users) {
         v->cap_users = v->cap_users ? 2 * v->cap_users : 4;
-        v->users = xrealloc(v->users, (size_t)v->cap_users * sizeof(Node *));
+        v->users = xrealloc(v->users, (size_t)v->cap_users * sizeof(Use));
     }
-    v->users[v->nusers++] = n;
+    n->use_slot[input] = v->nusers;
+    v->users[v->nusers++] = (Use){n, input};
 }
 
-void use_remove(Value *v, Node *n)
+/* O(1): the last entry moves into the freed slot and its node learns where it went. */
+static void use_remove(Value *v, Node *n, int input)
 {
-    for (int i = 0; i < v->nusers; i++) {
-        if (v->users[i] == n) {
-            v->users[i] = v->users[--v->nusers];
-            return;
-        }
-    }
-    unreachable();
+    int k = n->use_slot[input];
+    Use last = v->users[--v->nusers];
+    v->users[k] = last;
+    last.node->use_slot[last.input] = k;
 }
 
 bool value_is_used(const Value *v)
@@ -310,11 +310,24 @@ bool value_is_used(const Value *v)
 
 void node_set_input(Node *n, int i, Value *v)
 {
+    if (n->inputs[i] == v)
+        return;
     if (n->inputs[i])
-        use_remove(n->inputs[i], n);
+        use_remove(n->inputs[i], n, i);
     n->inputs[i] = v;
     if (v)
-        use_add(v, n);
+        use_add(v, n, i);
+}
+
+void node_resize_inputs(Node *n, int ninputs)
+{
+    for (int i = ninputs; i < n->ninputs; i++)
+        node_set_input(n, i, NULL);
+    n->inputs = xrealloc(n->inputs, (size_t)(ninputs + 1) * sizeof(Value *));
+    n->use_slot = xrealloc(n->use_slot, (size_t)(ninputs + 1) * sizeof(int));
+    for (int i = n->ninputs; i <= ninputs; i++)
+        n->inputs[i] = NULL;
+    n->ninputs = ninputs;
 }
 
 void node_retire(Node *n)
@@ -322,24 +335,22 @@ void node_retire(Node *n)
     n->dead = true;
     for (int i = 0; i < n->ninputs; i++)
         if (n->inputs[i])
-            use_remove(n->inputs[i], n);
+            use_remove(n->inputs[i], n, i);
 }
+
+/* The retired node keeps its input pointers (epilogues and --emit-onnx read them). */
 
 void value_replace_uses(Value *old, Value *with)
 {
     while (old->nusers) {
-        Node *n = old->users[old->nusers - 1];
-        for (int i = 0; i < n->ninputs; i++)
-            if (n->inputs[i] == old) {
-                node_set_input(n, i, with);
-                break;
-            }
+        Use u = old->users[old->nusers - 1];
+        node_set_input(u.node, u.input, with);
     }
 }
 
 Node *sole_user(const Value *v)
 {
-    return v->nusers == 1 && !v->is_output ? v->users[0] : NULL;
+    return v->nusers == 1 && !v->is_output ? v->users[0].node : NULL;
 }
 
 

@@ -55,6 +55,12 @@ typedef enum {
 typedef struct Node Node;
 typedef struct OpDef OpDef;
 
+/* Input `input` of `node` reads the value this entry belongs to. */
+typedef struct Use {
+    Node *node;
+    int input;
+} Use;
+
 /* A tensor: graph input, weight, folded constant or intermediate. */
 typedef struct Value {
     char *name;
@@ -68,7 +74,7 @@ typedef struct Value {
     bool is_input, is_output;
     Node *producer;
     int nusers, cap_users;
-    Node **users; /* one entry per node input reading this value (use_add / use_remove) */
+    struct Use *users; /* one entry per node input reading this value (node_set_input) */
     /* codegen */
     struct Value *view_of; /* shares the buffer of this value (Reshape, Flatten, ...) */
     const char *cname;     /* emitter override of the C expression (tiles of emit_chain) */
@@ -121,6 +127,7 @@ struct Node {
     const OpDef *op;
     int ninputs, noutputs;
     Value **inputs; /* NULL entries for omitted optional inputs */
+    int *use_slot;  /* per input: its entry in inputs[i]->users, for O(1) removal */
     Value **outputs;
     int nattrs;
     Attr *attrs;
@@ -212,10 +219,9 @@ int attr_ints(const Node *n, const char *name, const int64_t **out); /* -1 when 
 void attr_set_int(Node *n, const char *name, int64_t v);
 void attr_set_float(Node *n, const char *name, float v);
 void attr_set_string(Node *n, const char *name, const char *v);
-void use_add(Value *v, Node *n);
-void use_remove(Value *v, Node *n);
 bool value_is_used(const Value *v); /* read by a live node or a graph output */
 void node_set_input(Node *n, int i, Value *v);
+void node_resize_inputs(Node *n, int ninputs); /* new slots are empty; removed ones released */
 void node_retire(Node *n); /* dead: its inputs lose their uses */
 void value_replace_uses(Value *old, Value *with);
 Node *sole_user(const Value *v); /* the one node reading v, if v is not also a graph output */

@@ -26,14 +26,9 @@ bool scalar_constant(const Value *v, float *out)
 /* Replaces n's op and inputs, keeping its name, outputs and position. */
 void morph_node(Node *n, const char *op_type, int ninputs, Value *const *inputs)
 {
-    for (int i = 0; i < n->ninputs; i++)
-        node_set_input(n, i, NULL);
-    n->inputs = xrealloc(n->inputs, (size_t)(ninputs + 1) * sizeof(Value *));
-    n->ninputs = ninputs;
-    for (int i = 0; i < ninputs; i++) {
-        n->inputs[i] = NULL;
+    node_resize_inputs(n, ninputs);
+    for (int i = 0; i < ninputs; i++)
         node_set_input(n, i, inputs[i]);
-    }
     n->op_type = xstrdup(op_type);
     n->op = op_lookup(op_type);
     n->nattrs = 0;
@@ -44,10 +39,7 @@ void morph_node(Node *n, const char *op_type, int ninputs, Value *const *inputs)
 int append_input(Node *n, Value *v)
 {
     int at = n->ninputs > n->op->max_inputs ? n->ninputs : n->op->max_inputs;
-    n->inputs = xrealloc(n->inputs, (size_t)(at + 2) * sizeof(Value *));
-    for (int i = n->ninputs; i <= at; i++)
-        n->inputs[i] = NULL;
-    n->ninputs = at + 1;
+    node_resize_inputs(n, at + 1);
     node_set_input(n, at, v);
     return at;
 }

@@ -109,7 +109,7 @@ static void drop_expand(Node *n)
 {
     Value *x = n->inputs[0], *y = n->outputs[0];
     for (int u = y->nusers - 1; u >= 0; u--) {
-        Node *user = y->users[u];
+        Node *user = y->users[u].node;
         if (!is_broadcasting_op(user))
             continue;
         for (int k = 0; k < user->ninputs; k++)
@@ -129,8 +129,7 @@ static void castlike_to_cast(Node *n)
     if (!cast)
         return;
     DType to = n->inputs[1]->dtype;
-    node_set_input(n, 1, NULL);
-    n->ninputs = 1;
+    node_resize_inputs(n, 1);
     n->op_type = xstrdup("Cast");
     n->op = cast;
     attr_set_int(n, "to", to);
