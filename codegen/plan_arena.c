@@ -111,6 +111,9 @@ static void compute_liveness(Graph *g)
         if (v->first_step >= 0 && v->last_step < v->first_step)
             v->last_step = v->first_step; /* computed but unread: still needs a place */
     }
+    /* A graph output that is a view is copied out after the last step: its buffer stays. */
+    for (int i = 0; i < g->noutputs; i++)
+        root_of(g->outputs[i])->last_step = g->nnodes;
 }
 
 ArenaPlan plan_arena(Graph *g)

@@ -11,6 +11,19 @@ static int by_order(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* A view's output shares its input's buffer. Linked here, after every rewrite, from the live
+ * view nodes alone, so no pass has to keep the links up to date. */
+static void link_views(Graph *g)
+{
+    for (int i = 0; i < g->nvalues; i++)
+        g->values[i]->view_of = NULL;
+    for (int i = 0; i < g->nnodes; i++) {
+        Node *n = g->nodes[i];
+        if (n->op->is_view && !n->outputs[0]->data && n->inputs[0])
+            n->outputs[0]->view_of = n->inputs[0];
+    }
+}
+
 void schedule(Graph *g)
 {
     int n = 0;
@@ -19,4 +32,5 @@ void schedule(Graph *g)
             g->nodes[n++] = g->nodes[i];
     g->nnodes = n;
     qsort(g->nodes, (size_t)n, sizeof(Node *), by_order);
+    link_views(g);
 }

@@ -208,7 +208,8 @@ static int o2c_port_init(o2c_port *p, const char *name, int32_t dtype, int32_t r
     if (size == 0 || rank < 0 || rank > O2C_TENSOR_MAX_RANK)
         return -1;
     for (d = 0; d < rank; d++) {
-        if (shape[d] < 0 || (shape[d] > 0 && (uint64_t)shape[d] > SIZE_MAX / size / count))
+        if (shape[d] < 0 ||
+            (shape[d] > 0 && count > 0 && (uint64_t)shape[d] > SIZE_MAX / size / count))
             return -1;
         count *= (size_t)shape[d];
     }
