@@ -278,8 +278,15 @@ static bool uses_template(const Graph *g, const char *file)
     return false;
 }
 
-static const char *const template_order[] = {"gemm", "conv", "pool", "norm", "softmax",
-                                             "elementwise", "movement", "math", "reduce", "tensor"};
+/* Templates in the order they are pasted: a template may call kernels of those before it. */
+static const char *const template_order[] = {
+    "gemm", "conv", "pool", "norm", "softmax", "elementwise", "movement", "math", "reduce",
+    "tensor",
+    /* nn family */
+    /* data family */
+    /* types family */
+    /* sequence family */
+};
 
 static void emit_templates(FILE *f, const Graph *g)
 {

@@ -91,6 +91,10 @@ static const OpDef op_table[] = {
     {"Size", 1, 1, 1, size_infer, size_fold, NULL, NO_VIEW, NULL, NULL, NULL},
     {"ConstantOfShape", 1, 1, 9, constant_of_shape_infer, constant_of_shape_fold, NULL, NO_VIEW, NULL, NULL, NULL},
     {"Range", 3, 3, 11, range_infer, range_fold, NULL, NO_VIEW, NULL, NULL, NULL},
+    /* ---- nn family: ops_nn.c (ConvTranspose, pools, normalisations) ---- */
+    /* ---- data family: ops_data.c (gather/scatter, pad, resize, index ops) ---- */
+    /* ---- types family: ops_types.c (integer/bitwise ops, more element types) ---- */
+    /* ---- sequence family: ops_recurrent.c, ops_quant.c (RNN/GRU/LSTM, quantisation) ---- */
 };
 
 const OpDef *op_lookup(const char *name)

@@ -136,4 +136,9 @@ void layernorm_infer(Node *n);
 void layernorm_fold(Node *n);
 void layernorm_emit(Emitter *e, Node *n);
 
+/* ---- nn family ---- */
+/* ---- data family ---- */
+/* ---- types family ---- */
+/* ---- sequence family ---- */
+
 #endif

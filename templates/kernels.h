@@ -316,4 +316,9 @@ void range_f64(int64_t n, double start, double delta, double *y);
 void range_i64(int64_t n, int64_t start, int64_t delta, int64_t *y);
 void fill_bytes(int64_t n, int64_t elem_size, const void *value, void *y);
 
+/* ---- nn family ---- */
+/* ---- data family ---- */
+/* ---- types family ---- */
+/* ---- sequence family ---- */
+
 #endif
