@@ -241,19 +241,11 @@ static void move_new_nodes(Graph *g, int at, int first_new)
     memcpy(g->nodes + at + 1, tmp, (size_t)count * sizeof(Node *));
 }
 
-void fold_if(Model *m, int index)
+/* Converts one branch's nodes into the graph (after the If's position once moved) and returns
+ * the values of its outputs. */
+static Value **splice_branch(Model *m, Node *n, bool then)
 {
-    Graph *g = m->graph;
-    Node *n = g->nodes[index];
-    const Value *cond = n->inputs[0];
-    if (!cond->data)
-        fatal_at(n, "the condition '%s' is not a compile-time constant (an If that branches at "
-                    "run time is not supported yet)",
-                 cond->name);
-    if (value_numel(cond) != 1 || cond->dtype != DT_BOOL)
-        fatal_at(n, "the condition must be a single bool");
-    bool taken = *(const uint8_t *)cond->data != 0;
-    const char *which = taken ? "then_branch" : "else_branch";
+    const char *which = then ? "then_branch" : "else_branch";
     const Attr *a = attr_get(n, which);
     if (!a || a->type != ATTR_GRAPH || !a->graph)
         fatal_at(n, "has no %s graph", which);
@@ -268,24 +260,56 @@ void fold_if(Model *m, int index)
         bs->call_attrs = n->scope->call_attrs;
         bs->ncall_attrs = n->scope->ncall_attrs;
     }
-    bs->prefix = xprintf("%s/%s/", n->name[0] ? n->name : "If", taken ? "then" : "else");
-    int first_new = g->nnodes;
+    bs->prefix = xprintf("%s/%s/", n->name[0] ? n->name : "If", then ? "then" : "else");
     for (size_t i = 0; i < branch->n_initializer; i++) {
         const Onnx__TensorProto *t = branch->initializer[i];
         tensor_to_value(t, scope_define(m, bs, n, t->name ? t->name : ""), "initializer");
     }
     convert_nodes(m, bs, branch->node, branch->n_node);
+    Value **outs = xcalloc((size_t)n->noutputs + 1, sizeof(Value *));
     for (int i = 0; i < n->noutputs; i++) {
         const char *name = branch->output[i]->name ? branch->output[i]->name : "";
-        Value *v = scope_lookup(m, bs, name);
-        if (!v)
+        outs[i] = scope_lookup(m, bs, name);
+        if (!outs[i])
             fatal_at(n, "%s output '%s' is not defined", which, name);
-        Node *id = node_new(g, xprintf("%sreturn%d", bs->prefix, i), "Identity", 1, 1);
-        id->opset = opset_of(m->proto, "");
-        id->scope = n->scope;
-        node_set_input(id, 0, v);
-        id->outputs[0] = n->outputs[i];
-        id->outputs[0]->producer = id;
+    }
+    return outs;
+}
+
+/* A node computing output i of the If from the branch results. */
+static void join_output(Model *m, Node *n, int i, const char *op, int ninputs, Value **ins)
+{
+    Node *j = node_new(m->graph, xprintf("%s/out%d", n->name[0] ? n->name : "If", i), op,
+                       ninputs, 1);
+    j->opset = opset_of(m->proto, "");
+    j->scope = n->scope;
+    for (int k = 0; k < ninputs; k++)
+        node_set_input(j, k, ins[k]);
+    j->outputs[0] = n->outputs[i];
+    j->outputs[0]->producer = j;
+}
+
+/* With a constant condition the taken branch replaces the If. With a condition known only at
+ * run time both branches are computed (ONNX branches have no side effects) and Where picks
+ * each output, which needs both branches to give the same shapes (checked by Where). */
+void fold_if(Model *m, int index)
+{
+    Graph *g = m->graph;
+    Node *n = g->nodes[index];
+    Value *cond = n->inputs[0];
+    if (value_numel(cond) != 1 || cond->dtype != DT_BOOL)
+        fatal_at(n, "the condition must be a single bool");
+    int first_new = g->nnodes;
+    if (cond->data) {
+        Value **outs = splice_branch(m, n, *(const uint8_t *)cond->data != 0);
+        for (int i = 0; i < n->noutputs; i++)
+            join_output(m, n, i, "Identity", 1, &outs[i]);
+    } else {
+        Value **then_outs = splice_branch(m, n, true), **else_outs = splice_branch(m, n, false);
+        for (int i = 0; i < n->noutputs; i++) {
+            Value *ins[3] = {cond, then_outs[i], else_outs[i]};
+            join_output(m, n, i, "Where", 3, ins);
+        }
     }
     node_retire(n);
     move_new_nodes(g, index, first_new);
