@@ -19,7 +19,26 @@ static const char usage_text[] =
     "  --report-json FILE     write the same facts as JSON\n"
     "  --emit-onnx FILE       write the optimised graph as an ONNX model\n"
     "  -O0 | -O1              -O0 turns off rewrites; folding for static shapes stays (default -O1)\n"
+    "  --list-ops             print the supported operators and exit\n"
     "  --help                 this text\n";
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp((*(const OpDef *const *)a)->name, (*(const OpDef *const *)b)->name);
+}
+
+/* One line per op of the default domain: name, oldest supported opset. */
+static void list_ops(void)
+{
+    const OpDef *table;
+    int n = op_table_entries(&table);
+    const OpDef **sorted = xcalloc((size_t)n + 1, sizeof(OpDef *));
+    for (int i = 0; i < n; i++)
+        sorted[i] = &table[i];
+    qsort(sorted, (size_t)n, sizeof(OpDef *), by_name);
+    for (int i = 0; i < n; i++)
+        printf("%s (opset %d+)\n", sorted[i]->name, sorted[i]->min_opset);
+}
 
 static int64_t parse_dim(const char *s, const char *what)
 {
@@ -96,6 +115,9 @@ static Options parse_args(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage_text, stdout);
+            exit(0);
+        } else if (!strcmp(a, "--list-ops")) {
+            list_ops();
             exit(0);
         } else if (!strcmp(a, "-o")) {
             o.output_path = option_value(argc, argv, &i, "-o");

@@ -260,6 +260,7 @@ struct OpDef {
     const char *templates;              /* template files the emitted code calls, space-separated */
 };
 const OpDef *op_lookup(const char *name);
+int op_table_entries(const OpDef **out); /* the whole table, for --list-ops */
 bool is_view_op(const Node *n);
 
 /* ---- inline_functions.c ---- */
