@@ -92,15 +92,6 @@ static const OpDef op_table[] = {
     {"ConstantOfShape", 1, 1, 9, constant_of_shape_infer, constant_of_shape_fold, NULL, NO_VIEW, NULL, NULL, NULL},
     {"Range", 3, 3, 11, range_infer, range_fold, NULL, NO_VIEW, NULL, NULL, NULL},
     /* ---- nn family: ops_nn.c (ConvTranspose, pools, normalisations) ---- */
-    {"ConvTranspose", 2, 3, 1, convtranspose_infer, NULL, convtranspose_emit, NO_VIEW, convtranspose_flops, NULL, "conv"},
-    {"LpPool", 1, 1, 2, pool_infer, NULL, pool_emit, NO_VIEW, numel_flops, NULL, "pool"},
-    {"GlobalMaxPool", 1, 1, 1, global_pool_infer, NULL, global_pool_emit, NO_VIEW, numel_flops, NULL, "pool"},
-    {"MaxUnpool", 2, 3, 9, maxunpool_infer, NULL, maxunpool_emit, NO_VIEW, NULL, NULL, "pool"},
-    {"InstanceNormalization", 3, 3, 6, groupnorm_infer, groupnorm_fold, groupnorm_emit, NO_VIEW, numel_flops, NULL, "norm"},
-    {"GroupNormalization", 3, 3, 18, groupnorm_infer, groupnorm_fold, groupnorm_emit, NO_VIEW, numel_flops, NULL, "norm"},
-    {"LRN", 1, 1, 1, lrn_infer, lrn_fold, lrn_emit, NO_VIEW, numel_flops, NULL, "nn"},
-    {"MeanVarianceNormalization", 1, 1, 9, mvn_infer, mvn_fold, mvn_emit, NO_VIEW, numel_flops, NULL, "nn"},
-    {"LpNormalization", 1, 1, 1, lpnorm_infer, lpnorm_fold, lpnorm_emit, NO_VIEW, numel_flops, NULL, "nn"},
     /* ---- data family: ops_data.c (gather/scatter, pad, resize, index ops) ---- */
     /* ---- types family: ops_types.c (integer/bitwise ops, more element types) ---- */
     /* ---- sequence family: ops_recurrent.c, ops_quant.c (RNN/GRU/LSTM, quantisation) ---- */
