@@ -241,6 +241,13 @@ static void convert_graph(Model *m, const Onnx__ModelProto *mp)
         fatal("the graph has no outputs");
 }
 
+static Onnx__ModelProto *loaded_proto;
+
+static void free_proto(void)
+{
+    onnx__model_proto__free_unpacked(loaded_proto, NULL);
+}
+
 Model *load_model(const char *path)
 {
     g_model_path = path;
@@ -255,6 +262,8 @@ Model *load_model(const char *path)
     Model *m = xcalloc(1, sizeof(Model));
     m->path = path;
     m->proto = mp; /* If branches and functions are read from it until exit */
+    loaded_proto = mp;
+    atexit(free_proto);
     m->ir_version = mp->ir_version;
     m->opset = opset_of(mp, "");
     if (!m->opset)
