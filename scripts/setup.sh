@@ -7,7 +7,8 @@
 #
 # 1. Debian packages, only those missing (apt-get; as root, or through sudo when available):
 #    cmake make gcc libc6-dev clang pkg-config protobuf-c-compiler libprotobuf-c-dev
-#    libxsmm-dev python3 python3-venv
+#    libxsmm-dev python3 python3-venv gcc-arm-none-eabi libnewlib-arm-none-eabi (the portable
+#    output must also build for microcontrollers; tests check it)
 # 2. .venv at the repository root with the pinned packages of requirements.txt.
 # 3. cmake configure + build into $ONNX2C_BUILD_DIR (default build/).
 set -euo pipefail
@@ -28,6 +29,8 @@ need_cmd gcc gcc
 need_cmd clang clang
 need_cmd pkg-config pkg-config
 need_cmd protoc-c protobuf-c-compiler
+need_cmd arm-none-eabi-gcc gcc-arm-none-eabi
+[ -e /usr/lib/arm-none-eabi/include/math.h ] || missing+=(libnewlib-arm-none-eabi)
 [ -e /usr/include/stdio.h ] || missing+=(libc6-dev)
 if have pkg-config; then
     pkg-config --exists libprotobuf-c || missing+=(libprotobuf-c-dev)
