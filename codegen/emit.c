@@ -283,9 +283,13 @@ static const char *const template_order[] = {
     "gemm", "conv", "pool", "norm", "softmax", "elementwise", "movement", "math", "reduce",
     "tensor",
     /* nn family */
+    "nn",
     /* data family */
+    "data",
     /* types family */
+    "types",
     /* sequence family */
+    "recurrent", "quant",
 };
 
 static void emit_templates(FILE *f, const Graph *g)

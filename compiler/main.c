@@ -215,6 +215,7 @@ int main(int argc, char **argv)
     Model *m = load_model(opt.input_path);
     bind_shapes(m, &opt);
     infer_shapes(m);
+    promote_half(m->graph);
     number_nodes(m->graph);
     if (opt.opt_level > 0) {
         simplify(m->graph);

@@ -268,6 +268,7 @@ void fold_if(Model *m, int index); /* replace If node `index` by its taken branc
 
 /* ---- infer_shapes.c ---- */
 void infer_shapes(Model *m);
+void promote_half(Graph *g); /* promote_half.c: float16/bfloat16 ops compute in float32 */
 
 /* ---- rewrites (-O1): simplify.c, fuse_gemm.c, fuse_epilogue.c ---- */
 void simplify(Graph *g);

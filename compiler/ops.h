@@ -27,6 +27,14 @@ void binary_fold(Node *n);
 void binary_emit(Emitter *e, Node *n);
 
 /* ---- ops_gemm.c ---- */
+/* numpy matmul of a [.., M, K] and b [.., K, N]: batch broadcasting, 1-D operands. */
+typedef struct MatMulShape {
+    int64_t M, N, K;
+    int64_t batch;          /* number of products */
+    int64_t *a_off, *b_off; /* element offsets of each product's A and B */
+} MatMulShape;
+MatMulShape matmul_geometry(const Node *n, const Value *a, const Value *b, int *out_rank,
+                            int64_t *out_dims); /* out_dims holds MAX_RANK + 2 */
 /* Emits Y[M][N] = A x B (A element (i,k) at a[i*a_rs + k*a_cs], B (k,j) at b[k*b_rs + j*b_cs]). */
 void emit_product(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a, int64_t a_rs,
                   int64_t a_cs, const char *b, int64_t b_rs, int64_t b_cs, const char *y);
@@ -137,8 +145,125 @@ void layernorm_fold(Node *n);
 void layernorm_emit(Emitter *e, Node *n);
 
 /* ---- nn family ---- */
+/* ops_conv.c */
+void convtranspose_infer(Node *n);
+void convtranspose_emit(Emitter *e, Node *n);
+double convtranspose_flops(const Node *n);
+void maxunpool_infer(Node *n);
+void maxunpool_emit(Emitter *e, Node *n);
+/* ops_nn.c */
+void groupnorm_infer(Node *n); /* GroupNormalization, InstanceNormalization */
+void groupnorm_fold(Node *n);
+void groupnorm_emit(Emitter *e, Node *n);
+void lrn_infer(Node *n);
+void lrn_fold(Node *n);
+void lrn_emit(Emitter *e, Node *n);
+void mvn_infer(Node *n);
+void mvn_fold(Node *n);
+void mvn_emit(Emitter *e, Node *n);
+void lpnorm_infer(Node *n);
+void lpnorm_fold(Node *n);
+void lpnorm_emit(Emitter *e, Node *n);
 /* ---- data family ---- */
+/* ops_data.c: gather/scatter, pad, resize, index and layout ops, a few activations, Einsum */
+void gather_elements_infer(Node *n);
+void gather_elements_fold(Node *n);
+void gather_elements_emit(Emitter *e, Node *n);
+void scatter_elements_infer(Node *n);
+void scatter_elements_fold(Node *n);
+void scatter_elements_emit(Emitter *e, Node *n);
+void gather_nd_infer(Node *n);
+void gather_nd_fold(Node *n);
+void gather_nd_emit(Emitter *e, Node *n);
+void scatter_nd_infer(Node *n);
+void scatter_nd_fold(Node *n);
+void scatter_nd_emit(Emitter *e, Node *n);
+void pad_infer(Node *n);
+void pad_fold(Node *n);
+void pad_emit(Emitter *e, Node *n);
+void resize_infer(Node *n);
+void resize_fold(Node *n);
+void resize_emit(Emitter *e, Node *n);
+int64_t resize_scratch(const Node *n);
+void d2s_infer(Node *n); /* DepthToSpace, SpaceToDepth */
+void d2s_fold(Node *n);
+void d2s_emit(Emitter *e, Node *n);
+void onehot_infer(Node *n);
+void onehot_fold(Node *n);
+void onehot_emit(Emitter *e, Node *n);
+void trilu_infer(Node *n);
+void trilu_fold(Node *n);
+void trilu_emit(Emitter *e, Node *n);
+void eyelike_infer(Node *n);
+void eyelike_fold(Node *n);
+void compress_infer(Node *n);
+void compress_fold(Node *n);
+void compress_emit(Emitter *e, Node *n);
+void nonzero_infer(Node *n);
+void nonzero_fold(Node *n);
+void cumsum_infer(Node *n);
+void cumsum_fold(Node *n);
+void cumsum_emit(Emitter *e, Node *n);
+void arg_infer(Node *n); /* ArgMax, ArgMin */
+void arg_fold(Node *n);
+void arg_emit(Emitter *e, Node *n);
+void topk_infer(Node *n);
+void topk_fold(Node *n);
+void topk_emit(Emitter *e, Node *n);
+void hardmax_infer(Node *n);
+void hardmax_fold(Node *n);
+void hardmax_emit(Emitter *e, Node *n);
+void act_infer(Node *n); /* Shrink, ThresholdedRelu, Celu, Mish */
+void act_fold(Node *n);
+void act_emit(Emitter *e, Node *n);
+void prelu_infer(Node *n);
+void prelu_fold(Node *n);
+void prelu_emit(Emitter *e, Node *n);
+void einsum_infer(Node *n);
+void einsum_fold(Node *n);
+void einsum_emit(Emitter *e, Node *n);
+double einsum_flops(const Node *n);
 /* ---- types family ---- */
+/* ops_types.c */
+void types_binary_infer(Node *n); /* Mod, BitShift, BitwiseAnd/Or/Xor */
+void types_binary_fold(Node *n);
+void types_binary_emit(Emitter *e, Node *n);
+void bitnot_infer(Node *n);
+void bitnot_fold(Node *n);
+void bitnot_emit(Emitter *e, Node *n);
+void classify_infer(Node *n); /* IsNaN, IsInf */
+void classify_fold(Node *n);
+void classify_emit(Emitter *e, Node *n);
+/* promote_half.c: an op supporting float32 supports float16/bfloat16 by starting its infer
+ * with `if (half_infer(n, this_infer)) return;` and its fold with the same for half_fold;
+ * promote_half() then makes the node compute in float32 between Casts. */
+bool is_half_type(DType t);
+bool half_infer(Node *n, void (*infer)(Node *n));
+bool half_fold(Node *n, void (*fold)(Node *n));
 /* ---- sequence family ---- */
+/* ops_recurrent.c */
+void recurrent_infer(Node *n); /* RNN, GRU, LSTM */
+void recurrent_fold(Node *n);
+void recurrent_emit(Emitter *e, Node *n);
+double recurrent_flops(const Node *n);
+int64_t recurrent_scratch(const Node *n);
+/* ops_quant.c */
+void quantize_infer(Node *n);
+void quantize_fold(Node *n);
+void quantize_emit(Emitter *e, Node *n);
+void dequantize_infer(Node *n);
+void dequantize_fold(Node *n);
+void dequantize_emit(Emitter *e, Node *n);
+void dynamic_quantize_infer(Node *n);
+void dynamic_quantize_fold(Node *n);
+void dynamic_quantize_emit(Emitter *e, Node *n);
+void qmatmul_infer(Node *n); /* MatMulInteger, QLinearMatMul */
+void qmatmul_fold(Node *n);
+void qmatmul_emit(Emitter *e, Node *n);
+double qmatmul_flops(const Node *n);
+void qconv_infer(Node *n); /* ConvInteger, QLinearConv */
+void qconv_fold(Node *n);
+void qconv_emit(Emitter *e, Node *n);
+double qconv_flops(const Node *n);
 
 #endif

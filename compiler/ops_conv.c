@@ -1,23 +1,25 @@
-/* ops_conv.c — convolution, pooling, batch normalisation and softmax.
+/* ops_conv.c — convolution, transposed convolution, pooling, batch normalisation and softmax.
  *
  * Conv is im2col + product: for each image and group, the im2col template gathers the input
  * patches into col[K][P] (K = kernel taps x input channels, taps outer, channels inner; P =
  * output pixels), and the product kernel computes Y[OCg][P] = W'[OCg][K] x col. W' is the
  * ONNX weight reordered to that k order, at compile time when W is constant. 1-D ops are 2-D
- * ops with H = 1. */
+ * ops with H = 1; 3-D Conv uses the 3-D im2col. With one input channel per group (depthwise)
+ * the direct depthwise_conv_f32 loop gives the same bits without the per-group products. */
 #include "ops.h"
 #include "kernels.h"
 
 #include <string.h>
 
-/* ---- geometry shared by Conv and the pools ---- */
+/* ---- geometry shared by Conv, ConvTranspose and the pools ---- */
 
+/* Spatial geometry of 1..3 spatial dims, stored as 3-D {d, h, w}: fewer dims are the last
+ * entries, the leading ones have size, kernel, stride and dilation 1 and no padding. */
 typedef struct Window {
-    int64_t h, w;            /* input spatial size */
-    int64_t kh, kw;          /* kernel */
-    int64_t sh, sw, dh, dw;  /* strides, dilations */
-    int64_t pt, pl, pb, pr;  /* pads: top, left, bottom, right */
-    int64_t oh, ow;          /* output spatial size */
+    int sp;                     /* number of spatial dims of the model: 1..3 */
+    int64_t in[3], k[3], s[3];  /* input size, kernel, strides */
+    int64_t d[3], pb[3], pe[3]; /* dilations, pads at the beginning and at the end */
+    int64_t out[3];             /* output size */
 } Window;
 
 static int64_t ints_at(const Node *n, const char *name, int i, int64_t dflt)
@@ -38,9 +40,9 @@ static void check_ints_len(const Node *n, const char *name, int want)
 static int64_t out_size(const Node *n, int64_t in, int64_t k, int64_t s, int64_t d, int64_t pads,
                         bool ceil_mode, int64_t pad_begin)
 {
-    int64_t span = d * (k - 1) + 1;
     if (s <= 0 || k <= 0 || d <= 0)
         fatal_at(n, "kernel, strides and dilations must be positive");
+    int64_t span = checked_add(n, checked_mul(n, d, k - 1), 1);
     if (in + pads < span)
         fatal_at(n, "the window (%lld) is larger than the padded input (%lld)", (long long)span,
                  (long long)(in + pads));
@@ -63,53 +65,97 @@ static void same_pads(int64_t in, int64_t k, int64_t s, int64_t d, bool upper, i
     *end = total - *begin;
 }
 
-static Window window_geometry(const Node *n, const Value *x, int64_t kh, int64_t kw)
+static int spatial_dims(const Node *n, const Value *x)
 {
     int sp = x->rank - 2;
-    if (sp < 1 || sp > 2)
-        fatal_at(n, "only 1-D and 2-D inputs are supported (got rank %d)", x->rank);
+    if (sp < 1 || sp > 3)
+        fatal_at(n, "only 1-D, 2-D and 3-D inputs are supported (got rank %d)", x->rank);
+    return sp;
+}
+
+/* Sizes, kernel (sp values), strides, dilations and pads; the output size is left 0. */
+static Window window_attrs(const Node *n, const Value *x, const int64_t *kernel)
+{
+    int sp = spatial_dims(n, x);
     check_ints_len(n, "strides", sp);
     check_ints_len(n, "dilations", sp);
     check_ints_len(n, "pads", 2 * sp);
     Window w = {0};
-    w.h = sp == 2 ? x->dims[2] : 1;
-    w.w = x->dims[x->rank - 1];
-    w.kh = kh;
-    w.kw = kw;
-    w.sh = sp == 2 ? ints_at(n, "strides", 0, 1) : 1;
-    w.sw = ints_at(n, "strides", sp - 1, 1);
-    w.dh = sp == 2 ? ints_at(n, "dilations", 0, 1) : 1;
-    w.dw = ints_at(n, "dilations", sp - 1, 1);
-    if (sp == 2) {
-        w.pt = ints_at(n, "pads", 0, 0);
-        w.pb = ints_at(n, "pads", 2, 0);
+    w.sp = sp;
+    for (int i = 0; i < 3; i++)
+        w.in[i] = w.k[i] = w.s[i] = w.d[i] = w.out[i] = 1;
+    for (int j = 0, i = 3 - sp; j < sp; j++, i++) {
+        w.in[i] = x->dims[2 + j];
+        w.k[i] = kernel[j];
+        w.s[i] = ints_at(n, "strides", j, 1);
+        w.d[i] = ints_at(n, "dilations", j, 1);
+        w.pb[i] = ints_at(n, "pads", j, 0);
+        w.pe[i] = ints_at(n, "pads", sp + j, 0);
+        if (w.pb[i] < 0 || w.pe[i] < 0)
+            fatal_at(n, "negative pads are not supported");
+        if (w.k[i] <= 0 || w.s[i] <= 0 || w.d[i] <= 0)
+            fatal_at(n, "kernel, strides and dilations must be positive");
     }
-    w.pl = ints_at(n, "pads", sp - 1, 0);
-    w.pr = ints_at(n, "pads", 2 * sp - 1, 0);
-    if (w.pt < 0 || w.pl < 0 || w.pb < 0 || w.pr < 0)
-        fatal_at(n, "negative pads are not supported");
-    const char *auto_pad = attr_string(n, "auto_pad", "NOTSET");
-    bool ceil_mode = attr_int(n, "ceil_mode", 0) != 0;
-    if (!strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER")) {
-        bool upper = !strcmp(auto_pad, "SAME_UPPER");
-        same_pads(w.h, w.kh, w.sh, w.dh, upper, &w.pt, &w.pb);
-        same_pads(w.w, w.kw, w.sw, w.dw, upper, &w.pl, &w.pr);
-    } else if (!strcmp(auto_pad, "VALID")) {
-        w.pt = w.pl = w.pb = w.pr = 0;
-    } else if (strcmp(auto_pad, "NOTSET") != 0) {
-        fatal_at(n, "auto_pad '%s' is not supported", auto_pad);
-    }
-    w.oh = out_size(n, w.h, w.kh, w.sh, w.dh, w.pt + w.pb, ceil_mode, w.pt);
-    w.ow = out_size(n, w.w, w.kw, w.sw, w.dw, w.pl + w.pr, ceil_mode, w.pl);
     return w;
 }
 
-static void set_window_output(Node *n, const Value *x, int64_t channels, const Window *w)
+static Window window_geometry(const Node *n, const Value *x, const int64_t *kernel)
 {
-    int64_t dims[4] = {x->dims[0], channels, w->oh, w->ow};
-    if (x->rank == 3)
-        dims[2] = w->ow;
-    set_shape(n->outputs[0], x->dtype, x->rank, dims);
+    Window w = window_attrs(n, x, kernel);
+    const char *auto_pad = attr_string(n, "auto_pad", "NOTSET");
+    bool ceil_mode = attr_int(n, "ceil_mode", 0) != 0;
+    bool same = !strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER");
+    if (!same && !strcmp(auto_pad, "VALID")) {
+        memset(w.pb, 0, sizeof w.pb);
+        memset(w.pe, 0, sizeof w.pe);
+    } else if (!same && strcmp(auto_pad, "NOTSET") != 0) {
+        fatal_at(n, "auto_pad '%s' is not supported", auto_pad);
+    }
+    for (int i = 3 - w.sp; i < 3; i++) {
+        if (same)
+            same_pads(w.in[i], w.k[i], w.s[i], w.d[i], !strcmp(auto_pad, "SAME_UPPER"), &w.pb[i],
+                      &w.pe[i]);
+        w.out[i] = out_size(n, w.in[i], w.k[i], w.s[i], w.d[i], w.pb[i] + w.pe[i], ceil_mode,
+                            w.pb[i]);
+    }
+    return w;
+}
+
+static void set_window_output(Value *y, DType t, const Value *x, int64_t channels,
+                              const Window *w)
+{
+    int64_t dims[5] = {x->dims[0], channels};
+    for (int j = 0; j < w->sp; j++)
+        dims[2 + j] = w->out[3 - w->sp + j];
+    set_shape(y, t, x->rank, dims);
+}
+
+static int64_t window_in_size(const Window *w)
+{
+    return w->in[0] * w->in[1] * w->in[2];
+}
+
+static int64_t window_out_size(const Window *w)
+{
+    return w->out[0] * w->out[1] * w->out[2];
+}
+
+/* The geometry arrays of the N-d kernels, as static arrays in the emitted code. */
+typedef struct WindowArrays {
+    const char *in, *out, *k, *s, *pads, *d;
+} WindowArrays;
+
+static WindowArrays emit_window(Emitter *e, const Window *w)
+{
+    int64_t pads[6] = {w->pb[0], w->pb[1], w->pb[2], w->pe[0], w->pe[1], w->pe[2]};
+    WindowArrays a;
+    a.in = emit_dims(e, 3, w->in);
+    a.out = emit_dims(e, 3, w->out);
+    a.k = emit_dims(e, 3, w->k);
+    a.s = emit_dims(e, 3, w->s);
+    a.pads = emit_dims(e, 6, pads);
+    a.d = emit_dims(e, 3, w->d);
+    return a;
 }
 
 /* ---- Conv ---- */
@@ -137,15 +183,14 @@ static ConvShape conv_shape(const Node *n)
     if (wt->dims[1] != s.Cg)
         fatal_at(n, "weight has %lld input channels per group, input gives %lld",
                  (long long)wt->dims[1], (long long)s.Cg);
-    int sp = x->rank - 2;
-    int64_t kh = sp == 2 ? wt->dims[2] : 1, kw = wt->dims[wt->rank - 1];
+    int sp = spatial_dims(n, x);
     check_ints_len(n, "kernel_shape", sp);
-    if (ints_at(n, "kernel_shape", 0, sp == 2 ? kh : kw) != (sp == 2 ? kh : kw) ||
-        ints_at(n, "kernel_shape", sp - 1, kw) != kw)
-        fatal_at(n, "kernel_shape disagrees with the weight's shape");
-    s.w = window_geometry(n, x, kh, kw);
-    s.K = checked_mul(n, checked_mul(n, kh, kw), s.Cg);
-    s.P = checked_mul(n, s.w.oh, s.w.ow);
+    for (int j = 0; j < sp; j++)
+        if (ints_at(n, "kernel_shape", j, wt->dims[2 + j]) != wt->dims[2 + j])
+            fatal_at(n, "kernel_shape disagrees with the weight's shape");
+    s.w = window_geometry(n, x, wt->dims + 2);
+    s.K = checked_mul(n, checked_mul(n, checked_mul(n, s.w.k[0], s.w.k[1]), s.w.k[2]), s.Cg);
+    s.P = checked_mul(n, checked_mul(n, s.w.out[0], s.w.out[1]), s.w.out[2]);
     const Value *b = node_input(n, 2);
     if (b && (b->rank != 1 || b->dims[0] != s.OC))
         fatal_at(n, "bias must have shape [%lld]", (long long)s.OC);
@@ -158,20 +203,42 @@ void conv_infer(Node *n)
         if (n->inputs[i])
             require_float(n, n->inputs[i]);
     ConvShape s = conv_shape(n);
-    set_window_output(n, n->inputs[0], s.OC, &s.w);
+    set_window_output(n->outputs[0], DT_FLOAT, n->inputs[0], s.OC, &s.w);
 }
 
 /* A 1x1 kernel with unit strides and no padding reads the input as col directly. */
 static bool conv_is_pointwise(const ConvShape *s)
 {
     const Window *w = &s->w;
-    return w->kh == 1 && w->kw == 1 && w->sh == 1 && w->sw == 1 && !w->pt && !w->pl && !w->pb &&
-           !w->pr;
+    for (int i = 0; i < 3; i++)
+        if (w->k[i] != 1 || w->s[i] != 1 || w->pb[i] || w->pe[i])
+            return false;
+    return true;
+}
+
+/* One input channel per group, 1-D or 2-D: the direct loop (the same bits without OC tiny
+ * products; with a 1x1 kernel too). */
+static bool conv_is_depthwise(const ConvShape *s)
+{
+    return s->Cg == 1 && s->w.sp <= 2;
+}
+
+static int64_t depthwise_floats(const Node *n, const ConvShape *s)
+{
+    const Window *w = &s->w;
+    if (w->s[1] != 1 || w->s[2] != 1)
+        return 0;
+    int64_t ph = checked_add(n, w->out[1], checked_mul(n, w->k[1] - 1, w->d[1]));
+    int64_t pw = checked_add(n, w->out[2], checked_mul(n, w->k[2] - 1, w->d[2]));
+    int64_t f = checked_add(n, checked_mul(n, ph, pw), checked_mul(n, w->k[2] - 1, w->d[2]));
+    return checked_add(n, f, checked_mul(n, w->out[1], pw));
 }
 
 int64_t conv_scratch(const Node *n)
 {
     ConvShape s = conv_shape(n);
+    if (conv_is_depthwise(&s))
+        return checked_mul(n, depthwise_floats(n, &s), (int64_t)sizeof(float));
     int64_t floats = conv_is_pointwise(&s) ? 0 : checked_mul(n, s.K, s.P);
     if (!n->inputs[1]->data)
         floats = checked_add(n, floats, checked_mul(n, s.OC, s.K));
@@ -182,51 +249,82 @@ static const char *conv_weights(Emitter *e, Node *n, const ConvShape *s)
 {
     Value *wt = n->inputs[1];
     const Window *w = &s->w;
+    int64_t kh = w->k[0] * w->k[1], kw = w->k[2]; /* 3-D taps flatten row-major as 2-D */
     if (wt->data) {
         float *r = xcalloc((size_t)(s->OC * s->K) + 1, sizeof(float));
-        conv_weight_reorder_f32(s->OC, s->Cg, w->kh, w->kw, wt->data, r);
+        conv_weight_reorder_f32(s->OC, s->Cg, kh, kw, wt->data, r);
         int64_t dims[2] = {s->OC, s->K};
         return emit_constant(e, DT_FLOAT, 2, dims, r);
     }
     int64_t col_bytes = conv_is_pointwise(s) ? 0 : s->K * s->P * (int64_t)sizeof(float);
     const char *r = scratch_cname(e, n, DT_FLOAT, col_bytes);
     println(e, "conv_weight_reorder_f32(%lld, %lld, %lld, %lld, %s, %s);", (long long)s->OC,
-            (long long)s->Cg, (long long)w->kh, (long long)w->kw, value_cname(e, wt), r);
+            (long long)s->Cg, (long long)kh, (long long)kw, value_cname(e, wt), r);
     return r;
+}
+
+static void conv_emit_depthwise(Emitter *e, Node *n, const ConvShape *s)
+{
+    const Window *w = &s->w;
+    println(e,
+            "depthwise_conv_f32(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
+            "%lld, %lld, %lld, %lld, %lld, %s, %s, %s, %s);",
+            (long long)s->N, (long long)s->C, (long long)s->OCg, (long long)w->in[1],
+            (long long)w->in[2], (long long)w->k[1], (long long)w->k[2], (long long)w->out[1],
+            (long long)w->out[2], (long long)w->s[1], (long long)w->s[2], (long long)w->pb[1],
+            (long long)w->pb[2], (long long)w->d[1], (long long)w->d[2],
+            value_cname(e, n->inputs[0]), value_cname(e, n->inputs[1]),
+            value_cname(e, n->outputs[0]),
+            depthwise_floats(n, s) ? scratch_cname(e, n, DT_FLOAT, 0) : "NULL");
 }
 
 void conv_emit(Emitter *e, Node *n)
 {
     ConvShape s = conv_shape(n);
     const Window *w = &s.w;
-    const char *wr = conv_weights(e, n, &s);
-    const char *x = value_cname(e, n->inputs[0]), *y = value_cname(e, n->outputs[0]);
-    long long HW = (long long)(w->h * w->w);
-    println(e, "for (int64_t n = 0; n < %lld; n++) {", (long long)s.N);
-    e->indent++;
-    println(e, "for (int64_t g = 0; g < %lld; g++) {", (long long)s.G);
-    e->indent++;
-    const char *col;
-    if (conv_is_pointwise(&s)) {
-        col = xprintf("%s + (n * %lld + g * %lld) * %lld", x, (long long)s.C, (long long)s.Cg, HW);
+    const char *y = value_cname(e, n->outputs[0]);
+    if (conv_is_depthwise(&s)) {
+        conv_emit_depthwise(e, n, &s);
     } else {
-        col = scratch_cname(e, n, DT_FLOAT, 0);
-        println(e,
-                "im2col_f32(%lld, %lld, %lld, g * %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
-                "%lld, %lld, %lld, %lld, %s + n * %lld, %s);",
-                (long long)s.C, (long long)w->h, (long long)w->w, (long long)s.Cg,
-                (long long)s.Cg, (long long)w->kh, (long long)w->kw, (long long)w->oh,
-                (long long)w->ow, (long long)w->sh, (long long)w->sw, (long long)w->pt,
-                (long long)w->pl, (long long)w->dh, (long long)w->dw, x, (long long)s.C * HW, col);
+        const char *wr = conv_weights(e, n, &s);
+        const char *x = value_cname(e, n->inputs[0]);
+        long long HW = (long long)window_in_size(w);
+        WindowArrays a = {0};
+        if (w->sp == 3 && !conv_is_pointwise(&s))
+            a = emit_window(e, w);
+        println(e, "for (int64_t n = 0; n < %lld; n++) {", (long long)s.N);
+        e->indent++;
+        println(e, "for (int64_t g = 0; g < %lld; g++) {", (long long)s.G);
+        e->indent++;
+        const char *col;
+        if (conv_is_pointwise(&s)) {
+            col = xprintf("%s + (n * %lld + g * %lld) * %lld", x, (long long)s.C,
+                          (long long)s.Cg, HW);
+        } else if (w->sp == 3) {
+            col = scratch_cname(e, n, DT_FLOAT, 0);
+            println(e, "im2col_3d_f32(g * %lld, %lld, %s, %s, %s, %s, %s, %s, %s + n * %lld, %s);",
+                    (long long)s.Cg, (long long)s.Cg, a.in, a.out, a.k, a.s, a.pads, a.d, x,
+                    (long long)s.C * HW, col);
+        } else {
+            col = scratch_cname(e, n, DT_FLOAT, 0);
+            println(e,
+                    "im2col_f32(%lld, %lld, %lld, g * %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
+                    "%lld, %lld, %lld, %lld, %lld, %s + n * %lld, %s);",
+                    (long long)s.C, (long long)w->in[1], (long long)w->in[2], (long long)s.Cg,
+                    (long long)s.Cg, (long long)w->k[1], (long long)w->k[2],
+                    (long long)w->out[1], (long long)w->out[2], (long long)w->s[1],
+                    (long long)w->s[2], (long long)w->pb[1], (long long)w->pb[2],
+                    (long long)w->d[1], (long long)w->d[2], x, (long long)s.C * HW, col);
+        }
+        emit_product(e, s.OCg, s.P, s.K, xprintf("%s + g * %lld", wr, (long long)(s.OCg * s.K)),
+                     s.K, 1, col, s.P, 1,
+                     xprintf("%s + (n * %lld + g * %lld) * %lld", y, (long long)s.OC,
+                             (long long)s.OCg, (long long)s.P));
+        e->indent--;
+        println(e, "}");
+        e->indent--;
+        println(e, "}");
     }
-    emit_product(e, s.OCg, s.P, s.K, xprintf("%s + g * %lld", wr, (long long)(s.OCg * s.K)), s.K,
-                 1, col, s.P, 1,
-                 xprintf("%s + (n * %lld + g * %lld) * %lld", y, (long long)s.OC, (long long)s.OCg,
-                         (long long)s.P));
-    e->indent--;
-    println(e, "}");
-    e->indent--;
-    println(e, "}");
     Value *b = node_input(n, 2);
     if (b)
         println(e, "add_channel_bias_f32(%lld, %lld, %lld, %s, %s);", (long long)s.N,
@@ -240,50 +338,227 @@ double conv_flops(const Node *n)
     return 2.0 * (double)s.N * (double)s.OC * (double)s.P * (double)s.K;
 }
 
-/* ---- MaxPool, AveragePool ---- */
+/* ---- ConvTranspose ---- */
+
+/* Python's floor division, for pads computed from a given output shape (may be negative). */
+static int64_t floor_div2(int64_t a)
+{
+    return a >= 0 ? a / 2 : -((-a + 1) / 2);
+}
+
+typedef struct ConvTShape {
+    int64_t N, C, OC, G, OCg;
+    Window w; /* in = input, out = output, pb = leading pads (may be negative) */
+} ConvTShape;
+
+static ConvTShape convtranspose_shape(const Node *n)
+{
+    const Value *x = n->inputs[0], *wt = n->inputs[1];
+    if (wt->rank != x->rank)
+        fatal_at(n, "weight rank %d differs from input rank %d", wt->rank, x->rank);
+    ConvTShape s = {0};
+    s.N = x->dims[0];
+    s.C = x->dims[1];
+    s.G = attr_int(n, "group", 1);
+    if (s.G <= 0 || s.C % s.G)
+        fatal_at(n, "group %lld does not divide %lld input channels", (long long)s.G,
+                 (long long)s.C);
+    if (wt->dims[0] != s.C)
+        fatal_at(n, "weight has %lld input channels, input gives %lld", (long long)wt->dims[0],
+                 (long long)s.C);
+    s.OCg = wt->dims[1];
+    s.OC = checked_mul(n, s.G, s.OCg);
+    int sp = spatial_dims(n, x);
+    check_ints_len(n, "kernel_shape", sp);
+    for (int j = 0; j < sp; j++)
+        if (ints_at(n, "kernel_shape", j, wt->dims[2 + j]) != wt->dims[2 + j])
+            fatal_at(n, "kernel_shape disagrees with the weight's shape");
+    check_ints_len(n, "output_padding", sp);
+    Window w = window_attrs(n, x, wt->dims + 2);
+    const char *auto_pad = attr_string(n, "auto_pad", "NOTSET");
+    bool same = !strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER");
+    bool upper = !strcmp(auto_pad, "SAME_UPPER");
+    if (!same && strcmp(auto_pad, "NOTSET") && strcmp(auto_pad, "VALID"))
+        fatal_at(n, "auto_pad '%s' is not supported", auto_pad);
+    const int64_t *os;
+    int nos = attr_ints(n, "output_shape", &os);
+    if (nos >= 0 && nos != sp && nos != sp + 2)
+        fatal_at(n, "attribute 'output_shape' has %d values, expected %d", nos, sp);
+    for (int j = 0, i = 3 - sp; j < sp; j++, i++) {
+        int64_t op = ints_at(n, "output_padding", j, 0);
+        if (op < 0)
+            fatal_at(n, "negative output_padding is not supported");
+        /* the full extent of the scatter form: s*(in-1) + output_padding + d*(k-1) + 1 */
+        int64_t full = checked_add(n, checked_add(n, checked_mul(n, w.s[i], w.in[i] - 1), op),
+                                   checked_add(n, checked_mul(n, w.d[i], w.k[i] - 1), 1));
+        if (nos >= 0 || same) {
+            w.out[i] = nos >= 0 ? os[nos - sp + j] : checked_mul(n, w.in[i], w.s[i]);
+            int64_t total = full - w.out[i];
+            w.pb[i] = upper ? floor_div2(total) : total - floor_div2(total);
+            w.pe[i] = total - w.pb[i];
+        } else {
+            if (!strcmp(auto_pad, "VALID"))
+                w.pb[i] = w.pe[i] = 0;
+            w.out[i] = full - w.pb[i] - w.pe[i];
+        }
+        if (w.out[i] <= 0)
+            fatal_at(n, "the output size %lld of spatial dim %d is not positive",
+                     (long long)w.out[i], j);
+    }
+    s.w = w;
+    const Value *b = node_input(n, 2);
+    if (b && (b->rank != 1 || b->dims[0] != s.OC))
+        fatal_at(n, "bias must have shape [%lld]", (long long)s.OC);
+    return s;
+}
+
+void convtranspose_infer(Node *n)
+{
+    for (int i = 0; i < n->ninputs; i++)
+        if (n->inputs[i])
+            require_float(n, n->inputs[i]);
+    ConvTShape s = convtranspose_shape(n);
+    set_window_output(n->outputs[0], DT_FLOAT, n->inputs[0], s.OC, &s.w);
+}
+
+void convtranspose_emit(Emitter *e, Node *n)
+{
+    ConvTShape s = convtranspose_shape(n);
+    WindowArrays a = emit_window(e, &s.w);
+    const char *y = value_cname(e, n->outputs[0]);
+    println(e, "convtranspose_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %s, %s, %s);",
+            (long long)s.N, (long long)s.C, (long long)s.G, (long long)s.OCg, a.in, a.out, a.k,
+            a.s, a.pads, a.d, value_cname(e, n->inputs[0]), value_cname(e, n->inputs[1]), y);
+    Value *b = node_input(n, 2);
+    if (b)
+        println(e, "add_channel_bias_f32(%lld, %lld, %lld, %s, %s);", (long long)s.N,
+                (long long)s.OC, (long long)window_out_size(&s.w), value_cname(e, b), y);
+    emit_epilogues(e, n);
+}
+
+double convtranspose_flops(const Node *n)
+{
+    ConvTShape s = convtranspose_shape(n);
+    const Window *w = &s.w;
+    return 2.0 * (double)s.N * (double)s.C * (double)window_in_size(w) * (double)s.OCg *
+           (double)(w->k[0] * w->k[1] * w->k[2]);
+}
+
+/* ---- MaxPool, AveragePool, LpPool ---- */
 
 static Window pool_window(const Node *n)
 {
     const Value *x = n->inputs[0];
-    int sp = x->rank - 2;
+    int sp = spatial_dims(n, x);
     const int64_t *k;
     if (attr_ints(n, "kernel_shape", &k) != sp)
-        fatal_at(n, "kernel_shape must have %d values", sp > 0 ? sp : 1);
-    return window_geometry(n, x, sp == 2 ? k[0] : 1, k[sp - 1]);
+        fatal_at(n, "kernel_shape must have %d values", sp);
+    return window_geometry(n, x, k);
+}
+
+static bool pool_has_indices(const Node *n)
+{
+    return n->noutputs > 1 && n->outputs[1]->name[0];
 }
 
 void pool_infer(Node *n)
 {
     const Value *x = n->inputs[0];
-    require_float(n, x);
-    if (n->noutputs > 1)
-        fatal_at(n, "the Indices output is not supported");
-    if (attr_int(n, "storage_order", 0) != 0)
-        fatal_at(n, "storage_order=1 is not supported");
-    if (x->rank < 3)
-        fatal_at(n, "input must have rank 3 or 4");
+    bool int8 = x->dtype == DT_UINT8 || x->dtype == DT_INT8;
+    if (!(int8 && !strcmp(n->op_type, "MaxPool") && n->opset >= 12))
+        require_float(n, x);
     Window w = pool_window(n);
-    set_window_output(n, x, x->dims[1], &w);
+    int64_t storage_order = attr_int(n, "storage_order", 0);
+    if (storage_order != 0 && (storage_order != 1 || w.sp > 2))
+        fatal_at(n, "storage_order=%lld is not supported (only 0, or 1 for 1-D and 2-D)",
+                 (long long)storage_order);
+    if (!strcmp(n->op_type, "LpPool") && attr_int(n, "p", 2) < 1)
+        fatal_at(n, "p must be 1 or more (got %lld)", (long long)attr_int(n, "p", 2));
+    if (n->noutputs > 1 && strcmp(n->op_type, "MaxPool"))
+        fatal_at(n, "only MaxPool has a second output");
+    set_window_output(n->outputs[0], x->dtype, x, x->dims[1], &w);
+    if (pool_has_indices(n))
+        set_window_output(n->outputs[1], DT_INT64, x, x->dims[1], &w);
 }
 
 void pool_emit(Emitter *e, Node *n)
 {
     const Value *x = n->inputs[0];
     Window w = pool_window(n);
-    bool is_max = !strcmp(n->op_type, "MaxPool");
-    const char *extra =
-        is_max ? "" : xprintf(" %d,", attr_int(n, "count_include_pad", 0) != 0 ? 1 : 0);
-    println(e,
-            "%s(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
-            "%lld, %lld,%s %s, %s);",
-            is_max ? "maxpool_f32" : "avgpool_f32", (long long)(x->dims[0] * x->dims[1]),
-            (long long)w.h, (long long)w.w, (long long)w.oh, (long long)w.ow, (long long)w.kh,
-            (long long)w.kw, (long long)w.sh, (long long)w.sw, (long long)w.pt, (long long)w.pl,
-            (long long)w.pb, (long long)w.pr, (long long)w.dh, (long long)w.dw, extra,
-            value_cname(e, n->inputs[0]), value_cname(e, n->outputs[0]));
+    bool is_max = !strcmp(n->op_type, "MaxPool"), is_lp = !strcmp(n->op_type, "LpPool");
+    bool indices = pool_has_indices(n);
+    int include_pad = attr_int(n, "count_include_pad", 0) != 0;
+    long long NC = (long long)(x->dims[0] * x->dims[1]);
+    if (w.sp <= 2 && !is_lp && !indices && x->dtype == DT_FLOAT) {
+        const char *extra = is_max ? "" : xprintf(" %d,", include_pad);
+        println(e,
+                "%s(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
+                "%lld, %lld,%s %s, %s);",
+                is_max ? "maxpool_f32" : "avgpool_f32", NC, (long long)w.in[1],
+                (long long)w.in[2], (long long)w.out[1], (long long)w.out[2], (long long)w.k[1],
+                (long long)w.k[2], (long long)w.s[1], (long long)w.s[2], (long long)w.pb[1],
+                (long long)w.pb[2], (long long)w.pe[1], (long long)w.pe[2], (long long)w.d[1],
+                (long long)w.d[2], extra, value_cname(e, n->inputs[0]),
+                value_cname(e, n->outputs[0]));
+        return;
+    }
+    WindowArrays a = emit_window(e, &w);
+    if (is_max)
+        println(e, "maxpool_nd_%s(%lld, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s);",
+                x->dtype == DT_UINT8 ? "u8" : x->dtype == DT_INT8 ? "i8" : "f32", NC, a.in,
+                a.out, a.k, a.s, a.pads, a.d, (int)attr_int(n, "storage_order", 0),
+                value_cname(e, n->inputs[0]), value_cname(e, n->outputs[0]),
+                indices ? value_cname(e, n->outputs[1]) : "NULL");
+    else
+        println(e, "avgpool_nd_f32(%lld, %s, %s, %s, %s, %s, %s, %d, %lld, %s, %s);", NC, a.in,
+                a.out, a.k, a.s, a.pads, a.d, include_pad,
+                is_lp ? (long long)attr_int(n, "p", 2) : 0LL, value_cname(e, n->inputs[0]),
+                value_cname(e, n->outputs[0]));
 }
 
-/* ---- GlobalAveragePool ---- */
+/* ---- MaxUnpool ---- */
+
+static void maxunpool_shape(const Node *n, int64_t *dims)
+{
+    const Value *x = n->inputs[0], *idx = n->inputs[1], *shape = node_input(n, 2);
+    require_float(n, x);
+    require_dtype(n, idx, DT_INT64);
+    if (idx->rank != x->rank || memcmp(idx->dims, x->dims, sizeof(int64_t) * (size_t)x->rank))
+        fatal_at(n, "indices must have the shape of X");
+    Window w = pool_window(n);
+    dims[0] = x->dims[0];
+    dims[1] = x->dims[1];
+    for (int j = 0, i = 3 - w.sp; j < w.sp; j++, i++)
+        dims[2 + j] = checked_add(n, checked_mul(n, w.in[i] - 1, w.s[i]), w.k[i]) - w.pb[i] -
+                      w.pe[i];
+    if (shape) {
+        int count;
+        int64_t *os = const_ints(n, shape, &count);
+        if (count != x->rank)
+            fatal_at(n, "output_shape has %d values, expected %d", count, x->rank);
+        for (int i = 0; i < count; i++) {
+            if (os[i] <= 0)
+                fatal_at(n, "output_shape values must be positive");
+            dims[i] = os[i];
+        }
+    }
+}
+
+void maxunpool_infer(Node *n)
+{
+    int64_t dims[5];
+    maxunpool_shape(n, dims);
+    set_shape(n->outputs[0], DT_FLOAT, n->inputs[0]->rank, dims);
+}
+
+void maxunpool_emit(Emitter *e, Node *n)
+{
+    println(e, "maxunpool_f32(%lld, %s, %s, %lld, %s);", (long long)value_numel(n->inputs[0]),
+            value_cname(e, n->inputs[0]), value_cname(e, n->inputs[1]),
+            (long long)value_numel(n->outputs[0]), value_cname(e, n->outputs[0]));
+}
+
+/* ---- GlobalAveragePool, GlobalMaxPool ---- */
 
 void global_pool_infer(Node *n)
 {
@@ -303,7 +578,9 @@ void global_pool_emit(Emitter *e, Node *n)
     int64_t hw = 1;
     for (int i = 2; i < x->rank; i++)
         hw *= x->dims[i];
-    println(e, "global_avgpool_f32(%lld, %lld, %s, %s);", (long long)(x->dims[0] * x->dims[1]),
+    println(e, "%s(%lld, %lld, %s, %s);",
+            strcmp(n->op_type, "GlobalMaxPool") ? "global_avgpool_f32" : "global_maxpool_f32",
+            (long long)(x->dims[0] * x->dims[1]),
             (long long)hw, value_cname(e, n->inputs[0]), value_cname(e, n->outputs[0]));
 }
 

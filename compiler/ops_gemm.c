@@ -137,15 +137,9 @@ double gemm_flops(const Node *n)
 
 /* ---- MatMul: numpy matmul, batched with broadcasting ---- */
 
-typedef struct MatMulShape {
-    int64_t M, N, K;
-    int64_t batch;            /* number of products */
-    int64_t *a_off, *b_off;   /* element offsets of each product's A and B */
-} MatMulShape;
-
-static MatMulShape matmul_shape(const Node *n, int *out_rank, int64_t *out_dims)
+MatMulShape matmul_geometry(const Node *n, const Value *a, const Value *b, int *out_rank,
+                            int64_t *out_dims)
 {
-    const Value *a = n->inputs[0], *b = n->inputs[1];
     if (a->rank < 1 || b->rank < 1)
         fatal_at(n, "inputs must have rank 1 or more");
     MatMulShape s = {0};
@@ -199,6 +193,11 @@ static MatMulShape matmul_shape(const Node *n, int *out_rank, int64_t *out_dims)
         s.b_off[p] = ob;
     }
     return s;
+}
+
+static MatMulShape matmul_shape(const Node *n, int *out_rank, int64_t *out_dims)
+{
+    return matmul_geometry(n, n->inputs[0], n->inputs[1], out_rank, out_dims);
 }
 
 void matmul_infer(Node *n)

@@ -94,12 +94,16 @@ static MathArgs math_args(const Node *n)
 
 void math_unary_infer(Node *n)
 {
+    if (half_infer(n, math_unary_infer))
+        return;
     math_args(n); /* checks the type and attributes */
     same_shape_infer(n);
 }
 
 void math_unary_fold(Node *n)
 {
+    if (half_fold(n, math_unary_fold))
+        return;
     MathArgs a = math_args(n);
     int64_t len = value_numel(n->outputs[0]);
     void *x = n->inputs[0]->data, *y = n->outputs[0]->data;
@@ -154,6 +158,8 @@ static const char *pow_kernel(const Node *n)
 
 void pow_infer(Node *n)
 {
+    if (half_infer(n, pow_infer))
+        return;
     pow_kernel(n);
     if (n->opset < 12 && n->inputs[1]->dtype != DT_FLOAT)
         fatal_at(n, "an integer exponent needs opset 12 or newer");
@@ -165,6 +171,8 @@ void pow_infer(Node *n)
 
 void pow_fold(Node *n)
 {
+    if (half_fold(n, pow_fold))
+        return;
     Value *y = n->outputs[0];
     LoopSpace l = broadcast_loop(y, 2, n->inputs);
     const char *k = pow_kernel(n);
@@ -187,20 +195,32 @@ void pow_emit(Emitter *e, Node *n)
 
 static const char *variadic_kernel(const Node *n)
 {
+    static const struct {
+        DType t;
+        const char *suffix;
+    } types[] = {
+        {DT_FLOAT, "f32"}, {DT_DOUBLE, "f64"}, {DT_INT8, "i8"},   {DT_UINT8, "u8"},
+        {DT_INT16, "i16"}, {DT_UINT16, "u16"}, {DT_INT32, "i32"}, {DT_UINT32, "u32"},
+        {DT_INT64, "i64"}, {DT_UINT64, "u64"},
+    };
     const char *op = n->op_type;
     DType t = n->inputs[0]->dtype;
     bool minmax = !strcmp(op, "Max") || !strcmp(op, "Min");
-    if (t != DT_FLOAT && !(minmax && (t == DT_INT64 || t == DT_DOUBLE)))
+    size_t k = 0, ntypes = minmax ? sizeof types / sizeof types[0] : 2;
+    while (k < ntypes && types[k].t != t)
+        k++;
+    if (k == ntypes)
         fatal_at(n, "type %s is not supported (%s)", dtype_name(t),
-                 minmax ? "float32, float64 and int64 are" : "float32 is");
-    if (minmax)
-        return xprintf("%s_%s", !strcmp(op, "Max") ? "max" : "min",
-                       t == DT_FLOAT ? "f32" : t == DT_DOUBLE ? "f64" : "i64");
-    return "add_f32"; /* Sum, Mean */
+                 minmax ? "float16, bfloat16, float32, float64 and [u]int8..64 are"
+                        : "float16, bfloat16, float32 and float64 are");
+    return xprintf("%s_%s", !strcmp(op, "Max") ? "max" : !strcmp(op, "Min") ? "min" : "add",
+                   types[k].suffix);
 }
 
 void variadic_infer(Node *n)
 {
+    if (half_infer(n, variadic_infer))
+        return;
     variadic_kernel(n);
     Value acc = *n->inputs[0];
     for (int i = 1; i < n->ninputs; i++) {
@@ -224,22 +244,29 @@ static void variadic_step(const char *k, const LoopSpace *l, const void *a, cons
                           void *y)
 {
     const int64_t *d = l->dims, *sa = l->strides[0], *sb = l->strides[1];
-    if (!strcmp(k, "max_f32"))
-        max_f32(l->rank, d, sa, sb, a, b, y);
-    else if (!strcmp(k, "min_f32"))
-        min_f32(l->rank, d, sa, sb, a, b, y);
-    else if (!strcmp(k, "max_f64"))
-        max_f64(l->rank, d, sa, sb, a, b, y);
-    else if (!strcmp(k, "min_f64"))
-        min_f64(l->rank, d, sa, sb, a, b, y);
-    else if (!strcmp(k, "max_i64"))
-        max_i64(l->rank, d, sa, sb, a, b, y);
-    else if (!strcmp(k, "min_i64"))
-        min_i64(l->rank, d, sa, sb, a, b, y);
-    else if (!strcmp(k, "add_f32"))
-        add_f32(l->rank, d, sa, sb, a, b, y);
-    else
-        div_f32(l->rank, d, sa, sb, a, b, y);
+#define VARIADIC_STEP(NAME)                                                                        \
+    if (!strcmp(k, #NAME)) {                                                                       \
+        NAME(l->rank, d, sa, sb, a, b, y);                                                         \
+        return;                                                                                    \
+    }
+#define VARIADIC_MINMAX(SUFFIX) VARIADIC_STEP(max_##SUFFIX) VARIADIC_STEP(min_##SUFFIX)
+    VARIADIC_MINMAX(f32)
+    VARIADIC_MINMAX(f64)
+    VARIADIC_MINMAX(i8)
+    VARIADIC_MINMAX(u8)
+    VARIADIC_MINMAX(i16)
+    VARIADIC_MINMAX(u16)
+    VARIADIC_MINMAX(i32)
+    VARIADIC_MINMAX(u32)
+    VARIADIC_MINMAX(i64)
+    VARIADIC_MINMAX(u64)
+    VARIADIC_STEP(add_f32)
+    VARIADIC_STEP(add_f64)
+    VARIADIC_STEP(div_f32)
+    VARIADIC_STEP(div_f64)
+#undef VARIADIC_MINMAX
+#undef VARIADIC_STEP
+    unreachable();
 }
 
 /* The loop space of step i (1..n-1): operands (x0, x1) for the first, (y, xi) after. */
@@ -260,6 +287,8 @@ static LoopSpace mean_loop(const Node *n)
 
 void variadic_fold(Node *n)
 {
+    if (half_fold(n, variadic_fold))
+        return;
     Value *y = n->outputs[0];
     const char *k = variadic_kernel(n);
     if (n->ninputs == 1)
@@ -271,7 +300,11 @@ void variadic_fold(Node *n)
     if (!strcmp(n->op_type, "Mean") && n->ninputs > 1) {
         LoopSpace l = mean_loop(n);
         float count = (float)n->ninputs;
-        variadic_step("div_f32", &l, y->data, &count, y->data);
+        double count64 = n->ninputs;
+        if (y->dtype == DT_DOUBLE)
+            variadic_step("div_f64", &l, y->data, &count64, y->data);
+        else
+            variadic_step("div_f32", &l, y->data, &count, y->data);
     }
 }
 
@@ -291,11 +324,15 @@ void variadic_emit(Emitter *e, Node *n)
     }
     if (!strcmp(n->op_type, "Mean") && n->ninputs > 1) {
         LoopSpace l = mean_loop(n);
-        float *count = xcalloc(1, sizeof(float));
-        *count = (float)n->ninputs;
+        bool f64 = y->dtype == DT_DOUBLE;
+        void *count = xcalloc(1, sizeof(double));
+        if (f64)
+            *(double *)count = n->ninputs;
+        else
+            *(float *)count = (float)n->ninputs;
         const char *dims = emit_dims(e, l.rank, l.dims);
         const char *sa = emit_dims(e, l.rank, l.strides[0]), *sb = emit_dims(e, l.rank, l.strides[1]);
-        println(e, "div_f32(%d, %s, %s, %s, %s, %s, %s);", l.rank, dims, sa, sb, yname,
-                emit_constant(e, DT_FLOAT, 0, NULL, count), yname);
+        println(e, "div_%s(%d, %s, %s, %s, %s, %s, %s);", f64 ? "f64" : "f32", l.rank, dims, sa,
+                sb, yname, emit_constant(e, y->dtype, 0, NULL, count), yname);
     }
 }

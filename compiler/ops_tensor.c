@@ -334,11 +334,14 @@ void cast_infer(Node *n)
 {
     const Value *x = n->inputs[0];
     DType to = cast_target(n);
-    if (tensor_type_index(x->dtype) < 0)
-        fatal_at(n, "cast from %s is not supported (float32, float64, [u]int8..64 and bool are)",
+    bool half = is_half_type(x->dtype) || is_half_type(to); /* cast_half in templates/types.c */
+    if (tensor_type_index(x->dtype) < 0 && !(half && is_half_type(x->dtype)))
+        fatal_at(n, "cast from %s is not supported (float16, bfloat16, float32, float64, [u]int8..64 "
+                    "and bool are)",
                  type_text(x->dtype));
-    if (tensor_type_index(to) < 0)
-        fatal_at(n, "cast to %s is not supported (float32, float64, [u]int8..64 and bool are)",
+    if (tensor_type_index(to) < 0 && !(half && is_half_type(to)))
+        fatal_at(n, "cast to %s is not supported (float16, bfloat16, float32, float64, [u]int8..64 "
+                    "and bool are)",
                  type_text(to));
     set_shape(n->outputs[0], to, x->rank, x->dims);
 }
@@ -365,23 +368,32 @@ void cast_fold(Node *n)
     const Value *x = n->inputs[0];
     Value *y = n->outputs[0];
     int64_t len = value_numel(x);
-    if (is_float_type(x->dtype)) {
+    bool half = is_half_type(x->dtype) || is_half_type(y->dtype);
+    if (is_float_type(x->dtype) || is_half_type(x->dtype)) {
         for (int64_t i = 0; i < len; i++) {
-            double v = x->dtype == DT_FLOAT ? ((const float *)x->data)[i]
-                                            : ((const double *)x->data)[i];
+            const uint16_t *h = x->data;
+            double v = x->dtype == DT_FLOAT     ? ((const float *)x->data)[i]
+                       : x->dtype == DT_DOUBLE  ? ((const double *)x->data)[i]
+                       : x->dtype == DT_FLOAT16 ? half_to_float(h[i])
+                                                : bfloat16_to_float(h[i]);
             if (!float_fits(v, y->dtype))
                 fatal_at(n, "cannot fold the cast of %g (element %lld) to %s: the value is NaN or "
                             "out of range, where numpy, onnxruntime and C all differ",
                          v, (long long)i, dtype_name(y->dtype));
         }
     }
-    cast_tensor(len, (int)x->dtype, x->data, (int)y->dtype, y->data);
+    if (half)
+        cast_half(len, (int)x->dtype, x->data, (int)y->dtype, y->data);
+    else
+        cast_tensor(len, (int)x->dtype, x->data, (int)y->dtype, y->data);
 }
 
 void cast_emit(Emitter *e, Node *n)
 {
     Value *x = n->inputs[0], *y = n->outputs[0];
-    println(e, "cast_tensor(%lld, %d, %s, %d, %s); /* %s -> %s */", (long long)value_numel(x),
+    bool half = is_half_type(x->dtype) || is_half_type(y->dtype);
+    println(e, "%s(%lld, %d, %s, %d, %s); /* %s -> %s */", half ? "cast_half" : "cast_tensor",
+            (long long)value_numel(x),
             (int)x->dtype, value_cname(e, x), (int)y->dtype, value_cname(e, y),
             dtype_name(x->dtype), dtype_name(y->dtype));
 }

@@ -23,6 +23,7 @@
  * links it to fold constants. It includes only standard headers and defines every function
  * with O2C_KERNEL, which the includer sets (generated code: static; compiler: empty).
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -112,4 +113,190 @@ O2C_KERNEL void add_channel_bias_f32(int64_t N, int64_t C, int64_t HW, const flo
                 yc[p] = yc[p] + b;
         }
     }
+}
+
+/* 3-D im2col: x [C][D][H][W], one image; col [KD*KH*KW*Cg][OD*OH*OW] with
+ *     k = ((kd*KH + kh)*KW + kw)*Cg + ic
+ * (taps outer in row-major order, channels inner, as in 2-D), holding
+ * x[c0+ic][od*s[0] - pad[0] + kd*dil[0]][oh*s[1] - pad[1] + kh*dil[1]][ow*s[2] - pad[2] + kw*dil[2]]
+ * or 0.0f in the padding. The weights for it are conv_weight_reorder_f32 with KH = KD*KH.
+ *   in = {D, H, W}, out = {OD, OH, OW}, k = {KD, KH, KW}; stride, pad (leading), dil: [3] */
+O2C_KERNEL void im2col_3d_f32(int64_t c0, int64_t Cg, const int64_t *in, const int64_t *out,
+                              const int64_t *k, const int64_t *stride, const int64_t *pad,
+                              const int64_t *dil, const float *x, float *col)
+{
+    const int64_t P = out[0] * out[1] * out[2];
+    for (int64_t kd = 0; kd < k[0]; kd++)
+        for (int64_t kh = 0; kh < k[1]; kh++)
+            for (int64_t kw = 0; kw < k[2]; kw++)
+                for (int64_t ic = 0; ic < Cg; ic++) {
+                    const float *xc = x + (c0 + ic) * in[0] * in[1] * in[2];
+                    float *d = col + (((kd * k[1] + kh) * k[2] + kw) * Cg + ic) * P;
+                    for (int64_t od = 0; od < out[0]; od++) {
+                        const int64_t id = od * stride[0] - pad[0] + kd * dil[0];
+                        for (int64_t oh = 0; oh < out[1]; oh++) {
+                            const int64_t ih = oh * stride[1] - pad[1] + kh * dil[1];
+                            for (int64_t ow = 0; ow < out[2]; ow++) {
+                                const int64_t iw = ow * stride[2] - pad[2] + kw * dil[2];
+                                const int inside = id >= 0 && id < in[0] && ih >= 0 &&
+                                                   ih < in[1] && iw >= 0 && iw < in[2];
+                                *d++ = inside ? xc[(id * in[1] + ih) * in[2] + iw] : 0.0f;
+                            }
+                        }
+                    }
+                }
+}
+
+/* y[i] = fmaf(w, x[i*stride], y[i]) for 0 <= i < n; x and y must not overlap. Blocks of 8
+ * with restrict pointers: gcc -O2 (whose cheap vectoriser takes no loop of unknown length
+ * that needs overlap checks or an epilogue) turns each block into one vector fma. */
+O2C_KERNEL void fma_row_f32(int64_t n, float w, const float *restrict x, int64_t stride,
+                            float *restrict y)
+{
+    int64_t i = 0;
+    if (stride == 1) {
+        for (; i + 8 <= n; i += 8)
+            for (int j = 0; j < 8; j++)
+                y[i + j] = fmaf(w, x[i + j], y[i + j]);
+    }
+    for (; i < n; i++)
+        y[i] = fmaf(w, x[i * stride], y[i]);
+}
+
+/* Floats of work memory depthwise_conv_f32 needs: with unit strides a zero-padded input plane
+ * [PH][PW] (PH = OH + (KH-1)*dil_h, PW = OW + (KW-1)*dil_w) plus (KW-1)*dil_w zeros after it,
+ * and a wide accumulator [OH][PW]; 0 otherwise. */
+O2C_KERNEL int64_t depthwise_work_floats(int64_t KH, int64_t KW, int64_t OH, int64_t OW,
+                                         int64_t stride_h, int64_t stride_w, int64_t dil_h,
+                                         int64_t dil_w)
+{
+    if (stride_h != 1 || stride_w != 1)
+        return 0;
+    const int64_t PH = OH + (KH - 1) * dil_h, PW = OW + (KW - 1) * dil_w;
+    return PH * PW + (KW - 1) * dil_w + OH * PW;
+}
+
+/* Convolution with one input channel per group (Cg == 1: depthwise, M = OC/C output channels
+ * per input channel), computed directly with the bits of im2col + gemm_f32: with Cg == 1 the
+ * reduction index is the tap, k = kh*KW + kw, so each output element is
+ *     acc = 0.0f; for kh, for kw: acc = fmaf(w[oc][kh][kw], x_or_0, acc)
+ * padded taps included (fmaf(w, 0.0f, acc): the same bits for signed zeros, inf and NaN
+ * weights). The bias is added after, by add_channel_bias_f32. Geometry as im2col_f32 (1-D:
+ * H = KH = OH = 1).
+ * Unit strides: the channel is copied into a zero-padded plane [PH][PW] and each tap is one
+ * fma over the whole "wide" output [OH][PW] (columns OW..PW-1 are computed and dropped), so
+ * the loops are long and vectorise across outputs (never across taps). Other strides: per
+ * output row, the taps' in-image ranges, fmaf(w, 0.0f, acc) outside them.
+ *   x [N][C][H][W], w [C*M][KH][KW] (the ONNX layout [OC][1][KH][KW] as is),
+ *   y [N][C*M][OH][OW] (not x), work [depthwise_work_floats(...)] */
+O2C_KERNEL void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W,
+                                   int64_t KH, int64_t KW, int64_t OH, int64_t OW,
+                                   int64_t stride_h, int64_t stride_w, int64_t pad_t,
+                                   int64_t pad_l, int64_t dil_h, int64_t dil_w, const float *x,
+                                   const float *w, float *y, float *work)
+{
+    const int64_t OC = C * M;
+    const int wide = stride_h == 1 && stride_w == 1;
+    const int64_t PH = OH + (KH - 1) * dil_h, PW = OW + (KW - 1) * dil_w;
+    const int64_t plane = PH * PW + (KW - 1) * dil_w;
+    for (int64_t n = 0; n < N; n++) {
+        for (int64_t oc = 0; oc < OC; oc++) {
+            const float *xc = x + (n * C + oc / M) * H * W; /* [H][W] */
+            const float *wk = w + oc * KH * KW;             /* [KH][KW] */
+            float *yc = y + (n * OC + oc) * OH * OW;        /* [OH][OW] */
+            if (wide) {
+                float *xp = work, *acc = work + plane; /* [PH][PW] + tail, [OH][PW] */
+                for (int64_t i = 0; i < plane + OH * PW; i++)
+                    work[i] = 0.0f;
+                for (int64_t ih = 0; ih < H && ih + pad_t < PH; ih++)
+                    for (int64_t iw = 0; iw < W && iw + pad_l < PW; iw++)
+                        xp[(ih + pad_t) * PW + iw + pad_l] = xc[ih * W + iw];
+                for (int64_t kh = 0; kh < KH; kh++)
+                    for (int64_t kw = 0; kw < KW; kw++)
+                        fma_row_f32(OH * PW, wk[kh * KW + kw], xp + kh * dil_h * PW + kw * dil_w,
+                                    1, acc);
+                for (int64_t oh = 0; oh < OH; oh++)
+                    for (int64_t ow = 0; ow < OW; ow++)
+                        yc[oh * OW + ow] = acc[oh * PW + ow];
+                continue;
+            }
+            for (int64_t oh = 0; oh < OH; oh++) {
+                float *yr = yc + oh * OW; /* [OW] */
+                for (int64_t ow = 0; ow < OW; ow++)
+                    yr[ow] = 0.0f;
+                for (int64_t kh = 0; kh < KH; kh++) {
+                    const int64_t ih = oh * stride_h - pad_t + kh * dil_h;
+                    const int row_in = ih >= 0 && ih < H;
+                    const float *xr = xc + (row_in ? ih : 0) * W;
+                    for (int64_t kw = 0; kw < KW; kw++) {
+                        const float wv = wk[kh * KW + kw];
+                        const int64_t off_w = kw * dil_w - pad_l;
+                        int64_t ow_lo = off_w >= 0 ? 0 : (-off_w + stride_w - 1) / stride_w;
+                        int64_t ow_hi = W - off_w <= 0 ? 0 : (W - off_w + stride_w - 1) / stride_w;
+                        if (ow_hi > OW)
+                            ow_hi = OW;
+                        if (ow_lo > ow_hi)
+                            ow_lo = ow_hi;
+                        if (!row_in)
+                            ow_lo = ow_hi = OW;
+                        for (int64_t ow = 0; ow < ow_lo; ow++)
+                            yr[ow] = fmaf(wv, 0.0f, yr[ow]);
+                        if (ow_hi > ow_lo)
+                            fma_row_f32(ow_hi - ow_lo, wv, xr + ow_lo * stride_w + off_w,
+                                        stride_w, yr + ow_lo);
+                        for (int64_t ow = ow_hi; ow < OW; ow++)
+                            yr[ow] = fmaf(wv, 0.0f, yr[ow]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* ConvTranspose (1-D/2-D as 3-D with leading sizes 1), direct: output element
+ * y[n][oc][od][oh][ow] (oc in group g = oc / OCg) gathers the input positions that the
+ * scatter form would send to it: for each tap (kd, kh, kw) in row-major order with
+ *     id = (od + pad[0] - kd*dil[0]) / stride[0]  (exact division, 0 <= id < D; same for h, w)
+ * and for each input channel ic of the group in order:
+ *     acc = fmaf(x[n][g*Cg + ic][id][ih][iw], w[g*Cg + ic][oc - g*OCg][kd][kh][kw], acc)
+ * from acc = 0.0f (taps outer, channels inner, as Conv; taps that hit no input position are
+ * skipped). The bias is added after, by add_channel_bias_f32.
+ *   x [N][C][D][H][W], w [C][OCg][KD][KH][KW] (ONNX layout), y [N][G*OCg][OD][OH][OW];
+ *   in = {D, H, W}, out = {OD, OH, OW}, k = {KD, KH, KW}; stride, pad (leading), dil: [3] */
+O2C_KERNEL void convtranspose_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in,
+                                  const int64_t *out, const int64_t *k, const int64_t *stride,
+                                  const int64_t *pad, const int64_t *dil, const float *x,
+                                  const float *w, float *y)
+{
+    const int64_t Cg = C / G, OC = G * OCg;
+    const int64_t isz = in[0] * in[1] * in[2], ksz = k[0] * k[1] * k[2];
+    int64_t pos[3];
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t oc = 0; oc < OC; oc++) {
+            const int64_t g = oc / OCg, ocg = oc % OCg;
+            const float *xg = x + (n * C + g * Cg) * isz;    /* [Cg][D][H][W] */
+            const float *wg = w + (g * Cg * OCg + ocg) * ksz; /* ic stride OCg*ksz */
+            float *yc = y + (n * OC + oc) * out[0] * out[1] * out[2];
+            for (int64_t od = 0; od < out[0]; od++)
+                for (int64_t oh = 0; oh < out[1]; oh++)
+                    for (int64_t ow = 0; ow < out[2]; ow++) {
+                        const int64_t o[3] = {od, oh, ow};
+                        float acc = 0.0f;
+                        for (int64_t t = 0; t < ksz; t++) {
+                            const int64_t tap[3] = {t / (k[1] * k[2]), t / k[2] % k[1], t % k[2]};
+                            int ok = 1;
+                            for (int i = 0; i < 3 && ok; i++) {
+                                const int64_t num = o[i] + pad[i] - tap[i] * dil[i];
+                                ok = num >= 0 && num % stride[i] == 0 && num / stride[i] < in[i];
+                                pos[i] = ok ? num / stride[i] : 0;
+                            }
+                            if (!ok)
+                                continue;
+                            const int64_t xo = (pos[0] * in[1] + pos[1]) * in[2] + pos[2];
+                            for (int64_t ic = 0; ic < Cg; ic++)
+                                acc = fmaf(xg[ic * isz + xo], wg[ic * OCg * ksz + t], acc);
+                        }
+                        yc[(od * out[1] + oh) * out[2] + ow] = acc;
+                    }
+        }
 }

@@ -1,7 +1,8 @@
 /* elementwise.c — activations and broadcast binary arithmetic.
  *
  * Unary kernels take x[n] and write y[n]; both contiguous, y may be x (in place).
- * Binary kernels (add, sub, mul, div in f32 and i64) use numpy broadcasting, described by
+ * Binary kernels (add, sub, mul, div in f32, f64, i8, u8, i16, u16, i32, u32, i64, u64) use
+ * numpy broadcasting, described by
  * the output shape and one element stride per output dim for each operand (0 where that
  * operand is broadcast). See broadcast_coalesce below.
  *
@@ -71,6 +72,25 @@ O2C_KERNEL void clip_f32(int64_t n, float lo, float hi, const float *x, float *y
         y[i] = v > hi ? hi : v;
     }
 }
+
+/* Clip for integer types, the same rule: min(max(x, lo), hi); lo > hi gives hi. */
+#define O2C_CLIP_INT(SUFFIX, T)                                                                    \
+    O2C_KERNEL void clip_##SUFFIX(int64_t n, T lo, T hi, const T *x, T *y)                         \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            const T v = x[i] < lo ? lo : x[i];                                                     \
+            y[i] = v > hi ? hi : v;                                                                \
+        }                                                                                          \
+    }
+O2C_CLIP_INT(i8, int8_t)
+O2C_CLIP_INT(u8, uint8_t)
+O2C_CLIP_INT(i16, int16_t)
+O2C_CLIP_INT(u16, uint16_t)
+O2C_CLIP_INT(i32, int32_t)
+O2C_CLIP_INT(u32, uint32_t)
+O2C_CLIP_INT(i64, int64_t)
+O2C_CLIP_INT(u64, uint64_t)
+#undef O2C_CLIP_INT
 
 /* ---- Broadcast binary ops ----
  *
@@ -144,20 +164,24 @@ O2C_KERNEL void broadcast_next_row(int n_outer, const int64_t *dims, const int64
     }
 }
 
-/* Element operations. Integer add/sub/mul wrap around (two's complement, like numpy and
- * onnxruntime) instead of overflowing, which would be undefined behaviour in C: they are
- * done in uint64_t and converted back (implementation-defined, modulo 2^64 with gcc, clang
- * and every two's-complement compiler). Integer division truncates toward zero (C, and the
- * onnx reference). There are no error paths in generated code, so the two cases C leaves
- * undefined get a defined result: x / 0 gives 0, and INT64_MIN / -1 wraps to INT64_MIN. */
-#define O2C_ADD_F32(p, q) ((p) + (q))
-#define O2C_SUB_F32(p, q) ((p) - (q))
-#define O2C_MUL_F32(p, q) ((p) * (q))
-#define O2C_DIV_F32(p, q) ((p) / (q))
-#define O2C_ADD_I64(p, q) ((int64_t)((uint64_t)(p) + (uint64_t)(q)))
-#define O2C_SUB_I64(p, q) ((int64_t)((uint64_t)(p) - (uint64_t)(q)))
-#define O2C_MUL_I64(p, q) ((int64_t)((uint64_t)(p) * (uint64_t)(q)))
-#define O2C_DIV_I64(p, q) ((q) == 0 ? 0 : (q) == -1 ? O2C_SUB_I64(0, (p)) : (p) / (q))
+/* Element operations, OP(T, p, q) for operands p, q of type T. Integer add/sub/mul wrap
+ * around (two's complement, like numpy and onnxruntime) instead of overflowing, which would
+ * be undefined behaviour in C: they are done in uint64_t and converted back to T
+ * (implementation-defined, modulo 2^bits with gcc, clang and every two's-complement
+ * compiler). Integer division truncates toward zero (C, and the onnx reference). There are
+ * no error paths in generated code, so the two cases C leaves undefined get a defined
+ * result, by documented choice: x / 0 gives 0 (numpy also gives 0, with a warning), and
+ * MIN / -1 wraps to MIN. */
+#define O2C_ADD_F(T, p, q) ((p) + (q))
+#define O2C_SUB_F(T, p, q) ((p) - (q))
+#define O2C_MUL_F(T, p, q) ((p) * (q))
+#define O2C_DIV_F(T, p, q) ((p) / (q))
+#define O2C_ADD_I(T, p, q) ((T)((uint64_t)(p) + (uint64_t)(q)))
+#define O2C_SUB_I(T, p, q) ((T)((uint64_t)(p) - (uint64_t)(q)))
+#define O2C_MUL_I(T, p, q) ((T)((uint64_t)(p) * (uint64_t)(q)))
+#define O2C_DIV_S(T, p, q)                                                                         \
+    ((q) == 0 ? (T)0 : (q) == -1 ? (T)(0u - (uint64_t)(p)) : (T)((p) / (q)))
+#define O2C_DIV_U(T, p, q) ((q) == 0 ? (T)0 : (T)((p) / (q)))
 
 /* One binary kernel: walk the coalesced rows; within a row, separate loops for the common
  * stride patterns (both contiguous, one operand constant along the row) so that they
@@ -177,39 +201,56 @@ O2C_KERNEL void broadcast_next_row(int n_outer, const int64_t *dims, const int64
             T *yr = y + row * n;                                                                   \
             if (as == 1 && bs == 1) {                                                              \
                 for (int64_t i = 0; i < n; i++)                                                    \
-                    yr[i] = OP(ar[i], br[i]);                                                      \
+                    yr[i] = OP(T, ar[i], br[i]);                                                   \
             } else if (as == 1 && bs == 0) {                                                       \
                 const T bv = br[0];                                                                \
                 for (int64_t i = 0; i < n; i++)                                                    \
-                    yr[i] = OP(ar[i], bv);                                                         \
+                    yr[i] = OP(T, ar[i], bv);                                                      \
             } else if (as == 0 && bs == 1) {                                                       \
                 const T av = ar[0];                                                                \
                 for (int64_t i = 0; i < n; i++)                                                    \
-                    yr[i] = OP(av, br[i]);                                                         \
+                    yr[i] = OP(T, av, br[i]);                                                      \
             } else {                                                                               \
                 for (int64_t i = 0; i < n; i++)                                                    \
-                    yr[i] = OP(ar[i * as], br[i * bs]);                                            \
+                    yr[i] = OP(T, ar[i * as], br[i * bs]);                                         \
             }                                                                                      \
             broadcast_next_row(r - 1, dims, sa, sb, idx, &off_a, &off_b);                          \
         }                                                                                          \
     }
 
-O2C_BINARY_KERNEL(add_f32, float, O2C_ADD_F32)
-O2C_BINARY_KERNEL(sub_f32, float, O2C_SUB_F32)
-O2C_BINARY_KERNEL(mul_f32, float, O2C_MUL_F32)
-O2C_BINARY_KERNEL(div_f32, float, O2C_DIV_F32)
-O2C_BINARY_KERNEL(add_i64, int64_t, O2C_ADD_I64)
-O2C_BINARY_KERNEL(sub_i64, int64_t, O2C_SUB_I64)
-O2C_BINARY_KERNEL(mul_i64, int64_t, O2C_MUL_I64)
-O2C_BINARY_KERNEL(div_i64, int64_t, O2C_DIV_I64)
+/* add, sub, mul, div for one element type: NAME_<suffix>, DIV the signed or unsigned rule. */
+#define O2C_BINARY_INT_KERNELS(SUFFIX, T, DIV)                                                     \
+    O2C_BINARY_KERNEL(add_##SUFFIX, T, O2C_ADD_I)                                                  \
+    O2C_BINARY_KERNEL(sub_##SUFFIX, T, O2C_SUB_I)                                                  \
+    O2C_BINARY_KERNEL(mul_##SUFFIX, T, O2C_MUL_I)                                                  \
+    O2C_BINARY_KERNEL(div_##SUFFIX, T, DIV)
+
+O2C_BINARY_KERNEL(add_f32, float, O2C_ADD_F)
+O2C_BINARY_KERNEL(sub_f32, float, O2C_SUB_F)
+O2C_BINARY_KERNEL(mul_f32, float, O2C_MUL_F)
+O2C_BINARY_KERNEL(div_f32, float, O2C_DIV_F)
+O2C_BINARY_KERNEL(add_f64, double, O2C_ADD_F)
+O2C_BINARY_KERNEL(sub_f64, double, O2C_SUB_F)
+O2C_BINARY_KERNEL(mul_f64, double, O2C_MUL_F)
+O2C_BINARY_KERNEL(div_f64, double, O2C_DIV_F)
+O2C_BINARY_INT_KERNELS(i64, int64_t, O2C_DIV_S)
+O2C_BINARY_INT_KERNELS(i8, int8_t, O2C_DIV_S)
+O2C_BINARY_INT_KERNELS(u8, uint8_t, O2C_DIV_U)
+O2C_BINARY_INT_KERNELS(i16, int16_t, O2C_DIV_S)
+O2C_BINARY_INT_KERNELS(u16, uint16_t, O2C_DIV_U)
+O2C_BINARY_INT_KERNELS(i32, int32_t, O2C_DIV_S)
+O2C_BINARY_INT_KERNELS(u32, uint32_t, O2C_DIV_U)
+O2C_BINARY_INT_KERNELS(u64, uint64_t, O2C_DIV_U)
 
 /* The helpers above are local to this file: do not leak them into the includer. */
 #undef O2C_BINARY_KERNEL
-#undef O2C_ADD_F32
-#undef O2C_SUB_F32
-#undef O2C_MUL_F32
-#undef O2C_DIV_F32
-#undef O2C_ADD_I64
-#undef O2C_SUB_I64
-#undef O2C_MUL_I64
-#undef O2C_DIV_I64
+#undef O2C_BINARY_INT_KERNELS
+#undef O2C_ADD_F
+#undef O2C_SUB_F
+#undef O2C_MUL_F
+#undef O2C_DIV_F
+#undef O2C_ADD_I
+#undef O2C_SUB_I
+#undef O2C_MUL_I
+#undef O2C_DIV_S
+#undef O2C_DIV_U

@@ -317,8 +317,403 @@ void range_i64(int64_t n, int64_t start, int64_t delta, int64_t *y);
 void fill_bytes(int64_t n, int64_t elem_size, const void *value, void *y);
 
 /* ---- nn family ---- */
+/* conv.c — 3-D im2col (k = ((kd*KH + kh)*KW + kw)*Cg + ic), depthwise direct (Cg == 1, the
+ * bits of im2col + gemm_f32), ConvTranspose direct. Geometry arrays: [3] = {d, h, w}. */
+void im2col_3d_f32(int64_t c0, int64_t Cg, const int64_t *in, const int64_t *out,
+                   const int64_t *k, const int64_t *stride, const int64_t *pad,
+                   const int64_t *dil, const float *x, float *col);
+void fma_row_f32(int64_t n, float w, const float *restrict x, int64_t stride, float *restrict y);
+void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W, int64_t KH,
+                        int64_t KW, int64_t OH, int64_t OW, int64_t stride_h, int64_t stride_w,
+                        int64_t pad_t, int64_t pad_l, int64_t dil_h, int64_t dil_w,
+                        const float *x, const float *w, float *y, float *work);
+int64_t depthwise_work_floats(int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t stride_h,
+                              int64_t stride_w, int64_t dil_h, int64_t dil_w);
+void convtranspose_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in,
+                       const int64_t *out, const int64_t *k, const int64_t *stride,
+                       const int64_t *pad, const int64_t *dil, const float *x, const float *w,
+                       float *y);
+/* pool.c — N-d pools: x [NC][D][H][W] -> y [NC][OD][OH][OW]; pad [6] = begins, ends. */
+int pool_tap_nd(const int64_t *in, const int64_t *k, const int64_t *stride, const int64_t *pad,
+                const int64_t *dil, const int64_t *o, int64_t t, int64_t *pos, int *padded);
+void maxpool_nd_f32(int64_t NC, const int64_t *in, const int64_t *out, const int64_t *k,
+                    const int64_t *stride, const int64_t *pad, const int64_t *dil,
+                    int storage_order, const float *x, float *y, int64_t *indices);
+void maxpool_nd_u8(int64_t NC, const int64_t *in, const int64_t *out, const int64_t *k,
+                   const int64_t *stride, const int64_t *pad, const int64_t *dil,
+                   int storage_order, const uint8_t *x, uint8_t *y, int64_t *indices);
+void maxpool_nd_i8(int64_t NC, const int64_t *in, const int64_t *out, const int64_t *k,
+                   const int64_t *stride, const int64_t *pad, const int64_t *dil,
+                   int storage_order, const int8_t *x, int8_t *y, int64_t *indices);
+void avgpool_nd_f32(int64_t NC, const int64_t *in, const int64_t *out, const int64_t *k,
+                    const int64_t *stride, const int64_t *pad, const int64_t *dil,
+                    int count_include_pad, int64_t lp, const float *x, float *y);
+void global_maxpool_f32(int64_t NC, int64_t HW, const float *x, float *y);
+void maxunpool_f32(int64_t nx, const float *x, const int64_t *indices, int64_t ny, float *y);
+/* norm.c — group/instance normalisation, x [N][C][HW]. */
+void groupnorm_f32(int64_t N, int64_t C, int64_t G, int64_t HW, const float *x,
+                   const float *scale, const float *bias, int per_channel, float eps, float *y);
+/* nn.c — LRN, MeanVarianceNormalization, LpNormalization. */
+void lrn_f32(int64_t N, int64_t C, int64_t HW, int64_t size, float alpha, float beta, float bias,
+             const float *x, float *y);
+int64_t nn_offset(int rank, const int64_t *dims, const int64_t *strides, int64_t i);
+void mvn_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides, int red_rank,
+             const int64_t *red_dims, const int64_t *red_strides, const float *x, float *y);
+void lpnorm_f32(int64_t outer, int64_t len, int64_t inner, int64_t p, const float *x, float *y);
 /* ---- data family ---- */
+/* data.c — type codes: 0 bytes (no arithmetic), 1 f32, 2 i64, 3 f64, 4 i32; scatter
+ * reductions 0 none, 1 add, 2 mul, 3 max, 4 min; indices int64, negative ones + dim, out of
+ * range ones skipped (gathers write zeros). Layouts at each definition. */
+void gather_elements_bytes(int rank, const int64_t *x_dims, const int64_t *idx_dims, int axis,
+                           int64_t elem_size, const void *x, const int64_t *idx, void *y);
+void scatter_elements(int rank, const int64_t *x_dims, const int64_t *idx_dims, int axis,
+                      int type, int reduction, int64_t elem_size, const void *x,
+                      const int64_t *idx, const void *upd, void *y);
+void gather_nd_bytes(int64_t batch, int64_t n, int64_t k, const int64_t *dims,
+                     int64_t slice_bytes, const void *x, const int64_t *idx, void *y);
+void scatter_nd(int64_t numel, int64_t n, int64_t k, const int64_t *dims, int64_t slice_elems,
+                int type, int reduction, int64_t elem_size, const void *x, const int64_t *idx,
+                const void *upd, void *y);
+void pad_bytes(int rank, const int64_t *in_dims, const int64_t *out_dims, const int64_t *begin,
+               int mode, int64_t elem_size, const void *value, const void *x, void *y);
+void resize_nearest_bytes(int rank, const int64_t *in_dims, const int64_t *out_dims,
+                          const int64_t *tables, int64_t elem_size, const void *x, void *y);
+void resize_1d_f32(int64_t outer, int64_t in_n, int64_t out_n, int64_t inner, int64_t taps,
+                   const int64_t *idx, const float *w, float extrapolation, const float *x,
+                   float *y);
+void one_hot_bytes(int64_t outer, int64_t depth, int64_t inner, int idx_type, const void *idx,
+                   int64_t elem_size, const void *values, void *y);
+void trilu_bytes(int64_t batch, int64_t rows, int64_t cols, int64_t k, int upper,
+                 int64_t elem_size, const void *x, void *y);
+void cumsum_f32(int64_t outer, int64_t n, int64_t inner, int exclusive, int reverse,
+                const float *x, float *y);
+void cumsum_f64(int64_t outer, int64_t n, int64_t inner, int exclusive, int reverse,
+                const double *x, double *y);
+void cumsum_i32(int64_t outer, int64_t n, int64_t inner, int exclusive, int reverse,
+                const int32_t *x, int32_t *y);
+void cumsum_i64(int64_t outer, int64_t n, int64_t inner, int exclusive, int reverse,
+                const int64_t *x, int64_t *y);
+void arg_f32(int64_t outer, int64_t n, int64_t inner, int is_min, int select_last,
+             const float *x, int64_t *y);
+void arg_f64(int64_t outer, int64_t n, int64_t inner, int is_min, int select_last,
+             const double *x, int64_t *y);
+void arg_i32(int64_t outer, int64_t n, int64_t inner, int is_min, int select_last,
+             const int32_t *x, int64_t *y);
+void arg_i64(int64_t outer, int64_t n, int64_t inner, int is_min, int select_last,
+             const int64_t *x, int64_t *y);
+void topk_f32(int64_t outer, int64_t n, int64_t inner, int64_t k, int largest, const float *x,
+              float *values, int64_t *indices);
+void topk_f64(int64_t outer, int64_t n, int64_t inner, int64_t k, int largest, const double *x,
+              double *values, int64_t *indices);
+void topk_i32(int64_t outer, int64_t n, int64_t inner, int64_t k, int largest, const int32_t *x,
+              int32_t *values, int64_t *indices);
+void topk_i64(int64_t outer, int64_t n, int64_t inner, int64_t k, int largest, const int64_t *x,
+              int64_t *values, int64_t *indices);
+void topk_u64(int64_t outer, int64_t n, int64_t inner, int64_t k, int largest, const uint64_t *x,
+              uint64_t *values, int64_t *indices);
+void hardmax_f32(int64_t outer, int64_t n, int64_t inner, const float *x, float *y);
+void shrink_f32(int64_t n, float lambd, float bias, const float *x, float *y);
+void thresholded_relu_f32(int64_t n, float alpha, const float *x, float *y);
+void celu_f32(int64_t n, float alpha, const float *x, float *y);
+void mish_f32(int64_t n, const float *x, float *y);
+void prelu_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+               const float *a, const float *b, float *y);
+void einsum_f32(int out_rank, const int64_t *out_dims, const int64_t *out_sa,
+                const int64_t *out_sb, int red_rank, const int64_t *red_dims,
+                const int64_t *red_sa, const int64_t *red_sb, const float *a, const float *b,
+                float *y);
+void einsum_f64(int out_rank, const int64_t *out_dims, const int64_t *out_sa,
+                const int64_t *out_sb, int red_rank, const int64_t *red_dims,
+                const int64_t *red_sa, const int64_t *red_sb, const double *a, const double *b,
+                double *y);
 /* ---- types family ---- */
+/* elementwise.c — add, sub, mul, div for the other element types (arguments as add_f32). */
+void add_f64(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const double *a, const double *b, double *y);
+void sub_f64(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const double *a, const double *b, double *y);
+void mul_f64(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const double *a, const double *b, double *y);
+void div_f64(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const double *a, const double *b, double *y);
+void add_i8(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const int8_t *a, const int8_t *b, int8_t *y);
+void sub_i8(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const int8_t *a, const int8_t *b, int8_t *y);
+void mul_i8(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const int8_t *a, const int8_t *b, int8_t *y);
+void div_i8(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const int8_t *a, const int8_t *b, int8_t *y);
+void add_u8(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const uint8_t *a, const uint8_t *b, uint8_t *y);
+void sub_u8(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const uint8_t *a, const uint8_t *b, uint8_t *y);
+void mul_u8(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const uint8_t *a, const uint8_t *b, uint8_t *y);
+void div_u8(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const uint8_t *a, const uint8_t *b, uint8_t *y);
+void add_i16(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const int16_t *a, const int16_t *b, int16_t *y);
+void sub_i16(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const int16_t *a, const int16_t *b, int16_t *y);
+void mul_i16(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const int16_t *a, const int16_t *b, int16_t *y);
+void div_i16(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const int16_t *a, const int16_t *b, int16_t *y);
+void add_u16(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const uint16_t *a, const uint16_t *b, uint16_t *y);
+void sub_u16(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const uint16_t *a, const uint16_t *b, uint16_t *y);
+void mul_u16(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const uint16_t *a, const uint16_t *b, uint16_t *y);
+void div_u16(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const uint16_t *a, const uint16_t *b, uint16_t *y);
+void add_i32(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const int32_t *a, const int32_t *b, int32_t *y);
+void sub_i32(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const int32_t *a, const int32_t *b, int32_t *y);
+void mul_i32(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const int32_t *a, const int32_t *b, int32_t *y);
+void div_i32(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const int32_t *a, const int32_t *b, int32_t *y);
+void add_u32(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const uint32_t *a, const uint32_t *b, uint32_t *y);
+void sub_u32(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const uint32_t *a, const uint32_t *b, uint32_t *y);
+void mul_u32(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const uint32_t *a, const uint32_t *b, uint32_t *y);
+void div_u32(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const uint32_t *a, const uint32_t *b, uint32_t *y);
+void add_u64(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const uint64_t *a, const uint64_t *b, uint64_t *y);
+void sub_u64(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const uint64_t *a, const uint64_t *b, uint64_t *y);
+void mul_u64(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const uint64_t *a, const uint64_t *b, uint64_t *y);
+void div_u64(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
+             const uint64_t *a, const uint64_t *b, uint64_t *y);
+/* elementwise.c — Clip for integer types (as clip_f32). */
+void clip_i8(int64_t n, int8_t lo, int8_t hi, const int8_t *x, int8_t *y);
+void clip_u8(int64_t n, uint8_t lo, uint8_t hi, const uint8_t *x, uint8_t *y);
+void clip_i16(int64_t n, int16_t lo, int16_t hi, const int16_t *x, int16_t *y);
+void clip_u16(int64_t n, uint16_t lo, uint16_t hi, const uint16_t *x, uint16_t *y);
+void clip_i32(int64_t n, int32_t lo, int32_t hi, const int32_t *x, int32_t *y);
+void clip_u32(int64_t n, uint32_t lo, uint32_t hi, const uint32_t *x, uint32_t *y);
+void clip_i64(int64_t n, int64_t lo, int64_t hi, const int64_t *x, int64_t *y);
+void clip_u64(int64_t n, uint64_t lo, uint64_t hi, const uint64_t *x, uint64_t *y);
+/* math.c — max, min for the other integer types (arguments as max_i64). */
+void max_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const int8_t *a,
+             const int8_t *b, int8_t *y);
+void min_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const int8_t *a,
+             const int8_t *b, int8_t *y);
+void max_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const uint8_t *a,
+             const uint8_t *b, uint8_t *y);
+void min_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const uint8_t *a,
+             const uint8_t *b, uint8_t *y);
+void max_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const int16_t *a,
+             const int16_t *b, int16_t *y);
+void min_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const int16_t *a,
+             const int16_t *b, int16_t *y);
+void max_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const uint16_t *a,
+             const uint16_t *b, uint16_t *y);
+void min_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const uint16_t *a,
+             const uint16_t *b, uint16_t *y);
+void max_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const int32_t *a,
+             const int32_t *b, int32_t *y);
+void min_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const int32_t *a,
+             const int32_t *b, int32_t *y);
+void max_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const uint32_t *a,
+             const uint32_t *b, uint32_t *y);
+void min_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const uint32_t *a,
+             const uint32_t *b, uint32_t *y);
+void max_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const uint64_t *a,
+             const uint64_t *b, uint64_t *y);
+void min_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const uint64_t *a,
+             const uint64_t *b, uint64_t *y);
+/* types.c — 16-bit float conversions (bits in uint16_t; narrowing rounds to nearest even),
+ * Cast with a 16-bit float at one end, Mod, BitShift, Bitwise*, IsNaN, IsInf. Broadcast
+ * arguments as in math.c; operands as void pointers of the suffix's element type. */
+float half_to_float(uint16_t h);
+float bfloat16_to_float(uint16_t h);
+uint64_t o2c_round_shift(uint64_t m, int shift);
+uint16_t o2c_double_to_small(double d, int exp_bits, int man_bits);
+uint16_t float_to_half(float f);
+uint16_t double_to_half(double d);
+uint16_t float_to_bfloat16(float f);
+uint16_t double_to_bfloat16(double d);
+double o2c_load_as_double(int code, const void *x, int64_t i);
+void o2c_store_from_float(int code, void *y, int64_t i, float v);
+void cast_half(int64_t n, int src, const void *x, int dst, void *y);
+float o2c_mod_f32(float a, float b);
+double o2c_mod_f64(double a, double b);
+void fmod_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void mod_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void fmod_f64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void mod_f64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void fmod_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void mod_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void shl_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void shr_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitand_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitor_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitxor_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitnot_i8(int64_t n, const void *x, void *y);
+void fmod_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void mod_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void shl_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void shr_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitand_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitor_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitxor_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitnot_u8(int64_t n, const void *x, void *y);
+void fmod_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void mod_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void shl_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void shr_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitand_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitor_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitxor_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitnot_i16(int64_t n, const void *x, void *y);
+void fmod_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void mod_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void shl_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void shr_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitand_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitor_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitxor_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitnot_u16(int64_t n, const void *x, void *y);
+void fmod_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void mod_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void shl_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void shr_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitand_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitor_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitxor_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitnot_i32(int64_t n, const void *x, void *y);
+void fmod_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void mod_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void shl_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void shr_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitand_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitor_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitxor_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitnot_u32(int64_t n, const void *x, void *y);
+void fmod_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void mod_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void shl_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void shr_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitand_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitor_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitxor_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitnot_u64(int64_t n, const void *x, void *y);
+void fmod_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void mod_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void shl_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void shr_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitand_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitor_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitxor_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
+     const void *b, void *y);
+void bitnot_i64(int64_t n, const void *x, void *y);
+void isnan_f32(int64_t n, const void *x, uint8_t *y);
+void isnan_f64(int64_t n, const void *x, uint8_t *y);
+void isinf_f32(int64_t n, int detect_positive, int detect_negative, const void *x, uint8_t *y);
+void isinf_f64(int64_t n, int detect_positive, int detect_negative, const void *x, uint8_t *y);
 /* ---- sequence family ---- */
+/* recurrent.c — RNN/GRU/LSTM over all steps and directions; products by gemm_f32. */
+float rnn_activation(int code, float alpha, float beta, float x);
+int64_t rnn_scratch_floats(int64_t T, int64_t B, int64_t H, int64_t G);
+void rnn_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, int layout, int reverse_mask,
+             const float *X, const float *W, const float *R, const float *Bias,
+             const int32_t *seq_lens, const float *h0, const int32_t *act, const float *alpha,
+             const float *beta, int has_clip, float clip, float *Y, float *Y_h, float *scratch);
+void gru_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, int layout, int reverse_mask,
+             int linear_before_reset, const float *X, const float *W, const float *R,
+             const float *Bias, const int32_t *seq_lens, const float *h0, const int32_t *act,
+             const float *alpha, const float *beta, int has_clip, float clip, float *Y,
+             float *Y_h, float *scratch);
+void lstm_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, int layout, int reverse_mask,
+              int input_forget, const float *X, const float *W, const float *R, const float *Bias,
+              const int32_t *seq_lens, const float *h0, const float *c0, const float *P,
+              const int32_t *act, const float *alpha, const float *beta, int has_clip, float clip,
+              float *Y, float *Y_h, float *Y_c, float *scratch);
+/* quant.c — quantisation with exact integer arithmetic; types as ONNX DataType numbers. */
+float quant_half_to_float(uint16_t h);
+uint16_t quant_float_to_half(float f);
+void quantize_linear_f32(int64_t outer, int64_t len, int64_t inner, int64_t block,
+                         const int64_t *s, const float *x, const float *scale, int y_type,
+                         const void *zero_point, void *y);
+void dequantize_linear_f32(int64_t outer, int64_t len, int64_t inner, int64_t block,
+                           const int64_t *s, int x_type, const void *x, const float *scale,
+                           const void *zero_point, float *y);
+void dynamic_quantize_linear_f32(int64_t n, const float *x, uint8_t *y, float *y_scale,
+                                 uint8_t *y_zero_point);
+void qmatmul(int64_t M, int64_t N, int64_t K, int a_type, const void *A, const void *a_zp,
+             int b_type, const void *B, const void *b_zp, int64_t b_zp_stride, int scale_type,
+             const void *a_scale, const void *b_scale, int64_t b_scale_stride,
+             const void *y_scale, int y_type, const void *y_zp, void *Y);
+void qconv(const int64_t *geo, int x_type, const void *x, const void *x_zp, int w_type,
+           const void *w, const void *w_zp, int64_t w_zp_stride, const int32_t *bias,
+           int scale_type, const void *x_scale, const void *w_scale, int64_t w_scale_stride,
+           const void *y_scale, int y_type, const void *y_zp, void *y);
 
 #endif

@@ -1,4 +1,4 @@
-/* norm.c — BatchNormalization (inference form).
+/* norm.c — BatchNormalization (inference form), InstanceNormalization, GroupNormalization.
  *
  * Part of the templates: the compiler pastes this text into the generated C file and also
  * links it to fold constants. It includes only standard headers and defines every function
@@ -35,6 +35,43 @@ O2C_KERNEL void batchnorm_f32(int64_t N, int64_t C, int64_t HW, const float *x, 
             float *yc = y + (n * C + c) * HW;
             for (int64_t p = 0; p < HW; p++)
                 yc[p] = s * (xc[p] - m) / d + b;
+        }
+    }
+}
+
+/* GroupNormalization (InstanceNormalization is G = C with per-channel scale and bias).
+ * For each image n and group g (channels g*Cg .. g*Cg+Cg-1, Cg = C/G), over its Cg*HW
+ * elements in order: mean and biased variance accumulated in double (sum, then sum of
+ * (x - mean)^2), rounded to float; then per element, as the onnx reference writes it:
+ *     d = sqrtf(var + eps);   y = scale * ((x - mean) / d) + bias
+ * with scale, bias indexed by channel (per_channel != 0: [C]) or by group ([G], the opset
+ * 18 GroupNormalization).   x, y [N][C][HW] (y may be x). */
+O2C_KERNEL void groupnorm_f32(int64_t N, int64_t C, int64_t G, int64_t HW, const float *x,
+                              const float *scale, const float *bias, int per_channel, float eps,
+                              float *y)
+{
+    const int64_t Cg = C / G, len = Cg * HW;
+    for (int64_t n = 0; n < N; n++) {
+        for (int64_t g = 0; g < G; g++) {
+            const float *xg = x + (n * C + g * Cg) * HW; /* [Cg*HW] */
+            float *yg = y + (n * C + g * Cg) * HW;
+            double s = 0.0;
+            for (int64_t i = 0; i < len; i++)
+                s += (double)xg[i];
+            const double mean_d = s / (double)len;
+            double v = 0.0;
+            for (int64_t i = 0; i < len; i++) {
+                const double t = (double)xg[i] - mean_d;
+                v += t * t;
+            }
+            const float mean = (float)mean_d, var = (float)(v / (double)len);
+            const float d = sqrtf(var + eps);
+            for (int64_t c = 0; c < Cg; c++) {
+                const int64_t ci = per_channel ? g * Cg + c : g;
+                const float sc = scale[ci], b = bias[ci];
+                for (int64_t p = 0; p < HW; p++)
+                    yg[c * HW + p] = sc * ((xg[c * HW + p] - mean) / d) + b;
+            }
         }
     }
 }

@@ -13,6 +13,14 @@
 #include "../../templates/norm.c"
 #include "../../templates/pool.c"
 #include "../../templates/softmax.c"
+#include "../../templates/math.c"
+#include "../../templates/reduce.c"
+#include "../../templates/tensor.c"
+#include "../../templates/data.c"
+#include "../../templates/nn.c"
+#include "../../templates/types.c"
+#include "../../templates/recurrent.c"
+#include "../../templates/quant.c"
 
 #include <stdio.h>
 

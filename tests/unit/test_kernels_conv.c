@@ -2,7 +2,10 @@
  * (weight reorder, im2col per image and group, gemm, channel bias) must be bit-identical to
  * a direct 7-loop convolution that accumulates with fmaf in the documented k order
  * (taps outer, channels inner, padded taps included). Covers strides, dilations,
- * asymmetric padding, groups, depthwise, 1-D, 1x1, kernels larger than the input. */
+ * asymmetric padding, groups, depthwise, 1-D, 1x1, kernels larger than the input.
+ * The direct depthwise kernel (Cg == 1) must give the bits of im2col + gemm (signed zeros,
+ * inf and NaN weights on padded taps included); the 3-D im2col is checked against a direct
+ * 3-D gather and ConvTranspose against hand values and a scatter-form reference. */
 #include "../../templates/conv.c"
 #include "../../templates/gemm.c"
 
@@ -39,7 +42,7 @@ typedef struct {
 } ConvCase;
 
 #define MAXE 65536
-static float X[MAXE], Wt[MAXE], Wr[MAXE], B[1024], COL[MAXE], Y[MAXE], R[MAXE];
+static float X[MAXE], Wt[MAXE], Wr[MAXE], B[1024], COL[MAXE], Y[MAXE], R[MAXE], WORK[MAXE];
 
 static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t d)
 {
@@ -117,6 +120,17 @@ static void run_case(const ConvCase *c)
     snprintf(what, sizeof what, "conv %s (OH=%d OW=%d) bit-identical to direct", c->name, (int)OH,
              (int)OW);
     check(memcmp(Y, R, (size_t)total * sizeof(float)) == 0 && Y[total] == 4242.0f, what);
+    if (c->C / c->groups == 1) {
+        R[total] = 4242.0f;
+        const int64_t wf = depthwise_work_floats(c->KH, c->KW, OH, OW, c->sh, c->sw, c->dh, c->dw);
+        WORK[wf] = 777.0f; /* the kernel must stay inside its work memory */
+        depthwise_conv_f32(c->N, c->C, c->OC / c->C, c->H, c->W, c->KH, c->KW, OH, OW, c->sh,
+                           c->sw, c->pt, c->pl, c->dh, c->dw, X, Wt, R, WORK);
+        add_channel_bias_f32(c->N, c->OC, OH * OW, B, R);
+        snprintf(what, sizeof what, "depthwise %s bit-identical to im2col + gemm", c->name);
+        check(memcmp(Y, R, (size_t)total * sizeof(float)) == 0 && R[total] == 4242.0f &&
+                  WORK[wf] == 777.0f, what);
+    }
 }
 
 static const ConvCase cases[] = {
@@ -139,6 +153,11 @@ static const ConvCase cases[] = {
     {"non-square 7x3 kernel 1x3", 1, 2, 7, 3, 3, 1, 1, 3, 2, 1, 0, 1, 1, 1, 1, 1},
     {"many channels", 1, 64, 4, 4, 8, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"5x5 stride 3 big pad", 1, 3, 11, 9, 2, 1, 5, 5, 3, 3, 4, 4, 4, 4, 1, 1},
+    {"depthwise 1-D pad", 2, 3, 1, 9, 3, 3, 1, 3, 1, 1, 0, 2, 0, 1, 1, 2},
+    {"depthwise x3 dil 2 asym", 1, 2, 6, 7, 6, 2, 3, 2, 2, 1, 2, 0, 1, 3, 2, 2},
+    {"single channel (Cg 1, groups 1)", 1, 1, 6, 6, 3, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"depthwise 1x1", 1, 4, 3, 3, 4, 4, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
+    {"depthwise taps in padding", 1, 2, 4, 4, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3},
 };
 
 static void test_hand(void)
@@ -203,6 +222,119 @@ static void test_sensitivity(void)
           "test data distinguishes channels-inner from channels-outer order");
 }
 
+/* Depthwise with special weights and inputs: padded taps are fmaf(w, 0, acc) as in col. */
+static void test_depthwise_special(void)
+{
+    const ConvCase c = {"special", 1, 2, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1};
+    const float specials[6] = {-0.0f, 0.0f, INFINITY, -INFINITY, NAN, 1.0f};
+    for (int t = 0; t < 6; t++) {
+        for (int i = 0; i < 18; i++)
+            X[i] = (i % 3) ? -0.0f : rnd();
+        for (int i = 0; i < 8; i++)
+            Wt[i] = (i == t || i == 7 - t) ? specials[t] : -0.0f;
+        B[0] = B[1] = 0.0f;
+        conv_im2col(&c, Y);
+        depthwise_conv_f32(1, 2, 1, 3, 3, 2, 2, 4, 4, 1, 1, 1, 1, 1, 1, X, Wt, R, WORK);
+        add_channel_bias_f32(1, 2, 16, B, R);
+        char what[80];
+        snprintf(what, sizeof what, "depthwise special weight %d: bits of im2col + gemm", t);
+        check(memcmp(Y, R, 32 * sizeof(float)) == 0, what);
+    }
+}
+
+/* 3-D im2col against a direct gather; and the 2-D case as 3-D with D = 1. */
+static void test_im2col_3d(void)
+{
+    const int64_t C = 3, c0 = 1, Cg = 2, in[3] = {4, 5, 3}, k[3] = {2, 3, 2};
+    const int64_t st[3] = {2, 1, 2}, pad[3] = {1, 1, 0}, dil[3] = {1, 2, 1};
+    const int64_t out[3] = {3, 3, 1}; /* (4+1+0-2)/2+1, (5+1+1-5)/1+1, (3+0+1-2)/2+1 */
+    for (int64_t i = 0; i < C * in[0] * in[1] * in[2]; i++)
+        X[i] = rnd();
+    im2col_3d_f32(c0, Cg, in, out, k, st, pad, dil, X, COL);
+    int ok = 1;
+    const int64_t P = out[0] * out[1] * out[2];
+    for (int64_t kd = 0; kd < k[0]; kd++)
+        for (int64_t kh = 0; kh < k[1]; kh++)
+            for (int64_t kw = 0; kw < k[2]; kw++)
+                for (int64_t ic = 0; ic < Cg; ic++)
+                    for (int64_t p = 0; p < P; p++) {
+                        const int64_t od = p / (out[1] * out[2]), oh = p / out[2] % out[1];
+                        const int64_t ow = p % out[2];
+                        const int64_t id = od * st[0] - pad[0] + kd * dil[0];
+                        const int64_t ih = oh * st[1] - pad[1] + kh * dil[1];
+                        const int64_t iw = ow * st[2] - pad[2] + kw * dil[2];
+                        float want = 0.0f;
+                        if (id >= 0 && id < in[0] && ih >= 0 && ih < in[1] && iw >= 0 && iw < in[2])
+                            want = X[(((c0 + ic) * in[0] + id) * in[1] + ih) * in[2] + iw];
+                        const int64_t row = ((kd * k[1] + kh) * k[2] + kw) * Cg + ic;
+                        ok = ok && COL[row * P + p] == want;
+                    }
+    check(ok, "im2col_3d matches a direct 3-D gather");
+
+    const int64_t in2[3] = {1, 6, 7}, out2[3] = {1, 3, 4}, k2[3] = {1, 3, 3};
+    const int64_t st2[3] = {1, 2, 2}, pad2[3] = {0, 1, 1}, dil2[3] = {1, 1, 1};
+    im2col_3d_f32(0, 3, in2, out2, k2, st2, pad2, dil2, X, COL);
+    im2col_f32(3, 6, 7, 0, 3, 3, 3, 3, 4, 2, 2, 1, 1, 1, 1, X, R);
+    check(memcmp(COL, R, 3 * 9 * 12 * sizeof(float)) == 0, "im2col_3d with D = 1 is im2col_f32");
+}
+
+/* ConvTranspose: hand values and a scatter-form reference on integer data (exact sums). */
+static void test_convtranspose(void)
+{
+    const int64_t one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
+    const float x[3] = {1, 2, 3}, w[3] = {1, 1, 1};
+    float y[8];
+    const int64_t in1[3] = {1, 1, 3}, out1[3] = {1, 1, 5}, k1[3] = {1, 1, 3};
+    convtranspose_f32(1, 1, 1, 1, in1, out1, k1, one, zero, one, x, w, y);
+    const float want1[5] = {1, 3, 6, 5, 3};
+    check(memcmp(y, want1, sizeof want1) == 0, "convtranspose 1-D hand");
+
+    const int64_t in2[3] = {1, 1, 2}, out2[3] = {1, 1, 5}, st2[3] = {1, 1, 2};
+    convtranspose_f32(1, 1, 1, 1, in2, out2, k1, st2, zero, one, x, w, y);
+    const float want2[5] = {1, 1, 3, 2, 2};
+    check(memcmp(y, want2, sizeof want2) == 0, "convtranspose 1-D stride 2 hand");
+
+    /* pad 1 at the start crops the first output; output_padding-like extra tail is zero */
+    const int64_t out3[3] = {1, 1, 5}, pad3[3] = {0, 0, 1};
+    convtranspose_f32(1, 1, 1, 1, in2, out3, k1, st2, pad3, one, x, w, y);
+    const float want3[5] = {1, 3, 2, 2, 0};
+    check(memcmp(y, want3, sizeof want3) == 0, "convtranspose pad and extra output");
+
+    /* 2-D, groups 2, strides (2,1), dilations (1,2), pads (1,0): scatter reference */
+    const int64_t N = 2, C = 4, G = 2, OCg = 3, Cg = C / G;
+    const int64_t in[3] = {1, 3, 4}, k[3] = {1, 2, 3}, st[3] = {1, 2, 1}, dl[3] = {1, 1, 2};
+    const int64_t pb[3] = {0, 1, 0}, pe[3] = {0, 0, 2};
+    int64_t out[3] = {1, 0, 0};
+    for (int i = 1; i < 3; i++)
+        out[i] = st[i] * (in[i] - 1) + dl[i] * (k[i] - 1) + 1 - pb[i] - pe[i];
+    for (int64_t i = 0; i < N * C * 12; i++)
+        X[i] = (float)((int)(i * 7 % 11) - 5);
+    for (int64_t i = 0; i < C * OCg * 6; i++)
+        Wt[i] = (float)((int)(i * 5 % 7) - 3);
+    const int64_t osz = out[1] * out[2];
+    for (int64_t i = 0; i < N * G * OCg * osz; i++)
+        R[i] = 0.0f;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t ih = 0; ih < in[1]; ih++)
+                for (int64_t iw = 0; iw < in[2]; iw++)
+                    for (int64_t o = 0; o < OCg; o++)
+                        for (int64_t kh = 0; kh < k[1]; kh++)
+                            for (int64_t kw = 0; kw < k[2]; kw++) {
+                                const int64_t oh = ih * st[1] - pb[1] + kh * dl[1];
+                                const int64_t ow = iw * st[2] - pb[2] + kw * dl[2];
+                                if (oh < 0 || oh >= out[1] || ow < 0 || ow >= out[2])
+                                    continue;
+                                const int64_t oc = c / Cg * OCg + o;
+                                R[((n * G * OCg + oc) * out[1] + oh) * out[2] + ow] +=
+                                    X[((n * C + c) * in[1] + ih) * in[2] + iw] *
+                                    Wt[((c * OCg + o) * k[1] + kh) * k[2] + kw];
+                            }
+    convtranspose_f32(N, C, G, OCg, in, out, k, st, pb, dl, X, Wt, Y);
+    check(memcmp(Y, R, (size_t)(N * G * OCg * osz) * sizeof(float)) == 0,
+          "convtranspose 2-D groups/strides/dilations/pads = scatter reference");
+}
+
 int main(void)
 {
     (void)gemm_epilogue_f32; /* gemm.c is included for gemm_f32 only */
@@ -210,6 +342,9 @@ int main(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);
     test_sensitivity();
+    test_depthwise_special();
+    test_im2col_3d();
+    test_convtranspose();
     printf("%d passed, %d failed\n", n_passed, n_failed);
     return n_failed != 0;
 }

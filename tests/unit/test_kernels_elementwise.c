@@ -347,8 +347,86 @@ static void test_coalesce(void)
     check(r == 0, "coalesce: empty output");
 }
 
+/* ---- every element type: hand-computed wrap-around, truncation and x / 0 ---- */
+
+static const int64_t one_dim[1] = {4}, unit[1] = {1};
+
+#define TYPE_CASE(SUFFIX, T, A0, A1, A2, A3, B0, B1, B2, B3, ADD, SUB, MUL, DIV)                  \
+    {                                                                                              \
+        const T a[4] = {A0, A1, A2, A3}, b[4] = {B0, B1, B2, B3};                                  \
+        const T add_want[4] = ADD, sub_want[4] = SUB, mul_want[4] = MUL, div_want[4] = DIV;        \
+        T y[4];                                                                                    \
+        add_##SUFFIX(1, one_dim, unit, unit, a, b, y);                                             \
+        check(!memcmp(y, add_want, sizeof y), "add_" #SUFFIX);                                     \
+        sub_##SUFFIX(1, one_dim, unit, unit, a, b, y);                                             \
+        check(!memcmp(y, sub_want, sizeof y), "sub_" #SUFFIX);                                     \
+        mul_##SUFFIX(1, one_dim, unit, unit, a, b, y);                                             \
+        check(!memcmp(y, mul_want, sizeof y), "mul_" #SUFFIX);                                     \
+        div_##SUFFIX(1, one_dim, unit, unit, a, b, y);                                             \
+        check(!memcmp(y, div_want, sizeof y), "div_" #SUFFIX);                                     \
+    }
+#define L(...) {__VA_ARGS__}
+
+static void test_types(void)
+{
+    /* a = {7, -7, MAX, MIN}, b = {2, 2, 1, -1}: MAX+1 and MIN*-1 wrap, -7/2 truncates to -3 */
+    TYPE_CASE(i8, int8_t, 7, -7, 127, -128, 2, 2, 1, -1, L(9, -5, -128, 127), L(5, -9, 126, -127),
+              L(14, -14, 127, -128), L(3, -3, 127, -128))
+    TYPE_CASE(i16, int16_t, 7, -7, 32767, -32768, 2, 2, 1, -1, L(9, -5, -32768, 32767),
+              L(5, -9, 32766, -32767), L(14, -14, 32767, -32768), L(3, -3, 32767, -32768))
+    TYPE_CASE(i32, int32_t, 7, -7, INT32_MAX, INT32_MIN, 2, 2, 1, -1,
+              L(9, -5, INT32_MIN, INT32_MAX), L(5, -9, INT32_MAX - 1, INT32_MIN + 1),
+              L(14, -14, INT32_MAX, INT32_MIN), L(3, -3, INT32_MAX, INT32_MIN))
+    TYPE_CASE(i64, int64_t, 7, -7, INT64_MAX, INT64_MIN, 2, 2, 1, -1,
+              L(9, -5, INT64_MIN, INT64_MAX), L(5, -9, INT64_MAX - 1, INT64_MIN + 1),
+              L(14, -14, INT64_MAX, INT64_MIN), L(3, -3, INT64_MAX, INT64_MIN))
+    /* unsigned: a = {7, 0, MAX, 200}, b = {2, 1, 1, 0}: 0-1 and MAX+1 wrap, x / 0 = 0 */
+    TYPE_CASE(u8, uint8_t, 7, 0, 255, 200, 2, 1, 1, 0, L(9, 1, 0, 200), L(5, 255, 254, 200),
+              L(14, 0, 255, 0), L(3, 0, 255, 0))
+    TYPE_CASE(u16, uint16_t, 7, 0, 65535, 200, 2, 1, 1, 0, L(9, 1, 0, 200), L(5, 65535, 65534, 200),
+              L(14, 0, 65535, 0), L(3, 0, 65535, 0))
+    TYPE_CASE(u32, uint32_t, 7, 0, UINT32_MAX, 200, 2, 1, 1, 0, L(9, 1, 0, 200),
+              L(5, UINT32_MAX, UINT32_MAX - 1, 200), L(14, 0, UINT32_MAX, 0), L(3, 0, UINT32_MAX, 0))
+    TYPE_CASE(u64, uint64_t, 7, 0, UINT64_MAX, 200, 2, 1, 1, 0, L(9, 1, 0, 200),
+              L(5, UINT64_MAX, UINT64_MAX - 1, 200), L(14, 0, UINT64_MAX, 0), L(3, 0, UINT64_MAX, 0))
+    TYPE_CASE(f64, double, 7.0, -7.0, 0.1, 1.0, 2.0, 2.0, 0.2, 3.0, L(9.0, -5.0, 0.1 + 0.2, 4.0),
+              L(5.0, -9.0, 0.1 - 0.2, -2.0), L(14.0, -14.0, 0.1 * 0.2, 3.0),
+              L(3.5, -3.5, 0.1 / 0.2, 1.0 / 3.0))
+    /* i8 with broadcasting of a scalar b: {-128, -1, 5} / -1 = {-128, 1, -5} */
+    const int8_t a[3] = {-128, -1, 5}, b[1] = {-1}, want[3] = {-128, 1, -5};
+    const int64_t d3[1] = {3}, s0[1] = {0};
+    int8_t y[3];
+    div_i8(1, d3, unit, s0, a, b, y);
+    check(!memcmp(y, want, sizeof y), "div_i8 broadcast MIN / -1");
+
+    /* integer Clip: {-128, -1, 5} into [-1, 4]; lo > hi gives hi */
+    const int8_t clip_want[3] = {-1, -1, 4}, clip_swapped[3] = {0, 0, 0};
+    clip_i8(3, -1, 4, a, y);
+    check(!memcmp(y, clip_want, sizeof y), "clip_i8");
+    clip_i8(3, 3, 0, a, y);
+    check(!memcmp(y, clip_swapped, sizeof y), "clip_i8 lo > hi");
+#define CLIP_CASE(SUFFIX, T, LO, HI, X0, X1, X2, W0, W1, W2)                                      \
+    {                                                                                              \
+        const T x[3] = {X0, X1, X2}, w[3] = {W0, W1, W2};                                          \
+        T r[3];                                                                                    \
+        clip_##SUFFIX(3, LO, HI, x, r);                                                            \
+        check(!memcmp(r, w, sizeof r), "clip_" #SUFFIX);                                           \
+    }
+    CLIP_CASE(u8, uint8_t, 2, 200, 0, 100, 255, 2, 100, 200)
+    CLIP_CASE(i16, int16_t, -300, 300, -32768, 7, 32767, -300, 7, 300)
+    CLIP_CASE(u16, uint16_t, 2, 60000, 0, 100, 65535, 2, 100, 60000)
+    CLIP_CASE(i32, int32_t, -5, 5, INT32_MIN, 0, INT32_MAX, -5, 0, 5)
+    CLIP_CASE(u32, uint32_t, 1, 9, 0, 5, UINT32_MAX, 1, 5, 9)
+    CLIP_CASE(i64, int64_t, INT64_MIN, 0, INT64_MIN, -1, INT64_MAX, INT64_MIN, -1, 0)
+    CLIP_CASE(u64, uint64_t, 0, UINT64_MAX, 0, 1, UINT64_MAX, 0, 1, UINT64_MAX)
+#undef CLIP_CASE
+}
+#undef TYPE_CASE
+#undef L
+
 int main(void)
 {
+    test_types();
     test_unary();
     test_binary_hand();
     test_coalesce();

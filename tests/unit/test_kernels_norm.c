@@ -1,6 +1,7 @@
 /* Unit test of templates/norm.c: hand-computed values and bit-identity with a per-element
  * reference that forces each of the four roundings in the onnx reference's order
- * scale * (x - mean) / sqrt(var + eps) + bias. */
+ * scale * (x - mean) / sqrt(var + eps) + bias; groupnorm_f32 (GroupNormalization,
+ * InstanceNormalization) against hand values and a per-group reference. */
 #include "../../templates/norm.c"
 
 #include <stdio.h>
@@ -99,8 +100,57 @@ static void test_sensitivity(void)
     check(differs, "test data distinguishes the evaluation orders");
 }
 
+static void test_groupnorm(void)
+{
+    /* one group of 4: mean 2.5, var 1.25; scale 2, bias 1, eps 0 */
+    const float x[4] = {1, 2, 3, 4}, two = 2.0f, one = 1.0f;
+    float y[4];
+    groupnorm_f32(1, 1, 1, 4, x, &two, &one, 1, 0.0f, y);
+    const float d = sqrtf(1.25f);
+    check(y[0] == 2.0f * ((1.0f - 2.5f) / d) + 1.0f && y[3] == 2.0f * ((4.0f - 2.5f) / d) + 1.0f,
+          "groupnorm hand, one group");
+
+    /* instance norm: C = G = 2, HW = 2, per channel scale/bias */
+    const float xi[4] = {0, 2, 10, 30}, sc[2] = {1, 3}, bi[2] = {0, -1};
+    groupnorm_f32(1, 2, 2, 2, xi, sc, bi, 1, 0.0f, y);
+    check(y[0] == -1.0f && y[1] == 1.0f && y[2] == -4.0f && y[3] == 2.0f, "instancenorm hand");
+
+    /* groups of 2 channels, per-group (opset 18) vs per-channel (opset 21) scale */
+    const int64_t N = 2, C = 6, G = 3, HW = 5;
+    for (int64_t i = 0; i < N * C * HW; i++)
+        X[i] = rnd();
+    for (int64_t c = 0; c < C; c++) {
+        S[c] = rnd();
+        B[c] = rnd();
+    }
+    for (int per_channel = 0; per_channel < 2; per_channel++) {
+        groupnorm_f32(N, C, G, HW, X, S, B, per_channel, 1e-5f, Y);
+        int ok = 1;
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t g = 0; g < G; g++) {
+                const float *xg = X + (n * C + g * 2) * HW;
+                double sum = 0, sq = 0;
+                for (int i = 0; i < 2 * HW; i++)
+                    sum += xg[i];
+                const double mean = sum / (2 * HW);
+                for (int i = 0; i < 2 * HW; i++)
+                    sq += (xg[i] - mean) * (xg[i] - mean);
+                const float m = (float)mean, dd = sqrtf((float)(sq / (2 * HW)) + 1e-5f);
+                for (int i = 0; i < 2 * HW; i++) {
+                    const int64_t ci = per_channel ? g * 2 + i / HW : g;
+                    volatile float t = (xg[i] - m) / dd;
+                    t = S[ci] * t;
+                    t = t + B[ci];
+                    ok &= Y[(n * C + g * 2) * HW + i] == t;
+                }
+            }
+        check(ok, per_channel ? "groupnorm per-channel scale" : "groupnorm per-group scale");
+    }
+}
+
 int main(void)
 {
+    test_groupnorm();
     test_hand();
     test_random(1, 3, 10, 1e-5f);
     test_random(2, 8, 49, 1e-3f);

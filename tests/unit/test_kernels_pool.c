@@ -1,7 +1,9 @@
 /* Unit test of templates/pool.c: hand-computed windows (padding, count_include_pad, ceil_mode
  * windows past the padded extent, NaN, empty windows) and bit-identity with a reference that,
  * like the onnx reference, first lays the input out on a padded canvas whose cells are
- * marked input / padding / beyond the padding. */
+ * marked input / padding / beyond the padding. The N-d kernels (3-D, Indices, LpPool) must
+ * give the bits of the 2-D ones on every 2-D case; plus hand values for 3-D windows,
+ * indices, LpPool, GlobalMaxPool and MaxUnpool. */
 #include "../../templates/pool.c"
 
 #include <stdio.h>
@@ -56,6 +58,7 @@ static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1
 #define MAXE 32768
 static float X[MAXE], Y[MAXE], R[MAXE], canvas[MAXE];
 static unsigned char kind[MAXE]; /* 0 input, 1 padding, 2 beyond the padding */
+static int64_t IDX[MAXE];
 
 /* Reference pooling over a canvas of padded coordinates. op 0 = max, 1 = avg excluding pad,
  * 2 = avg including pad. */
@@ -119,6 +122,24 @@ static void run_case(const PoolCase *c)
                                              "avgpool include pad"};
         snprintf(what, sizeof what, "%s %s (OH=%d OW=%d)", names[op], c->name, (int)OH, (int)OW);
         check(same_bits(Y, R, total) && Y[total] == 999.0f, what);
+        /* the N-d kernel, with the 2-D geometry as 3-D with D = 1 */
+        const int64_t in[3] = {1, c->H, c->W}, out[3] = {1, OH, OW}, k[3] = {1, c->KH, c->KW};
+        const int64_t st[3] = {1, c->sh, c->sw}, dil[3] = {1, c->dh, c->dw};
+        const int64_t pad[6] = {0, c->pt, c->pl, 0, c->pb, c->pr};
+        R[total] = 999.0f;
+        if (op == 0)
+            maxpool_nd_f32(c->NC, in, out, k, st, pad, dil, 0, X, R, IDX);
+        else
+            avgpool_nd_f32(c->NC, in, out, k, st, pad, dil, op == 2, 0, X, R);
+        snprintf(what, sizeof what, "%s_nd %s = 2-D kernel", names[op], c->name);
+        check(same_bits(Y, R, total) && R[total] == 999.0f, what);
+        if (op == 0) {
+            int ok = 1;
+            for (int64_t i = 0; i < total; i++)
+                ok &= IDX[i] < 0 ? Y[i] == -INFINITY : X[IDX[i]] == Y[i];
+            snprintf(what, sizeof what, "maxpool_nd indices %s point at the maxima", c->name);
+            check(ok, what);
+        }
     }
 }
 
@@ -222,10 +243,77 @@ static void test_global_random(void)
     check(same_bits(Y, g, NC), "global_avgpool equals avgpool with a 7x7 window");
 }
 
+static void test_nd_hand(void)
+{
+    float x[128], y[64];
+    int64_t idx[64];
+    for (int i = 0; i < 128; i++)
+        x[i] = (float)(i % 64);
+    x[21] = x[64 + 21] = 100.0f; /* (d 1, h 1, w 1) of a 4x4x4 cube */
+    /* 3-D max 2x2x2 stride 2: 8 windows, the first holds 100 at index 21 */
+    const int64_t in[3] = {4, 4, 4}, out[3] = {2, 2, 2}, k[3] = {2, 2, 2}, st[3] = {2, 2, 2};
+    const int64_t one[3] = {1, 1, 1}, nopad[6] = {0, 0, 0, 0, 0, 0};
+    maxpool_nd_f32(1, in, out, k, st, nopad, one, 0, x, y, idx);
+    check(y[0] == 100.0f && idx[0] == 21 && y[7] == 63.0f && idx[7] == 63, "maxpool 3-D hand");
+    /* the second image's indices count the first one's elements */
+    maxpool_nd_f32(2, in, out, k, st, nopad, one, 0, x, y, idx);
+    check(idx[8] == 64 + 21 && idx[15] == 127, "maxpool indices include the channel");
+    /* 3-D average of a 2x2x2 window */
+    avgpool_nd_f32(1, in, out, k, st, nopad, one, 0, 0, x, y);
+    check(y[7] == (42.0f + 43 + 46 + 47 + 58 + 59 + 62 + 63) / 8.0f, "avgpool 3-D hand");
+
+    /* storage_order 1 (2-D): column-major spatial index */
+    const float x6[6] = {1, 9, 3, 4, 5, 6}; /* [2][3]: max 9 at (h 0, w 1) */
+    const int64_t in2[3] = {1, 2, 3}, out2[3] = {1, 1, 1}, k2[3] = {1, 2, 3};
+    maxpool_nd_f32(1, in2, out2, k2, one, nopad, one, 1, x6, y, idx);
+    check(y[0] == 9.0f && idx[0] == 2, "maxpool storage_order 1 index w*H + h");
+    maxpool_nd_f32(1, in2, out2, k2, one, nopad, one, 0, x6, y, idx);
+    check(idx[0] == 1, "maxpool storage_order 0 index h*W + w");
+
+    /* LpPool 1-D: p = 2 -> sqrt(3^2 + 4^2) = 5; p = 1 -> |3| + |-4|; p = 3; pad counts 0 */
+    const float x2[2] = {3.0f, -4.0f};
+    const int64_t in1[3] = {1, 1, 2}, out1[3] = {1, 1, 3}, k1[3] = {1, 1, 2};
+    const int64_t pad1[6] = {0, 0, 1, 0, 0, 1};
+    avgpool_nd_f32(1, in1, out1, k1, one, pad1, one, 0, 2, x2, y);
+    check(y[0] == 3.0f && y[1] == 5.0f && y[2] == 4.0f, "lppool p=2 with pads");
+    avgpool_nd_f32(1, in1, out1, k1, one, pad1, one, 0, 1, x2, y);
+    check(y[0] == 3.0f && y[1] == 7.0f && y[2] == 4.0f, "lppool p=1");
+    avgpool_nd_f32(1, in1, out1, k1, one, pad1, one, 0, 3, x2, y);
+    check(fabsf(y[1] - cbrtf(91.0f)) <= 1e-5f, "lppool p=3");
+
+    /* uint8 / int8 max: padding never wins, ties keep the first index */
+    const uint8_t xu[4] = {7, 200, 200, 3};
+    uint8_t yu[4];
+    const int64_t inq[3] = {1, 1, 4}, outq[3] = {1, 1, 3}, kq[3] = {1, 1, 2};
+    const int64_t padq[6] = {0, 0, 1, 0, 0, 0};
+    maxpool_nd_u8(1, inq, outq, kq, one, padq, one, 0, xu, yu, idx);
+    check(yu[0] == 7 && yu[1] == 200 && yu[2] == 200 && idx[0] == 0 && idx[1] == 1 &&
+              idx[2] == 1,
+          "maxpool uint8 with pad and ties");
+    const int8_t xs[4] = {-100, -128, -5, -7};
+    int8_t ys[4];
+    maxpool_nd_i8(1, inq, outq, kq, one, padq, one, 0, xs, ys, NULL);
+    check(ys[0] == -100 && ys[1] == -100 && ys[2] == -5, "maxpool int8, padding is not 0");
+
+    /* GlobalMaxPool skips NaN */
+    const float g4[4] = {NAN, -2.0f, -1.0f, -3.0f};
+    global_maxpool_f32(2, 2, g4, y);
+    check(y[0] == -2.0f && y[1] == -1.0f, "global_maxpool");
+
+    /* MaxUnpool: zeros, scattered values, out-of-range indices ignored */
+    const float xv[3] = {5, 6, 7};
+    const int64_t iv[3] = {3, 0, 9};
+    for (int i = 0; i < 5; i++)
+        y[i] = 42.0f;
+    maxunpool_f32(3, xv, iv, 4, y);
+    check(y[0] == 6 && y[1] == 0 && y[2] == 0 && y[3] == 5 && y[4] == 42.0f, "maxunpool");
+}
+
 int main(void)
 {
     test_hand();
     test_global_random();
+    test_nd_hand();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);
     printf("%d passed, %d failed\n", n_passed, n_failed);

@@ -1,0 +1,313 @@
+/* quant.c — linear quantisation: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
+ * MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv.
+ *
+ * Quantised element types are given as ONNX TensorProto.DataType numbers:
+ *   2 uint8, 3 int8, 4 uint16, 5 int16, 6 int32 (int32 only as a DequantizeLinear input and
+ *   the output of MatMulInteger/ConvInteger). Scale types: 1 float32, 10 float16 (raw bits).
+ *
+ * Numerics, as the onnx reference (numpy) computes them:
+ *   quantize    q = saturate(rint(x / scale) + zero_point): x / scale in float, rint rounds
+ *               half to even, the sum saturates to the type's range; NaN gives the type's
+ *               minimum (what numpy's int cast of NaN gives on x86 before the clip).
+ *   dequantize  y = (float)(x - zero_point) * scale (x - zero_point exact in int64).
+ *   products    exact integer sums of (a - a_zp) * (b - b_zp) in int64 (any order gives the
+ *               same value), stored as int32 (wrapping like numpy's int32 if out of range).
+ *   requantise  (QLinearMatMul, QLinearConv) m = a_scale * b_scale / y_scale in the scale
+ *               type (float16: each operation rounded to float16 as numpy does), then
+ *               y = saturate(rint((double)acc * (double)m + y_zero_point)) in double, as
+ *               numpy promotes int32 * float to float64.
+ *
+ * Part of the templates: the compiler pastes this text into the generated C file and also
+ * links it to fold constants. It includes only standard headers and defines every function
+ * with O2C_KERNEL, which the includer sets (generated code: static; compiler: empty).
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifndef O2C_KERNEL
+#define O2C_KERNEL static
+#endif
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/* ---- element access ---- */
+
+/* Element i of a quantised tensor of `type` (2, 3, 4, 5, 6); 0 when p is NULL. */
+static int64_t quant_load(int type, const void *p, int64_t i)
+{
+    if (!p)
+        return 0;
+    switch (type) {
+    case 2: return ((const uint8_t *)p)[i];
+    case 3: return ((const int8_t *)p)[i];
+    case 4: return ((const uint16_t *)p)[i];
+    case 5: return ((const int16_t *)p)[i];
+    default: return ((const int32_t *)p)[i];
+    }
+}
+
+static void quant_range(int type, double *lo, double *hi)
+{
+    switch (type) {
+    case 2: *lo = 0.0, *hi = 255.0; break;
+    case 3: *lo = -128.0, *hi = 127.0; break;
+    case 4: *lo = 0.0, *hi = 65535.0; break;
+    case 5: *lo = -32768.0, *hi = 32767.0; break;
+    default: *lo = -2147483648.0, *hi = 2147483647.0; break;
+    }
+}
+
+/* Stores the integral value v (already within the type's range). */
+static void quant_store(int type, void *p, int64_t i, double v)
+{
+    switch (type) {
+    case 2: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case 3: ((int8_t *)p)[i] = (int8_t)v; break;
+    case 4: ((uint16_t *)p)[i] = (uint16_t)v; break;
+    case 5: ((int16_t *)p)[i] = (int16_t)v; break;
+    default: ((int32_t *)p)[i] = (int32_t)v; break;
+    }
+}
+
+/* v (integral or NaN) saturated to the type's range; NaN gives the minimum. */
+static double quant_saturate(int type, double v)
+{
+    double lo, hi;
+    quant_range(type, &lo, &hi);
+    if (v != v || v < lo)
+        return lo;
+    return v > hi ? hi : v;
+}
+
+/* int64 -> int32, wrapping modulo 2^32 like numpy's int32 arithmetic. */
+static int32_t quant_wrap32(int64_t v)
+{
+    uint32_t u = (uint32_t)v;
+    int32_t r;
+    memcpy(&r, &u, sizeof r);
+    return r;
+}
+
+/* ---- float16 (for float16 scales) ---- */
+
+O2C_KERNEL float quant_half_to_float(uint16_t h)
+{
+    const int e = (h >> 10) & 31, m = h & 1023;
+    float v;
+    if (e == 0)
+        v = ldexpf((float)m, -24);
+    else if (e == 31)
+        v = m ? NAN : INFINITY;
+    else
+        v = ldexpf((float)(m | 1024), e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+/* float -> float16, round to nearest even, overflow to infinity. */
+O2C_KERNEL uint16_t quant_float_to_half(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    const uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
+    const uint32_t a = u & 0x7fffffffu;
+    if (a >= 0x7f800000u) /* inf or NaN */
+        return (uint16_t)(sign | 0x7c00 | (a > 0x7f800000u ? 0x200 : 0));
+    if (a >= 0x477ff000u) /* rounds to >= 65520: infinity */
+        return (uint16_t)(sign | 0x7c00);
+    if (a < 0x38800000u) { /* below 2^-14: a subnormal half, exact integer multiple of 2^-24 */
+        const float scaled = fabsf(f) * 16777216.0f; /* exact: a power-of-two scaling */
+        return (uint16_t)(sign | (uint16_t)rintf(scaled));
+    }
+    /* normal: drop 13 mantissa bits with round half to even */
+    const uint32_t rest = a & 0x1fffu, half = 0x1000u;
+    uint32_t h = ((a >> 13) - (112u << 10));
+    if (rest > half || (rest == half && (h & 1u)))
+        h++;
+    return (uint16_t)(sign | h);
+}
+
+/* A scale element as float: scale_type 1 float32, 10 float16. */
+static float quant_scale(int scale_type, const void *p, int64_t i)
+{
+    if (scale_type == 10)
+        return quant_half_to_float(((const uint16_t *)p)[i]);
+    return ((const float *)p)[i];
+}
+
+/* The requantisation multiplier a * b / c in the scale type (numpy: float16 operations
+ * compute in float and round to float16 after each). */
+static double quant_multiplier(int scale_type, float a, float b, float c)
+{
+    if (scale_type == 10) {
+        const float p = quant_half_to_float(quant_float_to_half(a * b));
+        return (double)quant_half_to_float(quant_float_to_half(p / c));
+    }
+    const float p = a * b;
+    return (double)(p / c);
+}
+
+/* ---- QuantizeLinear / DequantizeLinear ----
+ * x, y: [outer][len][inner] around the quantisation axis. The scale (and the zero point,
+ * same layout, or NULL) of element (o, a, i) is at o*s[0] + (a / block)*s[1] + i*s[2]:
+ *   per tensor  s = {0, 0, 0}, block = 1
+ *   per axis    s = {0, 1, 0}, block = 1
+ *   blocked     s = {nblocks*inner, inner, 1} with nblocks = ceil(len / block) */
+
+O2C_KERNEL void quantize_linear_f32(int64_t outer, int64_t len, int64_t inner, int64_t block,
+                                    const int64_t *s, const float *x, const float *scale,
+                                    int y_type, const void *zero_point, void *y)
+{
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t a = 0; a < len; a++)
+            for (int64_t i = 0; i < inner; i++) {
+                const int64_t e = (o * len + a) * inner + i;
+                const int64_t si = o * s[0] + (a / block) * s[1] + i * s[2];
+                const float q = rintf(x[e] / scale[si]);
+                const double v = (double)q + (double)quant_load(y_type, zero_point, si);
+                quant_store(y_type, y, e, quant_saturate(y_type, v));
+            }
+}
+
+O2C_KERNEL void dequantize_linear_f32(int64_t outer, int64_t len, int64_t inner, int64_t block,
+                                      const int64_t *s, int x_type, const void *x,
+                                      const float *scale, const void *zero_point, float *y)
+{
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t a = 0; a < len; a++)
+            for (int64_t i = 0; i < inner; i++) {
+                const int64_t e = (o * len + a) * inner + i;
+                const int64_t si = o * s[0] + (a / block) * s[1] + i * s[2];
+                const int64_t d = quant_load(x_type, x, e) - quant_load(x_type, zero_point, si);
+                y[e] = (float)d * scale[si];
+            }
+}
+
+/* ---- DynamicQuantizeLinear: x[n] float -> y[n] uint8, y_scale[1], y_zero_point[1] ----
+ * max/min over x and 0 (NaN elements are skipped), then as the onnx reference:
+ *   scale = (max - min) / 255 (1 when max == min), zp = rint(clamp(0 - min / scale, 0, 255)),
+ *   y = saturate(rint(x / scale) + zp). */
+O2C_KERNEL void dynamic_quantize_linear_f32(int64_t n, const float *x, uint8_t *y,
+                                            float *y_scale, uint8_t *y_zero_point)
+{
+    float mx = 0.0f, mn = 0.0f;
+    for (int64_t i = 0; i < n; i++) {
+        if (x[i] > mx)
+            mx = x[i];
+        if (x[i] < mn)
+            mn = x[i];
+    }
+    /* x all zero: scale 1, as onnxruntime (the onnx reference's code gives 1/255, its comment 1) */
+    const float scale = mx == mn ? 1.0f : (mx - mn) / 255.0f;
+    const float q = mn / scale;
+    const float izp = 0.0f - q;
+    const float zc = izp < 0.0f ? 0.0f : izp > 255.0f ? 255.0f : izp;
+    const float zp = rintf(zc);
+    for (int64_t i = 0; i < n; i++) {
+        const float r = rintf(x[i] / scale);
+        const float v = r + zp;
+        y[i] = (uint8_t)quant_saturate(2, (double)v);
+    }
+    *y_scale = scale;
+    *y_zero_point = (uint8_t)zp;
+}
+
+/* ---- MatMulInteger / QLinearMatMul: Y[M][N] from A[M][K], B[K][N], row-major ----
+ * a_zp: one element or NULL; b_zp: element j*b_zp_stride (0: per tensor, 1: per column) or
+ * NULL. MatMulInteger writes int32 (y_type 6, no scales); QLinearMatMul requantises with
+ * a_scale[0], b_scale[j*b_scale_stride], y_scale[0], y_zp[0] (or NULL) into y_type. */
+O2C_KERNEL void qmatmul(int64_t M, int64_t N, int64_t K, int a_type, const void *A,
+                        const void *a_zp, int b_type, const void *B, const void *b_zp,
+                        int64_t b_zp_stride, int scale_type, const void *a_scale,
+                        const void *b_scale, int64_t b_scale_stride, const void *y_scale,
+                        int y_type, const void *y_zp, void *Y)
+{
+    const int64_t az = quant_load(a_type, a_zp, 0);
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) {
+            const int64_t bz = quant_load(b_type, b_zp, j * b_zp_stride);
+            int64_t acc = 0;
+            for (int64_t k = 0; k < K; k++)
+                acc += (quant_load(a_type, A, i * K + k) - az) *
+                       (quant_load(b_type, B, k * N + j) - bz);
+            if (y_type == 6) {
+                ((int32_t *)Y)[i * N + j] = quant_wrap32(acc);
+                continue;
+            }
+            const double m =
+                quant_multiplier(scale_type, quant_scale(scale_type, a_scale, 0),
+                                 quant_scale(scale_type, b_scale, j * b_scale_stride),
+                                 quant_scale(scale_type, y_scale, 0));
+            const double t = (double)quant_wrap32(acc) * m;
+            const double v = t + (double)quant_load(y_type, y_zp, 0);
+            quant_store(y_type, Y, i * N + j, quant_saturate(y_type, nearbyint(v)));
+        }
+}
+
+/* ---- ConvInteger / QLinearConv: direct convolution, NCDHW (1-D and 2-D as 3-D) ----
+ * geo[22] = {N, C, D, H, W, OC, group, KD, KH, KW, OD, OH, OW, stride d/h/w, pad-begin
+ * d/h/w, dilation d/h/w}. x [N][C][D][H][W]; w [OC][C/group][KD][KH][KW]; y [N][OC][OD][OH][OW].
+ * Padding contributes 0 (after the zero point is subtracted, as in the onnx reference).
+ * x_zp: one element or NULL; w_zp: element oc*w_zp_stride or NULL; bias: int32 [OC] or NULL.
+ * y_type 6 writes the int32 sums (ConvInteger); otherwise requantised as qmatmul with
+ * x_scale[0], w_scale[oc*w_scale_stride], y_scale[0], y_zp. */
+O2C_KERNEL void qconv(const int64_t *geo, int x_type, const void *x, const void *x_zp,
+                      int w_type, const void *w, const void *w_zp, int64_t w_zp_stride,
+                      const int32_t *bias, int scale_type, const void *x_scale,
+                      const void *w_scale, int64_t w_scale_stride, const void *y_scale,
+                      int y_type, const void *y_zp, void *y)
+{
+    const int64_t N = geo[0], C = geo[1], D = geo[2], H = geo[3], W = geo[4], OC = geo[5];
+    const int64_t G = geo[6], KD = geo[7], KH = geo[8], KW = geo[9];
+    const int64_t OD = geo[10], OH = geo[11], OW = geo[12];
+    const int64_t Cg = C / G, OCg = OC / G;
+    const int64_t xz = quant_load(x_type, x_zp, 0);
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t oc = 0; oc < OC; oc++) {
+            const int64_t g = oc / OCg;
+            const int64_t wz = quant_load(w_type, w_zp, oc * w_zp_stride);
+            double m = 0.0;
+            if (y_type != 6)
+                m = quant_multiplier(scale_type, quant_scale(scale_type, x_scale, 0),
+                                     quant_scale(scale_type, w_scale, oc * w_scale_stride),
+                                     quant_scale(scale_type, y_scale, 0));
+            for (int64_t od = 0; od < OD; od++)
+                for (int64_t oh = 0; oh < OH; oh++)
+                    for (int64_t ow = 0; ow < OW; ow++) {
+                        int64_t acc = bias ? bias[oc] : 0;
+                        for (int64_t ic = 0; ic < Cg; ic++)
+                            for (int64_t kd = 0; kd < KD; kd++) {
+                                const int64_t id = od * geo[13] - geo[16] + kd * geo[19];
+                                if (id < 0 || id >= D)
+                                    continue;
+                                for (int64_t kh = 0; kh < KH; kh++) {
+                                    const int64_t ih = oh * geo[14] - geo[17] + kh * geo[20];
+                                    if (ih < 0 || ih >= H)
+                                        continue;
+                                    for (int64_t kw = 0; kw < KW; kw++) {
+                                        const int64_t iw = ow * geo[15] - geo[18] + kw * geo[21];
+                                        if (iw < 0 || iw >= W)
+                                            continue;
+                                        const int64_t xi =
+                                            (((n * C + g * Cg + ic) * D + id) * H + ih) * W + iw;
+                                        const int64_t wi =
+                                            (((oc * Cg + ic) * KD + kd) * KH + kh) * KW + kw;
+                                        acc += (quant_load(x_type, x, xi) - xz) *
+                                               (quant_load(w_type, w, wi) - wz);
+                                    }
+                                }
+                            }
+                        const int64_t yi = (((n * OC + oc) * OD + od) * OH + oh) * OW + ow;
+                        if (y_type == 6) {
+                            ((int32_t *)y)[yi] = quant_wrap32(acc);
+                        } else {
+                            const double t = (double)quant_wrap32(acc) * m;
+                            const double v = t + (double)quant_load(y_type, y_zp, 0);
+                            quant_store(y_type, y, yi, quant_saturate(y_type, nearbyint(v)));
+                        }
+                    }
+        }
+}

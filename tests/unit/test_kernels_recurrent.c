@@ -1,0 +1,211 @@
+/* Unit test of templates/recurrent.c (with templates/gemm.c): RNN, GRU and LSTM cells on
+ * hand-computed cases (identity/ReLU activations so that every value is exact), directions,
+ * sequence lengths, layouts, clip, linear_before_reset, input_forget, peepholes, the
+ * activation functions, and a bidirectional tanh RNN against a direct fmaf loop, bit for bit.
+ * The templates are compiled after kernels.h with extern kernels, so the prototypes there are
+ * checked against the definitions. */
+#include "../../templates/kernels.h"
+
+#define O2C_KERNEL
+#include "../../templates/gemm.c"
+#include "../../templates/recurrent.c"
+
+#include <stdio.h>
+#include <string.h>
+
+static int n_passed, n_failed;
+
+static void check(int ok, const char *what)
+{
+    if (ok) {
+        n_passed++;
+    } else {
+        n_failed++;
+        printf("FAIL: %s\n", what);
+    }
+}
+
+static int same_all(const float *got, const float *want, int n, const char *what)
+{
+    for (int i = 0; i < n; i++)
+        if (memcmp(&got[i], &want[i], sizeof(float)) != 0) {
+            printf("  %s element %d: got %a (%g) want %a (%g)\n", what, i, (double)got[i],
+                   (double)got[i], (double)want[i], (double)want[i]);
+            return 0;
+        }
+    return 1;
+}
+
+static float scratch[4096];
+
+enum { RELU = 0, TANH = 1, SIGMOID = 2, AFFINE = 3 };
+
+static void test_activations(void)
+{
+    check(rnn_activation(0, 0, 0, -1.0f) == 0.0f && rnn_activation(0, 0, 0, 2.0f) == 2.0f, "relu");
+    check(rnn_activation(1, 0, 0, 0.0f) == 0.0f, "tanh(0)");
+    check(rnn_activation(2, 0, 0, 0.0f) == 0.5f, "sigmoid(0)");
+    check(rnn_activation(3, 2.0f, 1.0f, 3.0f) == 7.0f, "affine 2*3+1");
+    check(rnn_activation(4, 0.5f, 0, -2.0f) == -1.0f && rnn_activation(4, 0.5f, 0, 2.0f) == 2.0f,
+          "leaky relu");
+    check(rnn_activation(5, 1.0f, 0, 0.5f) == 0.0f && rnn_activation(5, 1.0f, 0, 2.0f) == 2.0f,
+          "thresholded relu");
+    check(rnn_activation(6, 2.0f, 0.5f, 0.0f) == 0.0f, "scaled tanh(0)");
+    check(rnn_activation(7, 0.25f, 0.5f, 1.0f) == 0.75f && rnn_activation(7, 0.25f, 0.5f, 9.0f) == 1.0f &&
+              rnn_activation(7, 0.25f, 0.5f, -9.0f) == 0.0f,
+          "hard sigmoid");
+    check(rnn_activation(8, 1.0f, 0, 0.0f) == 0.0f && rnn_activation(8, 2.0f, 0, -INFINITY) == -2.0f,
+          "elu");
+    check(rnn_activation(9, 0, 0, 1.0f) == 0.5f, "softsign(1)");
+    check(fabsf(rnn_activation(10, 0, 0, 0.0f) - 0.69314718f) < 1e-7f, "softplus(0)");
+}
+
+/* RNN, H = I = 1, W = 0.5, R = 0.25, ReLU: forward h1 = 0.5, h2 = 1 + 0.125 = 1.125;
+ * reverse h(t=1) = 1, h(t=0) = 0.5 + 0.25 = 0.75. Two batches, the second of length 1. */
+static void test_rnn_hand(void)
+{
+    const float X[4] = {1.0f, 4.0f, 2.0f, 8.0f}; /* [T=2][B=2][1] */
+    const float W[2] = {0.5f, 0.5f}, R[2] = {0.25f, 0.25f};
+    const int32_t act[2] = {RELU, RELU};
+    const float al[2] = {0, 0}, be[2] = {0, 0};
+    const int32_t lens[2] = {2, 1};
+    float Y[8], Yh[4];
+
+    rnn_f32(2, 2, 1, 1, 1, 0, 0, X, W, R, NULL, lens, NULL, act, al, be, 0, 0.0f, Y, Yh, scratch);
+    const float yf[4] = {0.5f, 2.0f, 1.125f, 0.0f}, yhf[2] = {1.125f, 2.0f};
+    check(same_all(Y, yf, 4, "Y") && same_all(Yh, yhf, 2, "Y_h"), "rnn forward, lens 2 and 1");
+
+    rnn_f32(2, 2, 1, 1, 1, 0, 1, X, W, R, NULL, lens, NULL, act, al, be, 0, 0.0f, Y, Yh, scratch);
+    const float yr[4] = {0.75f, 2.0f, 1.0f, 0.0f}, yhr[2] = {0.75f, 2.0f};
+    check(same_all(Y, yr, 4, "Y") && same_all(Yh, yhr, 2, "Y_h"), "rnn reverse, lens 2 and 1");
+
+    /* bidirectional, layout 1: X [B][T][1], Y [B][T][D][1], Y_h [B][D][1]; bias Wb + Rb = 1
+     * for the backward direction; initial_h 2 for the forward direction of batch 0. */
+    const float Xl[4] = {1.0f, 2.0f, 4.0f, 8.0f};
+    const float Bias[4] = {0, 0, 0.5f, 0.5f};
+    const float h0[4] = {2.0f, 0.0f, 0.0f, 0.0f}; /* [B][D][1] */
+    float Yb[8], Yhb[4];
+    rnn_f32(2, 2, 1, 1, 2, 1, 2, Xl, W, R, Bias, NULL, h0, act, al, be, 0, 0.0f, Yb, Yhb, scratch);
+    /* b0 fwd: h1 = 0.5 + 0.5 = 1, h2 = 1 + 0.25 = 1.25; b0 bwd: t1 = 1 + 1 = 2, t0 = 0.5 + 0.5 + 1 = 2
+     * b1 fwd: 2, 4 + 0.5 = 4.5; b1 bwd: t1 = 4 + 1 = 5, t0 = 2 + 1.25 + 1 = 4.25 */
+    const float yb[8] = {1.0f, 2.0f, 1.25f, 2.0f, 2.0f, 4.25f, 4.5f, 5.0f};
+    const float yhb[4] = {1.25f, 2.0f, 4.5f, 4.25f};
+    check(same_all(Yb, yb, 8, "Y") && same_all(Yhb, yhb, 4, "Y_h"),
+          "rnn bidirectional, layout 1, bias, initial_h");
+
+    /* a batch of length 0: Y and Y_h are 0 there (not initial_h) */
+    const int32_t lens0[2] = {2, 0};
+    const float h0s[2] = {0.0f, 3.0f};
+    rnn_f32(2, 2, 1, 1, 1, 0, 0, X, W, R, NULL, lens0, h0s, act, al, be, 0, 0.0f, Y, Yh, scratch);
+    const float y0[4] = {0.5f, 0.0f, 1.125f, 0.0f}, yh0[2] = {1.125f, 0.0f};
+    check(same_all(Y, y0, 4, "Y") && same_all(Yh, yh0, 2, "Y_h"), "rnn, a batch of length 0");
+
+    /* clip 0.6 on the pre-activation: forward h1 = 0.5, h2 = min(1.125, 0.6) */
+    rnn_f32(2, 2, 1, 1, 1, 0, 0, X, W, R, NULL, NULL, NULL, act, al, be, 1, 0.6f, Y, Yh, scratch);
+    check(Y[2] == 0.6f && Y[0] == 0.5f && Yh[0] == 0.6f, "rnn clip");
+}
+
+/* GRU, H = I = 1, identity activations (Affine 1, 0), W = (1, 2, 3), R = 0.5, x = 1, h0 = 1,
+ * Rb_h = 1: z = 1.5, r = 2.5;
+ *   lbr 0: h~ = 3 + (2.5 * 1) * 0.5 + 0 + 1 = 5.25, H = (1 - 1.5) * 5.25 + 1.5 = -1.125
+ *   lbr 1: h~ = 3 + 2.5 * (0.5 + 1) + 0 = 6.75,    H = -0.5 * 6.75 + 1.5 = -1.875 */
+static void test_gru_hand(void)
+{
+    const float X[1] = {1.0f}, W[3] = {1.0f, 2.0f, 3.0f}, R[3] = {0.5f, 0.5f, 0.5f};
+    const float Bias[6] = {0, 0, 0, 0, 0, 1.0f}, h0[1] = {1.0f};
+    const int32_t act[2] = {AFFINE, AFFINE};
+    const float al[2] = {1.0f, 1.0f}, be[2] = {0, 0};
+    float Y[1], Yh[1];
+    gru_f32(1, 1, 1, 1, 1, 0, 0, 0, X, W, R, Bias, NULL, h0, act, al, be, 0, 0.0f, Y, Yh, scratch);
+    check(Y[0] == -1.125f && Yh[0] == -1.125f, "gru linear_before_reset 0");
+    gru_f32(1, 1, 1, 1, 1, 0, 0, 1, X, W, R, Bias, NULL, h0, act, al, be, 0, 0.0f, Y, Yh, scratch);
+    check(Y[0] == -1.875f && Yh[0] == -1.875f, "gru linear_before_reset 1");
+    /* clip 2: z = 1.5, r = 2 -> h~ = clip(3 + 1 + 1) = 2, H = -0.5 * 2 + 1.5 = 0.5 */
+    gru_f32(1, 1, 1, 1, 1, 0, 0, 0, X, W, R, Bias, NULL, h0, act, al, be, 1, 2.0f, Y, Yh, scratch);
+    check(Y[0] == 0.5f, "gru clip");
+}
+
+/* LSTM, H = I = 1, identity activations, W = (1, 2, 3, 4) for (i, o, f, c), R = 0, x = 0.5,
+ * c0 = 2, P = (0.5, 0.25, 1) for (i, o, f): gates 0.5, 1, 1.5, 2;
+ *   i = 0.5 + 0.5 * 2 = 1.5, f = 1.5 + 2 = 3.5, c = 2, C = 7 + 3 = 10, o = 1 + 2.5 = 3.5, H = 35
+ *   input_forget: f = 1 - 1.5 = -0.5, C = -1 + 3 = 2, o = 1.5, H = 3 */
+static void test_lstm_hand(void)
+{
+    const float X[1] = {0.5f}, W[4] = {1.0f, 2.0f, 3.0f, 4.0f}, R[4] = {0, 0, 0, 0};
+    const float c0[1] = {2.0f}, P[3] = {0.5f, 0.25f, 1.0f};
+    const int32_t act[3] = {AFFINE, AFFINE, AFFINE};
+    const float al[3] = {1.0f, 1.0f, 1.0f}, be[3] = {0, 0, 0};
+    float Y[1], Yh[1], Yc[1];
+    lstm_f32(1, 1, 1, 1, 1, 0, 0, 0, X, W, R, NULL, NULL, NULL, c0, P, act, al, be, 0, 0.0f, Y,
+             Yh, Yc, scratch);
+    check(Y[0] == 35.0f && Yh[0] == 35.0f && Yc[0] == 10.0f, "lstm peepholes");
+    lstm_f32(1, 1, 1, 1, 1, 0, 0, 1, X, W, R, NULL, NULL, NULL, c0, P, act, al, be, 0, 0.0f, Y,
+             Yh, Yc, scratch);
+    check(Y[0] == 3.0f && Yc[0] == 2.0f, "lstm input_forget");
+    /* clip 1.2 on i, f, c, o (not on h's input C): C = 1.2 * 2 + 1.2 * 1.2, H = 1.2 * C */
+    lstm_f32(1, 1, 1, 1, 1, 0, 0, 0, X, W, R, NULL, NULL, NULL, c0, P, act, al, be, 1, 1.2f, Y,
+             Yh, Yc, scratch);
+    const float t1 = 1.2f * 2.0f, t2 = 1.2f * 1.2f;
+    const float C = t1 + t2;
+    check(Yc[0] == C && Yh[0] == 1.2f * C, "lstm clip");
+    /* no Y wanted (NULL) still gives Y_h and Y_c */
+    lstm_f32(1, 1, 1, 1, 1, 0, 0, 0, X, W, R, NULL, NULL, NULL, c0, P, act, al, be, 0, 0.0f,
+             NULL, Yh, Yc, scratch);
+    check(Yh[0] == 35.0f && Yc[0] == 10.0f, "lstm without Y");
+}
+
+/* Bidirectional tanh RNN against a direct loop with the documented order, bit for bit. */
+static void test_rnn_bits(void)
+{
+    enum { T = 3, B = 2, I = 3, H = 4, D = 2 };
+    float X[T * B * I], W[D * H * I], R[D * H * H], Bias[D * 2 * H], h0[D * B * H];
+    uint32_t s = 12345u;
+    float *all[5] = {X, W, R, Bias, h0};
+    int sizes[5] = {T * B * I, D * H * I, D * H * H, D * 2 * H, D * B * H};
+    for (int a = 0; a < 5; a++)
+        for (int i = 0; i < sizes[a]; i++) {
+            s = s * 1664525u + 1013904223u;
+            all[a][i] = (float)((int)(s >> 9) % 2001 - 1000) / 1000.0f;
+        }
+    const int32_t act[2] = {TANH, TANH};
+    const float al[2] = {0, 0}, be[2] = {0, 0};
+    float Y[T * D * B * H], Yh[D * B * H], want[T * D * B * H];
+    rnn_f32(T, B, I, H, D, 0, 2, X, W, R, Bias, NULL, h0, act, al, be, 0, 0.0f, Y, Yh, scratch);
+    for (int d = 0; d < D; d++)
+        for (int b = 0; b < B; b++) {
+            float h[H], hn[H];
+            for (int j = 0; j < H; j++)
+                h[j] = h0[(d * B + b) * H + j];
+            for (int st = 0; st < T; st++) {
+                int t = d ? T - 1 - st : st;
+                for (int j = 0; j < H; j++) {
+                    float xw = 0.0f, hr = 0.0f;
+                    for (int k = 0; k < I; k++)
+                        xw = fmaf(X[(t * B + b) * I + k], W[(d * H + j) * I + k], xw);
+                    for (int k = 0; k < H; k++)
+                        hr = fmaf(h[k], R[(d * H + j) * H + k], hr);
+                    const float bs = Bias[d * 2 * H + j] + Bias[d * 2 * H + H + j];
+                    const float v = xw + hr;
+                    hn[j] = tanhf(v + bs);
+                }
+                for (int j = 0; j < H; j++) {
+                    h[j] = hn[j];
+                    want[((t * D + d) * B + b) * H + j] = hn[j];
+                }
+            }
+        }
+    check(same_all(Y, want, T * D * B * H, "Y"), "bidirectional tanh rnn, bits of a direct loop");
+    check(rnn_scratch_floats(T, B, H, 1) <= (int64_t)(sizeof scratch / sizeof scratch[0]),
+          "scratch size");
+}
+
+int main(void)
+{
+    test_activations();
+    test_rnn_hand();
+    test_gru_hand();
+    test_lstm_hand();
+    test_rnn_bits();
+    printf("%d passed, %d failed\n", n_passed, n_failed);
+    return n_failed ? 1 : 0;
+}
