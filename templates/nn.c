@@ -87,7 +87,8 @@ O2C_KERNEL void mvn_f32(int out_rank, const int64_t *out_dims, const int64_t *ou
 }
 
 /* LpNormalization along the middle axis: norm = sum |x| (p = 1) or sqrtf(sum x*x) (p = 2),
- * float sums in ascending order; y = x / norm.   x, y [outer][len][inner] (y may be x). */
+ * float sums in ascending order; y = x / norm, and 0 where the norm is 0 (as the ONNX
+ * reference).   x, y [outer][len][inner] (y may be x). */
 O2C_KERNEL void lpnorm_f32(int64_t outer, int64_t len, int64_t inner, int64_t p, const float *x,
                            float *y)
 {
@@ -100,6 +101,6 @@ O2C_KERNEL void lpnorm_f32(int64_t outer, int64_t len, int64_t inner, int64_t p,
                 s = p == 1 ? s + fabsf(xl[j * inner]) : s + xl[j * inner] * xl[j * inner];
             const float norm = p == 1 ? s : sqrtf(s);
             for (int64_t j = 0; j < len; j++)
-                yl[j * inner] = xl[j * inner] / norm;
+                yl[j * inner] = norm == 0.0f ? 0.0f : xl[j * inner] / norm;
         }
 }
