@@ -52,6 +52,7 @@ static const OpDef op_table[] = {
     {"Cos", 1, 1, 7, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
     {"Softplus", 1, 1, 1, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
     {"Softsign", 1, 1, 1, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
+    {"Round", 1, 1, 11, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
     {"HardSigmoid", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
     {"HardSwish", 1, 1, 14, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
     {"Elu", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},

@@ -30,6 +30,7 @@ static const struct {
     {"Cos", "cos_f32", cos_f32},
     {"Softplus", "softplus_f32", softplus_f32},
     {"Softsign", "softsign_f32", softsign_f32},
+    {"Round", "round_f32", round_f32},
     {"HardSwish", "hard_swish_f32", hard_swish_f32},
 };
 

@@ -103,6 +103,7 @@ void sign_f32(int64_t n, const float *x, float *y);
 void sin_f32(int64_t n, const float *x, float *y);
 void cos_f32(int64_t n, const float *x, float *y);
 void softsign_f32(int64_t n, const float *x, float *y);
+void round_f32(int64_t n, const float *x, float *y);
 void softplus_f32(int64_t n, const float *x, float *y);
 void hard_sigmoid_f32(int64_t n, float alpha, float beta, const float *x, float *y);
 void hard_swish_f32(int64_t n, const float *x, float *y);

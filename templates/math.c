@@ -58,6 +58,10 @@ O2C_MATH_UNARY(sin_f32, sinf(v))
 O2C_MATH_UNARY(cos_f32, cosf(v))
 /* numpy.sign: 1, -1, 0 for +-0 (always +0), NaN for NaN. */
 O2C_MATH_UNARY(sign_f32, v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v == 0.0f ? 0.0f : v)
+/* Round: to the nearest integer, halves to even (rintf in the default rounding mode, which C
+ * programs run in unless they change it). */
+O2C_MATH_UNARY(round_f32, rintf(v))
+
 /* Softsign = x / (1 + |x|). */
 O2C_MATH_UNARY(softsign_f32, v / (1.0f + fabsf(v)))
 

@@ -85,6 +85,13 @@ static void test_simple_unary(void)
     const float softsign_want[6] = {-1.5f / 2.5f, -0.0f, 0.0f, 2.5f / 3.5f, NAN, NAN};
     softsign_f32(6, x, y);
     check(same_all(y, softsign_want, 6), "softsign (-inf/inf is NaN)");
+    {
+        const float rx[8] = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 2.4f, -2.6f, 7.0f};
+        const float rwant[8] = {0.0f, 2.0f, 2.0f, -0.0f, -2.0f, 2.0f, -3.0f, 7.0f};
+        float ry[8];
+        round_f32(8, rx, ry);
+        check(same_all(ry, rwant, 8), "round: halves to even, sign kept");
+    }
 
     const float sq_in[3] = {4.0f, 2.0f, -1.0f};
     sqrt_f32(3, sq_in, y);
