@@ -12,28 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-static int n_passed, n_failed;
 
-static void check(int ok, const char *what)
-{
-    if (ok) {
-        n_passed++;
-    } else {
-        n_failed++;
-        printf("FAIL: %s\n", what);
-    }
-}
-
-static uint32_t rng_state = 521288629u;
-
-static float rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 17;
-    rng_state ^= rng_state << 5;
-    const float m = (float)(rng_state >> 8) / 16777216.0f - 0.5f;
-    return ldexpf(m, (int)(rng_state & 7u) - 3);
-}
+static uint32_t rng_state = 521288629u; /* seeds rnd() in check.h */
+#define CHECK_WITH_RND
+#include "check.h"
 
 typedef struct {
     const char *name;

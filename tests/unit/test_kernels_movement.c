@@ -7,17 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int n_passed, n_failed;
-
-static void check(int ok, const char *what)
-{
-    if (ok) {
-        n_passed++;
-    } else {
-        n_failed++;
-        printf("FAIL: %s\n", what);
-    }
-}
+#include "check.h"
 
 #define MAXB 65536
 static unsigned char xbuf[MAXB], ybuf[MAXB + 64], wbuf[MAXB];

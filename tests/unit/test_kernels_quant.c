@@ -11,17 +11,7 @@
 
 #include <stdio.h>
 
-static int n_passed, n_failed;
-
-static void check(int ok, const char *what)
-{
-    if (ok) {
-        n_passed++;
-    } else {
-        n_failed++;
-        printf("FAIL: %s\n", what);
-    }
-}
+#include "check.h"
 
 static int same_i(const int32_t *got, const int32_t *want, int n, const char *what)
 {

@@ -13,17 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int n_passed, n_failed;
-
-static void check(int ok, const char *what)
-{
-    if (ok) {
-        n_passed++;
-    } else {
-        n_failed++;
-        printf("FAIL: %s\n", what);
-    }
-}
+#include "check.h"
 
 static int same_all(const float *got, const float *want, int n, const char *what)
 {

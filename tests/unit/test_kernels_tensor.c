@@ -11,17 +11,7 @@
 
 #include <stdio.h>
 
-static int n_passed, n_failed;
-
-static void check(int ok, const char *what)
-{
-    if (ok) {
-        n_passed++;
-    } else {
-        n_failed++;
-        printf("FAIL: %s\n", what);
-    }
-}
+#include "check.h"
 
 static int eq_u8(const uint8_t *a, const uint8_t *b, int n)
 {

@@ -9,17 +9,7 @@
 
 #include <stdio.h>
 
-static int n_passed, n_failed;
-
-static void check(int ok, const char *what)
-{
-    if (ok) {
-        n_passed++;
-    } else {
-        n_failed++;
-        printf("FAIL: %s\n", what);
-    }
-}
+#include "check.h"
 
 static const int64_t dim6[1] = {6}, unit[1] = {1}, zero[1] = {0};
 
