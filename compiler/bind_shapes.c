@@ -1,6 +1,8 @@
-/* bind_shapes.c — fix every graph input's shape: --shape overrides, --dim binds symbols.
- * A model whose inputs still have unbound symbolic dims is refused, listing them all. */
+/* bind_shapes.c — fix every graph input: --bind-input turns an input into a constant,
+ * --shape overrides a shape, --dim binds symbols. A model whose inputs still have unbound
+ * symbolic dims is refused, listing them all. */
 #include "onnx2c.h"
+#include "load.h"
 
 #include <string.h>
 
@@ -35,6 +37,93 @@ static char *list_add(char *list, const char *name)
     if (strstr(list, quoted))
         return list;
     return xprintf("%s, %s", list, quoted);
+}
+
+/* The file's tensor must fit what the model declares: same element type, same rank, and the
+ * same size wherever the model gives a number (symbolic dims take the file's size). */
+static void check_bound_tensor(const Value *v, const Value *c, const char *path)
+{
+    if (v->dtype != DT_UNDEFINED && v->dtype != c->dtype)
+        fatal("--bind-input %s: %s holds %s, the input is %s", v->name, path,
+              dtype_name(c->dtype), dtype_name(v->dtype));
+    if (v->rank >= 0 && v->rank != c->rank)
+        fatal("--bind-input %s: %s has rank %d, the input has rank %d", v->name, path, c->rank,
+              v->rank);
+    for (int d = 0; v->rank >= 0 && d < v->rank; d++)
+        if (v->dims[d] >= 0 && v->dims[d] != c->dims[d])
+            fatal("--bind-input %s: %s has size %lld in dim %d, the input %lld", v->name, path,
+                  (long long)c->dims[d], d, (long long)v->dims[d]);
+}
+
+static void remove_graph_input(Graph *g, const Value *v)
+{
+    int j = 0;
+    for (int i = 0; i < g->ninputs; i++)
+        if (g->inputs[i] != v)
+            g->inputs[j++] = g->inputs[i];
+    g->ninputs = j;
+}
+
+/* Shape-determining inputs (Reshape's shape, Resize's scales, TopK's K...) must be constants in
+ * a static compiler; --bind-input gives such an input its value for good. */
+static void bind_input_value(Graph *g, const char *name, const char *path)
+{
+    Value *v = value_lookup(g, name);
+    if (!v || !v->is_input)
+        fatal("--bind-input names '%s', which is not an input of the model", name);
+    const char *what = xprintf("--bind-input %s: %s: ", name, path);
+    size_t len;
+    uint8_t *buf = read_file(path, what, &len);
+    Onnx__TensorProto *t = onnx__tensor_proto__unpack(NULL, len, buf);
+    if (!t)
+        fatal("%snot a serialized TensorProto", what);
+    Value c = {.name = v->name, .rank = -1};
+    tensor_to_value(t, &c, xprintf("--bind-input %s: tensor", name));
+    onnx__tensor_proto__free_unpacked(t, NULL);
+    check_bound_tensor(v, &c, path);
+    v->dtype = c.dtype;
+    v->rank = c.rank;
+    memcpy(v->dims, c.dims, sizeof v->dims);
+    memset(v->dim_params, 0, sizeof v->dim_params);
+    v->data = c.data;
+    v->is_weight = true;
+    v->is_input = false;
+    remove_graph_input(g, v);
+}
+
+void bind_input_values(Model *m, const Options *opt)
+{
+    for (int i = 0; i < opt->nvalues; i++)
+        bind_input_value(m->graph, opt->values[i].name, opt->values[i].path);
+}
+
+/* Depth-first over producers; `seen` is indexed by value id and grows on demand. */
+static void collect_feeding_inputs(const Value *v, bool **seen, int *nseen, char **list)
+{
+    if (v->id >= *nseen) {
+        int grown = v->id * 2 + 64;
+        *seen = xrealloc(*seen, (size_t)grown);
+        memset(*seen + *nseen, 0, (size_t)(grown - *nseen));
+        *nseen = grown;
+    }
+    if ((*seen)[v->id])
+        return;
+    (*seen)[v->id] = true;
+    if (v->is_input)
+        *list = list_add(*list, v->name);
+    const Node *p = v->producer;
+    for (int i = 0; p && i < p->ninputs; i++)
+        if (p->inputs[i] && !p->inputs[i]->data)
+            collect_feeding_inputs(p->inputs[i], seen, nseen, list);
+}
+
+const char *graph_inputs_feeding(const Value *v)
+{
+    bool *seen = NULL;
+    int nseen = 0;
+    char *list = NULL;
+    collect_feeding_inputs(v, &seen, &nseen, &list);
+    return list;
 }
 
 void bind_shapes(Model *m, const Options *opt)

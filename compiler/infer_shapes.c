@@ -73,6 +73,10 @@ void infer_shapes(Model *m)
             fold_if(m, i); /* the branch's nodes now follow; infer them next */
             continue;
         }
+        if (upgrade_legacy_op(g, i)) {
+            i--; /* infer the Reshape it placed before the node first */
+            continue;
+        }
         bind_op(n);
         for (int j = 0; j < n->ninputs; j++)
             if (n->inputs[j] && n->inputs[j]->rank < 0)

@@ -6,11 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint8_t *read_file(const char *path, size_t *len)
+/* `what` prefixes the error messages ("" for the model, which fatal() names already). */
+uint8_t *read_file(const char *path, const char *what, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        fatal("cannot open: %s", strerror(errno));
+        fatal("%scannot open: %s", what, strerror(errno));
     size_t cap = 1 << 16, n = 0;
     uint8_t *buf = xcalloc(1, cap);
     for (;;) {
@@ -23,7 +24,7 @@ static uint8_t *read_file(const char *path, size_t *len)
     bool failed = ferror(f);
     fclose(f);
     if (failed)
-        fatal("cannot read the file");
+        fatal("%scannot read the file", what);
     *len = n;
     return buf;
 }
@@ -252,7 +253,7 @@ Model *load_model(const char *path)
 {
     g_model_path = path;
     size_t len;
-    uint8_t *buf = read_file(path, &len);
+    uint8_t *buf = read_file(path, "", &len);
     Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, buf);
     if (!mp)
         fatal("not a valid ONNX model (the protobuf could not be parsed; truncated or not an "

@@ -22,6 +22,7 @@ typedef struct Scope {
     int ncall_attrs;
 } Scope;
 
+uint8_t *read_file(const char *path, const char *what, size_t *len);
 void tensor_to_value(const Onnx__TensorProto *t, Value *v, const char *what);
 void convert_attr(Attr *a, const Onnx__AttributeProto *p);
 int opset_of(const Onnx__ModelProto *mp, const char *domain);

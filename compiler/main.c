@@ -13,6 +13,7 @@ static const char usage_text[] =
     "  --name NAME            prefix of every emitted symbol (default: from the file name)\n"
     "  --dim SYMBOL=N         bind a symbolic dimension\n"
     "  --shape INPUT=AxBxC    fix an input's shape\n"
+    "  --bind-input INPUT=FILE.pb  make an input a constant (a serialized TensorProto)\n"
     "  --gemm=libxsmm|portable  product backend (default: libxsmm on x86-64, else portable)\n"
     "  --harness              also emit a main() test harness\n"
     "  --report               print what the compiler did\n"
@@ -83,6 +84,18 @@ static void add_binding(Binding **list, int *n, Binding b)
     (*list)[(*n)++] = b;
 }
 
+/* "NAME=FILE.pb": the first '=' ends the name, so a path may hold '='. */
+static void add_input_value(Options *o, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1])
+        usage_error("--bind-input expects INPUT=FILE.pb, got '%s'", arg);
+    char *name = xcalloc(1, (size_t)(eq - arg) + 1);
+    memcpy(name, arg, (size_t)(eq - arg));
+    o->values = xrealloc(o->values, (size_t)(o->nvalues + 1) * sizeof *o->values);
+    o->values[o->nvalues++] = (struct InputValue){name, eq + 1};
+}
+
 static const char *option_value(int argc, char **argv, int *i, const char *name)
 {
     size_t len = strlen(name);
@@ -130,6 +143,8 @@ static Options parse_args(int argc, char **argv)
         } else if (is_option(a, "--shape")) {
             add_binding(&o.shapes, &o.nshapes,
                         parse_binding(option_value(argc, argv, &i, "--shape"), "--shape", false));
+        } else if (is_option(a, "--bind-input")) {
+            add_input_value(&o, option_value(argc, argv, &i, "--bind-input"));
         } else if (is_option(a, "--gemm")) {
             const char *v = option_value(argc, argv, &i, "--gemm");
             if (!strcmp(v, "libxsmm"))
@@ -213,6 +228,7 @@ int main(int argc, char **argv)
     check_symbol_name(name);
 
     Model *m = load_model(opt.input_path);
+    bind_input_values(m, &opt);
     bind_shapes(m, &opt);
     infer_shapes(m);
     promote_half(m->graph);

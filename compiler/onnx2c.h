@@ -5,7 +5,8 @@
  *   main.c            command line, drives the stages below
  *   load.c            ONNX file (protobuf-c) -> IR
  *   inline_functions.c  expands model-local functions while loading; splices folded If branches
- *   bind_shapes.c     --dim / --shape, refuse unbound symbolic dims
+ *   bind_shapes.c     --bind-input / --dim / --shape, refuse unbound symbolic dims
+ *   upgrade_legacy.c  opset <= 6 broadcasting rules rewritten to numpy's (called by infer_shapes)
  *   infer_shapes.c    per-node type+shape inference in graph order, folding constants as it goes
  *   simplify.c        (-O1) drop Identity, Dropout, Mul by 1, Add of 0, Expand before broadcasts
  *   fuse_gemm.c       (-O1) MatMul+Add, torchlib addmm, Transpose -> Gemm
@@ -187,9 +188,12 @@ typedef struct Options {
     const char *report_json_path;
     const char *emit_onnx_path;
     int opt_level;
-    int ndims, nshapes;
+    int ndims, nshapes, nvalues;
     Binding *dims;   /* --dim SYMBOL=N (rank 1 holds N) */
     Binding *shapes; /* --shape INPUT=AxB */
+    struct InputValue {
+        const char *name, *path;
+    } *values; /* --bind-input INPUT=FILE.pb */
 } Options;
 
 /* ---- util.c: memory, errors, strings ---- */
@@ -243,7 +247,12 @@ void count_ops(const Graph *g, OpCount **out, int *nout);
 Model *load_model(const char *path);
 
 /* ---- bind_shapes.c ---- */
+void bind_input_values(Model *m, const Options *opt); /* --bind-input: inputs become constants */
 void bind_shapes(Model *m, const Options *opt);
+const char *graph_inputs_feeding(const Value *v); /* "'a', 'b'" or NULL: what v is computed from */
+
+/* ---- upgrade_legacy.c: opset <= 6 broadcasting rules (called by infer_shapes) ---- */
+bool upgrade_legacy_op(Graph *g, int index); /* true: a Reshape now precedes node `index` */
 
 /* ---- ops.c: the op table ---- */
 typedef struct Emitter Emitter;

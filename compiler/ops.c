@@ -189,8 +189,14 @@ void require_float(const Node *n, const Value *v)
 
 void require_constant(const Node *n, const Value *v, const char *what)
 {
-    if (!v->data)
-        fatal_at(n, "%s '%s' must be a compile-time constant", what, v->name);
+    if (v->data)
+        return;
+    const char *inputs = graph_inputs_feeding(v);
+    if (inputs)
+        fatal_at(n, "%s '%s' must be a compile-time constant; it depends on graph input %s "
+                    "(--bind-input NAME=FILE.pb fixes an input's value)",
+                 what, v->name, inputs);
+    fatal_at(n, "%s '%s' must be a compile-time constant", what, v->name);
 }
 
 int64_t *const_ints(const Node *n, const Value *v, int *count)

@@ -518,7 +518,9 @@ void pool_emit(Emitter *e, Node *n)
 
 /* ---- MaxUnpool ---- */
 
-static void maxunpool_shape(const Node *n, int64_t *dims)
+/* dims: the output's shape; unpooled: the shape the indices address (they differ when the
+ * output_shape input pads it). */
+static void maxunpool_shape(const Node *n, int64_t *dims, int64_t *unpooled)
 {
     const Value *x = n->inputs[0], *idx = n->inputs[1], *shape = node_input(n, 2);
     require_float(n, x);
@@ -531,14 +533,16 @@ static void maxunpool_shape(const Node *n, int64_t *dims)
     for (int j = 0, i = 3 - w.sp; j < w.sp; j++, i++)
         dims[2 + j] = checked_add(n, checked_mul(n, w.in[i] - 1, w.s[i]), w.k[i]) - w.pb[i] -
                       w.pe[i];
+    memcpy(unpooled, dims, sizeof(int64_t) * (size_t)x->rank);
     if (shape) {
         int count;
         int64_t *os = const_ints(n, shape, &count);
         if (count != x->rank)
             fatal_at(n, "output_shape has %d values, expected %d", count, x->rank);
         for (int i = 0; i < count; i++) {
-            if (os[i] <= 0)
-                fatal_at(n, "output_shape values must be positive");
+            if (os[i] < unpooled[i])
+                fatal_at(n, "output_shape[%d] is %lld, less than the unpooled size %lld", i,
+                         (long long)os[i], (long long)unpooled[i]);
             dims[i] = os[i];
         }
     }
@@ -546,16 +550,20 @@ static void maxunpool_shape(const Node *n, int64_t *dims)
 
 void maxunpool_infer(Node *n)
 {
-    int64_t dims[5];
-    maxunpool_shape(n, dims);
+    int64_t dims[5], unpooled[5];
+    maxunpool_shape(n, dims, unpooled);
     set_shape(n->outputs[0], DT_FLOAT, n->inputs[0]->rank, dims);
 }
 
 void maxunpool_emit(Emitter *e, Node *n)
 {
-    println(e, "maxunpool_f32(%lld, %s, %s, %lld, %s);", (long long)value_numel(n->inputs[0]),
-            value_cname(e, n->inputs[0]), value_cname(e, n->inputs[1]),
-            (long long)value_numel(n->outputs[0]), value_cname(e, n->outputs[0]));
+    int64_t dims[5], unpooled[5];
+    int rank = n->inputs[0]->rank;
+    maxunpool_shape(n, dims, unpooled);
+    println(e, "maxunpool_f32(%lld, %s, %s, %d, %s, %s, %s);", (long long)value_numel(n->inputs[0]),
+            value_cname(e, n->inputs[0]), value_cname(e, n->inputs[1]), rank,
+            emit_dims(e, rank, unpooled), emit_dims(e, rank, dims),
+            value_cname(e, n->outputs[0]));
 }
 
 /* ---- GlobalAveragePool, GlobalMaxPool ---- */
@@ -659,6 +667,8 @@ static void softmax_geometry(const Node *n, int64_t *outer, int64_t *len, int64_
 
 void softmax_infer(Node *n)
 {
+    if (half_infer(n, softmax_infer))
+        return;
     require_float(n, n->inputs[0]);
     int64_t o, l, i;
     softmax_geometry(n, &o, &l, &i);
@@ -667,6 +677,8 @@ void softmax_infer(Node *n)
 
 void softmax_fold(Node *n)
 {
+    if (half_fold(n, softmax_fold))
+        return;
     int64_t o, l, i;
     softmax_geometry(n, &o, &l, &i);
     if (!strcmp(n->op_type, "Softmax"))

@@ -1306,9 +1306,7 @@ void nonzero_infer(Node *n)
 {
     const Value *x = n->inputs[0];
     require_sized(n, x);
-    if (!x->data)
-        fatal_at(n, "input '%s' is not a constant: its output shape depends on the data",
-                 x->name);
+    require_constant(n, x, "input (its output shape depends on the data)");
     int64_t total = value_numel(x), count = 0;
     for (int64_t i = 0; i < total; i++)
         count += element_nonzero(x, i);

@@ -350,7 +350,8 @@ void avgpool_nd_f32(int64_t NC, const int64_t *in, const int64_t *out, const int
                     const int64_t *stride, const int64_t *pad, const int64_t *dil,
                     int count_include_pad, int64_t lp, const float *x, float *y);
 void global_maxpool_f32(int64_t NC, int64_t HW, const float *x, float *y);
-void maxunpool_f32(int64_t nx, const float *x, const int64_t *indices, int64_t ny, float *y);
+void maxunpool_f32(int64_t nx, const float *x, const int64_t *indices, int rank,
+                   const int64_t *in_dims, const int64_t *out_dims, float *y);
 /* norm.c — group/instance normalisation, x [N][C][HW]. */
 void groupnorm_f32(int64_t N, int64_t C, int64_t G, int64_t HW, const float *x,
                    const float *scale, const float *bias, int per_channel, float eps, float *y);

@@ -297,14 +297,29 @@ O2C_KERNEL void global_maxpool_f32(int64_t NC, int64_t HW, const float *x, float
     }
 }
 
-/* MaxUnpool: y = 0, then y[indices[i]] = x[i] for i in order (a later duplicate wins;
- * indices outside [0, ny) are ignored).   x, indices [nx], y [ny]. */
-O2C_KERNEL void maxunpool_f32(int64_t nx, const float *x, const int64_t *indices, int64_t ny,
-                              float *y)
+/* MaxUnpool: y = 0, then x[i] goes to the element that indices[i] names in the unpooled
+ * shape `in_dims` (a later duplicate wins; indices outside it are ignored). An output_shape
+ * larger than that shape pads at the end of each dim (as the ONNX reference does), so the
+ * index is re-laid out in `out_dims`.   x, indices [nx], y [prod(out_dims)]. */
+O2C_KERNEL void maxunpool_f32(int64_t nx, const float *x, const int64_t *indices, int rank,
+                              const int64_t *in_dims, const int64_t *out_dims, float *y)
 {
+    int64_t nin = 1, ny = 1;
+    for (int d = 0; d < rank; d++) {
+        nin *= in_dims[d];
+        ny *= out_dims[d];
+    }
     for (int64_t i = 0; i < ny; i++)
         y[i] = 0.0f;
-    for (int64_t i = 0; i < nx; i++)
-        if (indices[i] >= 0 && indices[i] < ny)
-            y[indices[i]] = x[i];
+    for (int64_t i = 0; i < nx; i++) {
+        int64_t rest = indices[i], at = 0, stride = 1;
+        if (rest < 0 || rest >= nin)
+            continue;
+        for (int d = rank - 1; d >= 0; d--) {
+            at += rest % in_dims[d] * stride;
+            rest /= in_dims[d];
+            stride *= out_dims[d];
+        }
+        y[at] = x[i];
+    }
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the ONNX backend node tests of the installed onnx package as files.
+"""Writes the ONNX backend tests of the installed onnx package as files.
 
     gen_node_tests.py OUTDIR [--only NAMES_FILE] [--force]
 
@@ -9,6 +9,10 @@ standard layout, byte for byte as onnx/backend/test/cmd_tools.py's generate_data
 
     OUTDIR/<name>/model.onnx
     OUTDIR/<name>/test_data_set_<i>/input_<j>.pb, output_<j>.pb   (serialized TensorProto)
+
+The model suites the wheel ships as files (simple, pytorch-converted, pytorch-operator) are
+copied into the same layout; their manifest "op" is the suite's name in parentheses. ("real"
+needs a download and "light" has no input data: both are left out.)
 
 Only cases whose graph inputs and outputs are all tensors are written (onnx2c has no
 sequence, map or optional values); the others are listed in OUTDIR/skipped.txt.
@@ -63,6 +67,40 @@ def write_case(case, case_dir):
                     data = numpy_helper.from_array(value, infos[j].name).SerializeToString()
                 with open(os.path.join(ds, f"{kind}_{j}.pb"), "wb") as f:
                     f.write(data)
+
+
+MODEL_SUITES = ("simple", "pytorch-converted", "pytorch-operator")
+
+
+def copy_model_suites(outdir, only, manifest, skipped):
+    """Copies the on-disk model tests of MODEL_SUITES; names clashing with a node test get the
+    suite as a prefix."""
+    import onnx
+    from onnx.backend.test.loader import DATA_DIR
+
+    for suite in MODEL_SUITES:
+        root = os.path.join(DATA_DIR, suite)
+        for name in sorted(os.listdir(root)):
+            src = os.path.join(root, name)
+            if not os.path.exists(os.path.join(src, "model.onnx")):
+                continue
+            dst_name = name if name not in manifest else f"{suite}_{name}"
+            if only is not None and dst_name not in only:
+                continue
+            model = onnx.load(os.path.join(src, "model.onnx"))
+            if not is_tensor_graph(model):
+                skipped.append(dst_name)
+                continue
+            tol = {"rtol": 1e-3, "atol": 1e-7}
+            if os.path.exists(os.path.join(src, "data.json")):
+                with open(os.path.join(src, "data.json")) as f:
+                    tol.update({k: v for k, v in json.load(f).items() if k in tol})
+            dst = os.path.join(outdir, dst_name)
+            shutil.rmtree(dst, ignore_errors=True)
+            shutil.copytree(src, dst)
+            opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+            manifest[dst_name] = {"op": f"({suite})", "domain": "", "opset": opset,
+                                  "expanded": False, "suite": suite, **tol}
 
 
 def main():
@@ -125,6 +163,8 @@ def main():
         manifest[case.name] = {"op": op, "domain": domain, "opset": opset, "expanded": expanded,
                                "rtol": case.rtol, "atol": case.atol}
 
+    copy_model_suites(args.outdir, only, manifest, skipped)
+
     if only is not None:
         unknown = sorted(only - set(manifest) - set(skipped))
         for name in unknown:
@@ -136,7 +176,7 @@ def main():
         f.write("".join(n + "\n" for n in sorted(skipped)))
     with open(stamp_path, "w") as f:
         f.write(stamp + "\n")
-    print(f"gen_node_tests: wrote {len(manifest)} node tests to {args.outdir} "
+    print(f"gen_node_tests: wrote {len(manifest)} backend tests to {args.outdir} "
           f"(skipped {len(skipped)} with non-tensor values; onnx {onnx.__version__})")
     return 0
 

@@ -11,6 +11,7 @@ DATA_DIR is what gen_node_tests.py wrote. For each test and each --gemm backend:
 
 and the result is one of
     passed         harness exit 0
+                   (passed_bound: after binding the shape inputs onnx2c asked for, see below)
     refused        onnx2c exit 1 with exactly one stderr line '^onnx2c: error: ' (a clear refusal)
     wrong          harness exit 1 (outputs differ from the reference)
     crashed        anything else:  bad_error  onnx2c exit 1/2 without the one-line error format
@@ -20,8 +21,15 @@ and the result is one of
                                    harness_crash harness killed by a signal or another exit status
                                    timeout    a step ran out of time
                                    no_data    the test is not in DATA_DIR
-Tolerances are the backend suite's (--rtol 1e-3 --atol 1e-7) unless the list line of a test
-overrides them: 'test_name rtol=1e-2 atol=1e-5'.
+A static compiler needs inputs that decide a shape (Reshape's shape, TopK's K, Resize's
+scales) as constants. onnx2c refuses them naming the graph inputs involved; the runner then
+recompiles with --bind-input NAME=test_data_set_<k>/input_<i>.pb for each (the values the test
+uses), runs the harness on the remaining inputs, and reports a pass as passed_bound
+("passed, shape inputs bound"). --no-bind-inputs turns this off.
+
+Tolerances are the test's own (the manifest's rtol/atol: the backend suite's 1e-3/1e-7 unless
+the case documents a looser bound), unless the list line of a test overrides them
+('test_name rtol=1e-2 atol=1e-5') or --rtol/--atol are given.
 
 Writes WORK/results.json and WORK/results.txt, prints a summary table (per result and, with
 --all or --by-op, per op type as Markdown), and exits 1 if any test of the expected list
@@ -81,8 +89,26 @@ def tail(text, n=12):
     return "\n".join(lines[-n:])
 
 
+BIND_RE = re.compile(r"must be a compile-time constant; it depends on graph input (.*) \(--bind-input")
+
+
+def input_files(case):
+    """Graph input name -> index of its input_<i>.pb (inputs with an initializer have none)."""
+    import onnx
+
+    g = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False).graph
+    weights = {t.name for t in g.initializer}
+    names = [v.name for v in g.input if v.name not in weights]
+    return {n: i for i, n in enumerate(names)}
+
+
 def run_one(job):
-    """Runs one (test, backend); returns a result dict. Never raises for a test failure."""
+    """Runs one (test, backend); returns a result dict. Never raises for a test failure.
+
+    A test whose shape-determining inputs (Reshape's shape, TopK's K, ...) arrive at run time is
+    refused by onnx2c with the graph inputs it needs; with --bind-inputs the test is retried with
+    those inputs fixed to the data set's values (--bind-input), the harness gets the remaining
+    inputs renumbered, and a pass counts as passed_bound."""
     name, backend, tol, a = job["name"], job["backend"], job["tol"], job["args"]
     case = os.path.join(a.data, name)
     work = os.path.join(a.work, backend, name)
@@ -111,14 +137,18 @@ def run_one(job):
     model = os.path.join(case, "model.onnx")
     if not os.path.exists(model):
         return finish("crashed", "no_data", f"no {model} (is the test data generated?)")
+    sets = sorted(d for d in os.listdir(case) if d.startswith("test_data_set_"))
 
-    # 1. onnx2c
-    csrc = os.path.join(work, "model.c")
-    rc, out, err = run([a.onnx2c, model, "-o", csrc, "--harness", f"--gemm={backend}"],
-                       a.timeout, "onnx2c.log")
-    if rc is None:
-        return finish("crashed", "timeout", f"onnx2c ran longer than {a.timeout}s")
-    if rc != 0:
+    def compile_model(csrc, bound, data_set):
+        """onnx2c with the inputs of `bound` fixed to data_set's values; None or a finished result."""
+        cmd = [a.onnx2c, model, "-o", csrc, "--harness", f"--gemm={backend}"]
+        cmd += [f"--bind-input={n}={os.path.join(case, data_set, f'input_{i}.pb')}"
+                for n, i in sorted(bound.items(), key=lambda kv: kv[1])]
+        rc, out, err = run(cmd, a.timeout, "onnx2c.log")
+        if rc is None:
+            return finish("crashed", "timeout", f"onnx2c ran longer than {a.timeout}s")
+        if rc == 0:
+            return None
         lines = [l for l in err.splitlines() if l.strip()]
         if rc == 1 and len(lines) == 1 and ERROR_RE.match(lines[0]):
             return finish("refused", "refused", lines[0])
@@ -127,34 +157,80 @@ def run_one(job):
                           f"onnx2c {status_text(rc)} with {len(lines)} stderr lines:\n{tail(err)}")
         return finish("crashed", "onnx2c_crash", f"onnx2c {status_text(rc)}\n{tail(err)}")
 
-    # 2. cc
-    prog = os.path.join(work, "prog")
-    rc, out, err = run([a.cc] + a.cflags.split() + [csrc, "-o", prog] + LIBS[backend],
-                       a.timeout, "cc.log")
-    if rc is None:
-        return finish("crashed", "timeout", f"cc ran longer than {a.timeout}s")
-    if rc != 0:
-        return finish("crashed", "cc_error", f"cc {status_text(rc)}\n{tail(out + err)}")
+    def build_and_run(csrc, tag, dirs):
+        """cc, then the harness on dirs; None when it passed, else a finished result."""
+        prog = os.path.join(work, "prog" + tag)
+        rc, out, err = run([a.cc] + a.cflags.split() + [csrc, "-o", prog] + LIBS[backend],
+                           a.timeout, f"cc{tag}.log")
+        if rc is None:
+            return finish("crashed", "timeout", f"cc ran longer than {a.timeout}s")
+        if rc != 0:
+            return finish("crashed", "cc_error", f"cc {status_text(rc)}\n{tail(out + err)}")
+        cmd = [prog, "--rtol", repr(tol["rtol"]), "--atol", repr(tol["atol"])] + dirs
+        rc, out, err = run(cmd, a.timeout, f"run{tag}.log")
+        if not a.keep:
+            try:
+                os.remove(prog)
+            except OSError:
+                pass
+        if rc is None:
+            return finish("crashed", "timeout", f"harness ran longer than {a.timeout}s")
+        if rc == 0:
+            return None
+        if rc == 1:
+            return finish("wrong", "wrong", tail(out + err))
+        if rc == 2:
+            return finish("crashed", "harness_error", tail(out + err))
+        return finish("crashed", "harness_crash", f"harness {status_text(rc)}\n{tail(out + err)}")
 
-    # 3. harness
-    sets = sorted(d for d in os.listdir(case) if d.startswith("test_data_set_"))
-    cmd = [prog, "--rtol", repr(tol["rtol"]), "--atol", repr(tol["atol"])]
-    cmd += [os.path.join(case, d) for d in sets]
-    rc, out, err = run(cmd, a.timeout, "run.log")
-    if not a.keep:
-        try:
-            os.remove(prog)
-        except OSError:
-            pass
-    if rc is None:
-        return finish("crashed", "timeout", f"harness ran longer than {a.timeout}s")
-    if rc == 0:
-        return finish("passed", "passed")
-    if rc == 1:
-        return finish("wrong", "wrong", tail(out + err))
-    if rc == 2:
-        return finish("crashed", "harness_error", tail(out + err))
-    return finish("crashed", "harness_crash", f"harness {status_text(rc)}\n{tail(out + err)}")
+    # 1. onnx2c; with --bind-inputs, retried while it names graph inputs it needs as constants
+    csrc = os.path.join(work, "model.c")
+    bound = {}
+    while True:
+        r = compile_model(csrc, bound, sets[0] if sets else "")
+        need = BIND_RE.search(r["detail"]) if r and r["kind"] == "refused" and a.bind_inputs else None
+        if not need:
+            break
+        files = input_files(case)
+        names = set(re.findall(r"'([^']*)'", need.group(1))) - set(bound)
+        if not sets or not names or not names <= set(files):
+            break
+        bound.update((n, files[n]) for n in names)
+    if r:
+        return r
+    if not bound:  # 2. cc + harness on every data set
+        r = build_and_run(csrc, "", [os.path.join(case, d) for d in sets])
+        return r or finish("passed", "passed")
+
+    # 2'. bound inputs: one program per distinct value of the bound inputs, each run on its
+    # data sets with the other inputs renumbered (input_<i>.pb follows the model's inputs).
+    groups = collections.defaultdict(list)
+    for d in sets:
+        key = tuple(open(os.path.join(case, d, f"input_{i}.pb"), "rb").read()
+                    for i in sorted(bound.values()))
+        groups[key].append(d)
+    for g, group in enumerate(groups.values()):
+        tag = f"_{g}"
+        if g and compile_model(csrc + tag + ".c", bound, group[0]):
+            return res
+        dirs = []
+        for d in group:
+            dst = os.path.join(work, "data" + tag, d)
+            os.makedirs(dst)
+            files = sorted(f for f in os.listdir(os.path.join(case, d)) if f.endswith(".pb"))
+            free = [f for f in files if f.startswith("input_")
+                    and int(f[6:-3]) not in bound.values()]
+            free.sort(key=lambda f: int(f[6:-3]))
+            for i, f in enumerate(free):
+                os.symlink(os.path.join(case, d, f), os.path.join(dst, f"input_{i}.pb"))
+            for f in files:
+                if f.startswith("output_"):
+                    os.symlink(os.path.join(case, d, f), os.path.join(dst, f))
+            dirs.append(dst)
+        r = build_and_run(csrc + tag + ".c" if g else csrc, tag, dirs)
+        if r:
+            return r
+    return finish("passed", "passed_bound", "bound: " + ", ".join(sorted(bound)))
 
 
 def markdown_table(header, rows):
@@ -181,8 +257,12 @@ def main():
                     help="comma-separated backends (default: %(default)s)")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("--cflags", default="-std=c99 -O0 -Wall -Wextra -pedantic -Werror")
-    ap.add_argument("--rtol", type=float, default=1e-3)
-    ap.add_argument("--atol", type=float, default=1e-7)
+    ap.add_argument("--rtol", type=float, default=None,
+                    help="relative tolerance (default: the test's own, else 1e-3)")
+    ap.add_argument("--atol", type=float, default=None,
+                    help="absolute tolerance (default: the test's own, else 1e-7)")
+    ap.add_argument("--no-bind-inputs", dest="bind_inputs", action="store_false",
+                    help="do not retry refused tests with their shape inputs bound")
     ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--timeout", type=float, default=120, help="seconds per step")
     ap.add_argument("--work", default=None, help="work directory (default: DATA/../backend_work)")
@@ -230,8 +310,10 @@ def main():
         return 0
     jobs = []
     for name in tests:
-        tol = {"rtol": a.rtol, "atol": a.atol}
+        info = manifest.get(name, {})
+        tol = {"rtol": info.get("rtol", 1e-3), "atol": info.get("atol", 1e-7)}
         tol.update(overrides.get(name, {}))
+        tol.update({k: v for k, v in (("rtol", a.rtol), ("atol", a.atol)) if v is not None})
         for b in backends:
             jobs.append({"name": name, "backend": b, "tol": tol, "args": a})
 
@@ -266,12 +348,13 @@ def main():
     # ---- tables ----
     count = collections.Counter((r["backend"], r["kind"]) for r in results)
     rows = []
-    for kind in ["passed", "refused", "wrong"] + CRASH_KINDS:
-        if kind in CRASH_KINDS and not any(count[(b, kind)] for b in backends):
+    for kind in ["passed", "passed_bound", "refused", "wrong"] + CRASH_KINDS:
+        if kind in CRASH_KINDS + ["passed_bound"] and not any(count[(b, kind)] for b in backends):
             continue
-        label = f"crashed: {kind}" if kind in CRASH_KINDS else kind
+        label = {"passed_bound": "passed, shape inputs bound"}.get(kind, kind)
+        label = f"crashed: {kind}" if kind in CRASH_KINDS else label
         rows.append([label] + [count[(b, kind)] for b in backends])
-    rows.append(["total"] + [sum(count[(b, k)] for k in ["passed", "refused", "wrong"] + CRASH_KINDS)
+    rows.append(["total"] + [sum(count[(b, k)] for k in ["passed", "passed_bound", "refused", "wrong"] + CRASH_KINDS)
                              for b in backends])
     tables = [markdown_table(["result"] + backends, rows)]
 

@@ -4,11 +4,14 @@
     make_bad_models.py OUTDIR
 
     valid.onnx              a small correct model (Gemm + Relu), the sanity case
-    unsupported_op.onnx     one Det node (a standard op onnx2c does not implement)
+    unsupported_op.onnx     one ImageDecoder node (a standard op onnx2c does not implement)
     unknown_domain_op.onnx  one node Frobnicate of the custom domain com.example
     missing_input.onnx      node 'add0' reads 'Z', which is no input, initializer or output
     unbound_dim.onnx        input X has the symbolic shape [N, 4]
     unbound_dim_data/test_data_set_0/   X and Y for N = 1 (to run the --dim N=1 result)
+    shape_input.onnx        Reshape whose target shape is the graph input 'shape' (node 'reshape0')
+    shape_input_data/       shape.pb ([3, 2] int64), bad_shape.pb (float), test_data_set_0/
+                            with X [2, 3] as input_0 and Y = X reshaped as output_0
     truncated.onnx          valid.onnx cut inside its weight data
     not_onnx.onnx           a text file
     empty.onnx              zero bytes
@@ -55,9 +58,9 @@ def main():
     files["empty.onnx"] = b""
 
     files["unsupported_op.onnx"] = model(
-        [helper.make_node("Det", ["X"], ["Y"], name="det0")],
-        [helper.make_tensor_value_info("X", f32, [2, 3, 3])],
-        [helper.make_tensor_value_info("Y", f32, [2])])
+        [helper.make_node("ImageDecoder", ["X"], ["Y"], name="dec0")],
+        [helper.make_tensor_value_info("X", TensorProto.UINT8, [64])],
+        [helper.make_tensor_value_info("Y", TensorProto.UINT8, [4, 4, 3])])
 
     files["unknown_domain_op.onnx"] = model(
         [helper.make_node("Frobnicate", ["X"], ["Y"], name="frob0", domain="com.example")],
@@ -75,9 +78,25 @@ def main():
         [helper.make_tensor_value_info("X", f32, ["N", 4])],
         [helper.make_tensor_value_info("Y", f32, ["N", 4])])
 
+    files["shape_input.onnx"] = model(
+        [helper.make_node("Reshape", ["X", "shape"], ["Y"], name="reshape0")],
+        [helper.make_tensor_value_info("X", f32, [2, 3]),
+         helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("Y", f32, [3, 2])])
+
     for name, data in files.items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)
+
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    shape_dir = os.path.join(out, "shape_input_data")
+    for fname, arr, tname in (("shape.pb", np.array([3, 2], np.int64), "shape"),
+                              ("bad_shape.pb", np.array([3, 2], np.float32), "shape"),
+                              ("test_data_set_0/input_0.pb", x, "X"),
+                              ("test_data_set_0/output_0.pb", x.reshape(3, 2), "Y")):
+        os.makedirs(os.path.dirname(os.path.join(shape_dir, fname)), exist_ok=True)
+        with open(os.path.join(shape_dir, fname), "wb") as f:
+            f.write(numpy_helper.from_array(arr, tname).SerializeToString())
 
     ds = os.path.join(out, "unbound_dim_data", "test_data_set_0")
     os.makedirs(ds, exist_ok=True)

@@ -104,7 +104,7 @@ CASES = {
               lambda r: r.compiles(r.path("valid.onnx"), [])),
     "unsupported_op": ("a standard op onnx2c does not implement",
                        lambda r: r.refused(r.path("unsupported_op.onnx"),
-                                           NODE.format(name="det0", op="Det", opset=17))),
+                                           NODE.format(name="dec0", op="ImageDecoder", opset=17))),
     "unknown_domain_op": ("an op of an unknown domain",
                           lambda r: r.refused(r.path("unknown_domain_op.onnx"),
                                               r"^node 'frob0' \([^)]*Frobnicate[^)]*, opset \d+\): \S")),
@@ -119,6 +119,23 @@ CASES = {
     "unbound_dim_shape": ("--shape X=1x4 fixes it: the model compiles and runs",
                           lambda r: r.compiles(r.path("unbound_dim.onnx"), ["--shape", "X=1x4"],
                                                r.path("unbound_dim_data/test_data_set_0"))),
+    "shape_input": ("a Reshape shape given at run time is refused, naming the graph input",
+                    lambda r: r.refused(r.path("shape_input.onnx"),
+                                        NODE.format(name="reshape0", op="Reshape", opset=17)
+                                        + r".*graph input 'shape'.*--bind-input")),
+    "shape_input_bound": ("--bind-input shape=FILE makes it a constant: compiles and runs",
+                          lambda r: r.compiles(
+                              r.path("shape_input.onnx"),
+                              ["--bind-input", "shape=" + r.path("shape_input_data/shape.pb")],
+                              r.path("shape_input_data/test_data_set_0"))),
+    "bind_input_wrong_type": ("--bind-input with a tensor of another element type",
+                              lambda r: r.refused(r.path("shape_input.onnx"), r"float32.*int64", [
+                                  "--bind-input",
+                                  "shape=" + r.path("shape_input_data/bad_shape.pb")])),
+    "bind_input_not_an_input": ("--bind-input naming something that is no graph input",
+                                lambda r: r.refused(r.path("shape_input.onnx"), r"'nope'", [
+                                    "--bind-input",
+                                    "nope=" + r.path("shape_input_data/shape.pb")])),
     "truncated": ("a model file cut short", lambda r: r.refused(r.path("truncated.onnx"))),
     "not_onnx": ("a text file", lambda r: r.refused(r.path("not_onnx.onnx"))),
     "empty": ("an empty file", lambda r: r.refused(r.path("empty.onnx"))),
@@ -133,6 +150,9 @@ CASES = {
     "usage_o_without_value": ("-o without a file", lambda r: r.usage([r.path("valid.onnx"), "-o"])),
     "usage_bad_gemm": ("--gemm=bogus",
                        lambda r: r.usage([r.path("valid.onnx"), "-o", r.out("u.c"), "--gemm=bogus"])),
+    "usage_bad_bind_input": ("--bind-input without =FILE",
+                             lambda r: r.usage([r.path("shape_input.onnx"), "-o", r.out("u.c"),
+                                                "--bind-input", "shape"])),
     "usage_bad_dim": ("--dim without =N",
                       lambda r: r.usage([r.path("unbound_dim.onnx"), "-o", r.out("u.c"), "--dim", "N"])),
 }

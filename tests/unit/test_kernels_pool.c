@@ -287,8 +287,16 @@ static void test_nd_hand(void)
     const int64_t iv[3] = {3, 0, 9};
     for (int i = 0; i < 5; i++)
         y[i] = 42.0f;
-    maxunpool_f32(3, xv, iv, 4, y);
+    const int64_t d4[1] = {4};
+    maxunpool_f32(3, xv, iv, 1, d4, d4, y);
     check(y[0] == 6 && y[1] == 0 && y[2] == 0 && y[3] == 5 && y[4] == 42.0f, "maxunpool");
+
+    /* MaxUnpool to a larger output_shape: index 3 of the 2x2 unpooled shape is (1,1), which
+     * is element 4 of a 3x3 output */
+    const int64_t d22[2] = {2, 2}, d33[2] = {3, 3};
+    float y9[9];
+    maxunpool_f32(3, xv, iv, 2, d22, d33, y9);
+    check(y9[4] == 5 && y9[0] == 6 && y9[1] == 0 && y9[3] == 0 && y9[8] == 0, "maxunpool shape");
 }
 
 int main(void)
