@@ -192,8 +192,10 @@ static void print_ints(FILE *f, const Value *v, int64_t n)
     for (int64_t i = 0; i < n; i++) {
         long long x;
         switch (v->dtype) {
-        case DT_INT8: x = ((const int8_t *)v->data)[i]; break;
-        case DT_UINT8: case DT_BOOL: x = ((const uint8_t *)v->data)[i]; break;
+        case DT_INT8: case DT_INT4: case DT_INT2: x = ((const int8_t *)v->data)[i]; break;
+        case DT_UINT8: case DT_BOOL: case DT_UINT4: case DT_UINT2: case DT_FLOAT4E2M1:
+        case DT_FLOAT8E4M3FN: case DT_FLOAT8E4M3FNUZ: case DT_FLOAT8E5M2: case DT_FLOAT8E5M2FNUZ:
+        case DT_FLOAT8E8M0: x = ((const uint8_t *)v->data)[i]; break;
         case DT_INT16: x = ((const int16_t *)v->data)[i]; break;
         case DT_UINT16: case DT_FLOAT16: case DT_BFLOAT16: x = ((const uint16_t *)v->data)[i]; break;
         case DT_INT32: x = ((const int32_t *)v->data)[i]; break;
@@ -288,8 +290,20 @@ static const char *const template_order[] = {
     "data",
     /* types family */
     "types",
+    /* signal family */
+    "signal", "image",
     /* sequence family */
     "recurrent", "quant",
+    /* loss family */
+    "loss", "random",
+    /* llm family */
+    "llm",
+    /* lowtypes family (after types: uses its 16-bit float conversions) */
+    "lowtypes",
+    /* attention family */
+    "attention",
+    /* control family */
+    "misc",
 };
 
 static void emit_templates(FILE *f, const Graph *g)

@@ -55,6 +55,20 @@ static Onnx__ValueInfoProto *value_info(const Value *v)
     return vi;
 }
 
+/* 4-bit and 2-bit types, one byte per element in memory, packed as TensorProto stores them
+ * (first element in the lowest bits). */
+static uint8_t *pack_bits(const Value *v, size_t *len)
+{
+    int bits = dtype_packed_bits(v->dtype), per_byte = 8 / bits;
+    int64_t n = value_numel(v);
+    *len = (size_t)((n + per_byte - 1) / per_byte);
+    uint8_t *out = xcalloc(*len + 1, 1);
+    const uint8_t *src = v->data;
+    for (int64_t i = 0; i < n; i++)
+        out[i / per_byte] |= (uint8_t)((src[i] & ((1u << bits) - 1)) << (bits * (i % per_byte)));
+    return out;
+}
+
 static Onnx__TensorProto *tensor_proto(const Value *v, const char *name)
 {
     Onnx__TensorProto *t = xcalloc(1, sizeof *t);
@@ -67,6 +81,8 @@ static Onnx__TensorProto *tensor_proto(const Value *v, const char *name)
     t->has_raw_data = true;
     t->raw_data.len = (size_t)value_bytes(v);
     t->raw_data.data = v->data;
+    if (dtype_packed_bits(v->dtype))
+        t->raw_data.data = pack_bits(v, &t->raw_data.len);
     return t;
 }
 

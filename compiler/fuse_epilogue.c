@@ -112,6 +112,8 @@ static void fold_affine_into_conv(Graph *g, Node *conv, const float *s, const fl
  * s = scale / sqrt(var + eps), t = bias - mean*s. */
 static bool batchnorm_affine(const Node *bn, int64_t C, float *s, float *t)
 {
+    if (attr_int(bn, "training_mode", 0) != 0)
+        return false; /* normalises with the batch's statistics */
     for (int i = 1; i < 5; i++)
         if (!bn->inputs[i]->data)
             return false;

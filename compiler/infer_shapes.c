@@ -18,9 +18,12 @@ static void check_arity(Node *n)
 
 static void bind_op(Node *n)
 {
-    if (*n->domain && strcmp(n->domain, "ai.onnx") != 0)
+    if (!strcmp(n->domain, "ai.onnx.ml")) /* table rows of that domain carry its prefix */
+        n->op = op_lookup(xprintf("ai.onnx.ml.%s", n->op_type));
+    else if (*n->domain && strcmp(n->domain, "ai.onnx") != 0)
         fatal_at(n, "operator domain '%s' is not supported", n->domain);
-    n->op = op_lookup(n->op_type);
+    else
+        n->op = op_lookup(n->op_type);
     if (!n->op)
         fatal_at(n, "unsupported operator");
     if (n->opset < n->op->min_opset)
@@ -71,6 +74,14 @@ void infer_shapes(Model *m)
         Node *n = g->nodes[i];
         if (!strcmp(n->op_type, "If") && (!*n->domain || !strcmp(n->domain, "ai.onnx"))) {
             fold_if(m, i); /* the branch's nodes now follow; infer them next */
+            continue;
+        }
+        if (is_loop_node(n)) {
+            unroll_loop(m, i); /* one iteration's nodes now follow; infer them next */
+            continue;
+        }
+        if (is_flex_attention(n)) {
+            expand_flex_attention(m, i); /* its nodes now follow; infer them next */
             continue;
         }
         if (upgrade_legacy_op(g, i)) {

@@ -147,7 +147,17 @@ size_t dtype_size(DType t)
     case DT_BOOL:
     case DT_UINT8:
     case DT_INT8:
-        return 1;
+    case DT_FLOAT8E4M3FN:
+    case DT_FLOAT8E4M3FNUZ:
+    case DT_FLOAT8E5M2:
+    case DT_FLOAT8E5M2FNUZ:
+    case DT_FLOAT8E8M0:
+    case DT_UINT4:
+    case DT_INT4:
+    case DT_FLOAT4E2M1:
+    case DT_UINT2:
+    case DT_INT2:
+        return 1; /* 4-bit and 2-bit types too: unpacked in memory (templates/lowtypes.c) */
     case DT_UINT16:
     case DT_INT16:
     case DT_FLOAT16:
@@ -183,6 +193,16 @@ const char *dtype_name(DType t)
     case DT_UINT32: return "uint32";
     case DT_UINT64: return "uint64";
     case DT_BFLOAT16: return "bfloat16";
+    case DT_FLOAT8E4M3FN: return "float8e4m3fn";
+    case DT_FLOAT8E4M3FNUZ: return "float8e4m3fnuz";
+    case DT_FLOAT8E5M2: return "float8e5m2";
+    case DT_FLOAT8E5M2FNUZ: return "float8e5m2fnuz";
+    case DT_UINT4: return "uint4";
+    case DT_INT4: return "int4";
+    case DT_FLOAT4E2M1: return "float4e2m1";
+    case DT_FLOAT8E8M0: return "float8e8m0";
+    case DT_UINT2: return "uint2";
+    case DT_INT2: return "int2";
     default: return "undefined";
     }
 }
@@ -194,7 +214,9 @@ const char *dtype_ctype(DType t)
     case DT_FLOAT: return "float";
     case DT_DOUBLE: return "double";
     case DT_UINT8: case DT_BOOL: return "uint8_t";
-    case DT_INT8: return "int8_t";
+    case DT_INT8: case DT_INT4: case DT_INT2: return "int8_t";
+    case DT_FLOAT8E4M3FN: case DT_FLOAT8E4M3FNUZ: case DT_FLOAT8E5M2: case DT_FLOAT8E5M2FNUZ:
+    case DT_FLOAT8E8M0: case DT_FLOAT4E2M1: case DT_UINT4: case DT_UINT2: return "uint8_t";
     case DT_UINT16: case DT_FLOAT16: case DT_BFLOAT16: return "uint16_t";
     case DT_INT16: return "int16_t";
     case DT_INT32: return "int32_t";
@@ -202,6 +224,17 @@ const char *dtype_ctype(DType t)
     case DT_INT64: return "int64_t";
     case DT_UINT64: return "uint64_t";
     default: return NULL;
+    }
+}
+
+/* Bits per element in a serialized TensorProto where less than a byte (4-bit types pack two
+ * to a byte, 2-bit types four, first element in the lowest bits), else 0. */
+int dtype_packed_bits(DType t)
+{
+    switch (t) {
+    case DT_UINT4: case DT_INT4: case DT_FLOAT4E2M1: return 4;
+    case DT_UINT2: case DT_INT2: return 2;
+    default: return 0;
     }
 }
 

@@ -79,11 +79,49 @@ static void copy_typed_field(const Onnx__TensorProto *t, DType dt, int64_t numel
         case DT_UINT16:
         case DT_FLOAT16:
         case DT_BFLOAT16: ((uint16_t *)dst)[i] = (uint16_t)t->int32_data[i]; break;
-        case DT_UINT8: ((uint8_t *)dst)[i] = (uint8_t)t->int32_data[i]; break;
+        case DT_UINT8:
+        case DT_FLOAT8E4M3FN:
+        case DT_FLOAT8E4M3FNUZ:
+        case DT_FLOAT8E5M2:
+        case DT_FLOAT8E5M2FNUZ:
+        case DT_FLOAT8E8M0: ((uint8_t *)dst)[i] = (uint8_t)t->int32_data[i]; break;
         case DT_BOOL: ((uint8_t *)dst)[i] = t->int32_data[i] != 0; break;
         default: unreachable();
         }
     }
+}
+
+/* 4-bit and 2-bit elements, packed as TensorProto stores them (first element in the lowest
+ * bits), to one byte each as onnx2c keeps them: the signed types sign-extended. */
+static void unpack_bits(DType dt, const uint8_t *src, int64_t numel, uint8_t *dst)
+{
+    int bits = dtype_packed_bits(dt), per_byte = 8 / bits;
+    unsigned mask = (1u << bits) - 1, sign = 1u << (bits - 1);
+    bool is_signed = dt == DT_INT4 || dt == DT_INT2;
+    for (int64_t i = 0; i < numel; i++) {
+        unsigned u = (src[i / per_byte] >> (bits * (int)(i % per_byte))) & mask;
+        dst[i] = (uint8_t)(is_signed && (u & sign) ? u | ~mask : u);
+    }
+}
+
+/* Packed data of a 4-bit or 2-bit type: raw_data bytes, or int32_data holding one packed byte
+ * each (onnx.proto: "each int32_data stores two [four] elements"). */
+static void load_packed(const Onnx__TensorProto *t, DType dt, int64_t numel, uint8_t *dst,
+                        const char *what)
+{
+    int64_t per_byte = 8 / dtype_packed_bits(dt), nbytes = (numel + per_byte - 1) / per_byte;
+    const uint8_t *src = t->raw_data.data;
+    size_t have = t->has_raw_data ? t->raw_data.len : t->n_int32_data;
+    if ((int64_t)have != nbytes)
+        fatal("%s '%s' holds %zu packed bytes, its shape needs %lld", what, t->name ? t->name : "",
+              have, (long long)nbytes);
+    if (!t->has_raw_data) {
+        uint8_t *bytes = xcalloc((size_t)nbytes + 1, 1);
+        for (int64_t i = 0; i < nbytes; i++)
+            bytes[i] = (uint8_t)t->int32_data[i];
+        src = bytes;
+    }
+    unpack_bits(dt, src, numel, dst);
 }
 
 /* Fills v's type, shape and data from a TensorProto (initializer or Constant attribute). */
@@ -106,7 +144,9 @@ void tensor_to_value(const Onnx__TensorProto *t, Value *v, const char *what)
         v->dims[i] = t->dims[i];
     int64_t bytes = checked_mul(NULL, numel, (int64_t)dtype_size(dt));
     v->data = xcalloc(1, (size_t)bytes + 1);
-    if (t->has_raw_data) {
+    if (dtype_packed_bits(dt)) {
+        load_packed(t, dt, numel, v->data, what);
+    } else if (t->has_raw_data) {
         if ((int64_t)t->raw_data.len != bytes)
             fatal("%s '%s' has %zu bytes of raw data, its shape needs %lld", what,
                   t->name ? t->name : "", t->raw_data.len, (long long)bytes);
@@ -267,8 +307,8 @@ Model *load_model(const char *path)
     atexit(free_proto);
     m->ir_version = mp->ir_version;
     m->opset = opset_of(mp, "");
-    if (!m->opset)
-        fatal("the model imports no version of the default ONNX operator set");
+    if (!m->opset && !mp->n_opset_import) /* a model of other domains only (ai.onnx.ml) is fine */
+        fatal("the model imports no operator set");
     m->graph = graph_new();
     convert_graph(m, mp);
     m->nodes_before = m->graph->nnodes;

@@ -5,8 +5,10 @@
  *   main.c            command line, drives the stages below
  *   load.c            ONNX file (protobuf-c) -> IR
  *   inline_functions.c  expands model-local functions while loading; splices folded If branches
- *   bind_shapes.c     --bind-input / --dim / --shape, refuse unbound symbolic dims
  *   upgrade_legacy.c  opset <= 6 broadcasting rules rewritten to numpy's (called by infer_shapes)
+ *   unroll_loops.c    Loop/Scan with compile-time trip counts, unrolled (called by infer_shapes)
+ *   expand_flex_attention.c  FlexAttention as MatMul/Softmax with its graphs spliced in (ditto)
+ *   bind_shapes.c     --bind-input / --dim / --shape, refuse unbound symbolic dims
  *   infer_shapes.c    per-node type+shape inference in graph order, folding constants as it goes
  *   simplify.c        (-O1) drop Identity, Dropout, Mul by 1, Add of 0, Expand before broadcasts
  *   fuse_gemm.c       (-O1) MatMul+Add, torchlib addmm, Transpose -> Gemm
@@ -51,6 +53,18 @@ typedef enum {
     DT_UINT32 = 12,
     DT_UINT64 = 13,
     DT_BFLOAT16 = 16,
+    /* One byte per element in memory (see templates/lowtypes.c); TensorProtos pack the
+     * 4-bit types two and the 2-bit types four to a byte. */
+    DT_FLOAT8E4M3FN = 17,
+    DT_FLOAT8E4M3FNUZ = 18,
+    DT_FLOAT8E5M2 = 19,
+    DT_FLOAT8E5M2FNUZ = 20,
+    DT_UINT4 = 21,
+    DT_INT4 = 22,
+    DT_FLOAT4E2M1 = 23,
+    DT_FLOAT8E8M0 = 24,
+    DT_UINT2 = 25,
+    DT_INT2 = 26,
 } DType;
 
 typedef struct Node Node;
@@ -237,6 +251,7 @@ int fusion_counts(const OpCount **out);
 size_t dtype_size(DType t);
 const char *dtype_name(DType t);
 const char *dtype_ctype(DType t);
+int dtype_packed_bits(DType t); /* 4 or 2 for types a TensorProto packs, else 0 */
 int64_t value_numel(const Value *v);
 int64_t value_bytes(const Value *v);
 Value *node_input(const Node *n, int i); /* NULL when omitted or out of range */
@@ -250,9 +265,6 @@ Model *load_model(const char *path);
 void bind_input_values(Model *m, const Options *opt); /* --bind-input: inputs become constants */
 void bind_shapes(Model *m, const Options *opt);
 const char *graph_inputs_feeding(const Value *v); /* "'a', 'b'" or NULL: what v is computed from */
-
-/* ---- upgrade_legacy.c: opset <= 6 broadcasting rules (called by infer_shapes) ---- */
-bool upgrade_legacy_op(Graph *g, int index); /* true: a Reshape now precedes node `index` */
 
 /* ---- ops.c: the op table ---- */
 typedef struct Emitter Emitter;
@@ -274,6 +286,17 @@ bool is_view_op(const Node *n);
 
 /* ---- inline_functions.c ---- */
 void fold_if(Model *m, int index); /* replace If node `index` by its taken branch */
+
+/* ---- upgrade_legacy.c: opset <= 6 broadcasting rules (called by infer_shapes) ---- */
+bool upgrade_legacy_op(Graph *g, int index); /* true: a Reshape now precedes node `index` */
+
+/* ---- unroll_loops.c: Loop and Scan with compile-time trip counts ---- */
+bool is_loop_node(const Node *n);
+void unroll_loop(Model *m, int index); /* one iteration of node `index` now follows it */
+
+/* ---- expand_flex_attention.c: FlexAttention (ai.onnx.preview) as standard ops ---- */
+bool is_flex_attention(const Node *n);
+void expand_flex_attention(Model *m, int index); /* its nodes now follow node `index` */
 
 /* ---- infer_shapes.c ---- */
 void infer_shapes(Model *m);

@@ -141,6 +141,20 @@ static const OpDef op_table[] = {
     /* Cast and CastLike with a float16/bfloat16 end: promote_half binds them to this entry,
      * whose emitted code also needs templates/types.c; never looked up from a model. */
     {"Cast(half)", 1, 2, 6, cast_infer, cast_fold, cast_emit, NO_VIEW, NULL, NULL, "tensor types"},
+    /* ---- signal family: ops_signal.c, ops_image.c (DFT, windows, sampling, boxes) ---- */
+    {"DFT", 1, 3, 17, dft_infer, dft_fold, dft_emit, NO_VIEW, dft_flops, NULL, "signal"},
+    {"STFT", 2, 4, 17, stft_infer, stft_fold, stft_emit, NO_VIEW, stft_flops, NULL, "signal"},
+    {"HannWindow", 1, 1, 17, window_infer, window_fold, NULL, NO_VIEW, NULL, NULL, NULL},
+    {"HammingWindow", 1, 1, 17, window_infer, window_fold, NULL, NO_VIEW, NULL, NULL, NULL},
+    {"BlackmanWindow", 1, 1, 17, window_infer, window_fold, NULL, NO_VIEW, NULL, NULL, NULL},
+    {"MelWeightMatrix", 5, 5, 17, melweight_infer, melweight_fold, NULL, NO_VIEW, NULL, NULL, NULL},
+    {"GridSample", 2, 2, 16, gridsample_infer, gridsample_fold, gridsample_emit, NO_VIEW, numel_flops, NULL, "image"},
+    {"NonMaxSuppression", 2, 5, 10, nms_infer, nms_fold, NULL, NO_VIEW, NULL, NULL, NULL},
+    {"Col2Im", 3, 3, 18, col2im_infer, col2im_fold, col2im_emit, NO_VIEW, NULL, NULL, "image"},
+    {"CenterCropPad", 2, 2, 18, center_crop_pad_infer, center_crop_pad_fold, center_crop_pad_emit, NO_VIEW, NULL, NULL, "image"},
+    {"RoiAlign", 3, 3, 10, roialign_infer, roialign_fold, roialign_emit, NO_VIEW, numel_flops, NULL, "image"},
+    {"AffineGrid", 2, 2, 20, affine_grid_infer, affine_grid_fold, affine_grid_emit, NO_VIEW, numel_flops, NULL, "image"},
+    {"DeformConv", 3, 5, 19, deform_conv_infer, deform_conv_fold, deform_conv_emit, NO_VIEW, deform_conv_flops, NULL, "image"},
     /* ---- sequence family: ops_recurrent.c, ops_quant.c (RNN/GRU/LSTM, quantisation) ---- */
     {"RNN", 3, 6, 7, recurrent_infer, recurrent_fold, recurrent_emit, NO_VIEW, recurrent_flops, recurrent_scratch, "gemm recurrent"},
     {"GRU", 3, 6, 7, recurrent_infer, recurrent_fold, recurrent_emit, NO_VIEW, recurrent_flops, recurrent_scratch, "gemm recurrent"},
@@ -152,6 +166,53 @@ static const OpDef op_table[] = {
     {"QLinearMatMul", 8, 8, 10, qmatmul_infer, qmatmul_fold, qmatmul_emit, NO_VIEW, qmatmul_flops, NULL, "quant"},
     {"ConvInteger", 2, 4, 10, qconv_infer, qconv_fold, qconv_emit, NO_VIEW, qconv_flops, NULL, "quant"},
     {"QLinearConv", 8, 9, 10, qconv_infer, qconv_fold, qconv_emit, NO_VIEW, qconv_flops, NULL, "quant"},
+    /* ---- loss family: ops_loss.c (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss) ---- */
+    {"NegativeLogLikelihoodLoss", 2, 3, 12, loss_infer, loss_fold, loss_emit, NO_VIEW, numel_flops, NULL, "loss"},
+    {"SoftmaxCrossEntropyLoss", 2, 3, 12, loss_infer, loss_fold, loss_emit, NO_VIEW, numel_flops, loss_scratch, "softmax loss"},
+    /* the loss helper's gaps in other families: trig, Swish, Det (ops_math.c),
+     * ReduceLogSum (ops_reduce.c), CumProd (ops_data.c) */
+    {"Det", 1, 1, 11, det_infer, det_fold, det_emit, NO_VIEW, numel_flops, det_scratch, "math"},
+    {"ReduceLogSum", 1, 2, 1, reduce_infer, reduce_fold, reduce_emit, NO_VIEW, reduce_flops, NULL, "reduce"},
+    {"CumProd", 2, 2, 26, cumsum_infer, cumsum_fold, cumsum_emit, NO_VIEW, numel_flops, NULL, "data"},
+    {"Tan", 1, 1, 7, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
+    {"Asin", 1, 1, 7, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
+    {"Acos", 1, 1, 7, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
+    {"Atan", 1, 1, 7, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
+    {"Sinh", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
+    {"Cosh", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
+    {"Asinh", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
+    {"Acosh", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
+    {"Atanh", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
+    {"Swish", 1, 1, 24, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
+    /* ops_random.c: Dropout's infer binds a seeded training-mode Dropout to this entry; never
+     * looked up from a model */
+    {"Dropout(train)", 1, 3, 12, dropout_train_infer, dropout_train_fold, dropout_train_emit, NO_VIEW, numel_flops, NULL, "random"},
+    {"Bernoulli", 1, 1, 15, bernoulli_infer, NULL, NULL, NO_VIEW, NULL, NULL, NULL},
+    /* ---- llm family: ops_llm.c (RMSNorm, rotary embedding, SwiGLU, linear attention) ---- */
+    {"RMSNormalization", 2, 2, 23, rmsnorm_infer, rmsnorm_fold, rmsnorm_emit, NO_VIEW, numel_flops, NULL, "llm"},
+    {"RotaryEmbedding", 3, 4, 23, rope_infer, rope_fold, rope_emit, NO_VIEW, numel_flops, NULL, "llm"},
+    {"SwiGLU", 2, 2, 28, swiglu_infer, swiglu_fold, swiglu_emit, NO_VIEW, numel_flops, NULL, "llm"},
+    {"CausalConvWithState", 2, 4, 27, causal_conv_infer, causal_conv_fold, causal_conv_emit, NO_VIEW, causal_conv_flops, NULL, "llm"},
+    {"LinearAttention", 3, 6, 27, linattn_infer, linattn_fold, linattn_emit, NO_VIEW, linattn_flops, linattn_scratch, "llm"},
+    /* ---- lowtypes family: ops_lowtypes.c (float8, float4, int4/int2 element types) ---- */
+    /* Cast and CastLike with such a type at one end: lowcast_infer binds them to this entry;
+     * never looked up from a model. */
+    {"Cast(low)", 1, 1, 19, lowcast_infer, lowcast_fold, lowcast_emit, NO_VIEW, NULL, NULL, "types lowtypes"},
+    /* QuantizeLinear / DequantizeLinear with a float8 or float4 end (ops_quant.c binds them) */
+    {"QuantizeLinear(low)", 2, 3, 19, quantize_infer, quantize_fold, quantize_emit, NO_VIEW, numel_flops, NULL, "types lowtypes"},
+    {"DequantizeLinear(low)", 2, 3, 19, dequantize_infer, dequantize_fold, dequantize_emit, NO_VIEW, numel_flops, NULL, "types lowtypes"},
+    /* ---- attention family: ops_attention.c (Attention) ---- */
+    {"Attention", 3, 7, 23, attention_infer, attention_fold, attention_emit, NO_VIEW, attention_flops, attention_scratch, "types attention"},
+    /* ---- control family: ops_misc.c (Loop/Scan are unrolled by unroll_loops.c) ---- */
+    {"BitCast", 1, 1, 26, bitcast_infer, bitcast_fold, bitcast_emit, NO_VIEW, NULL, NULL, "misc"},
+    {"ReverseSequence", 2, 2, 10, revseq_infer, revseq_fold, revseq_emit, NO_VIEW, NULL, NULL, "misc"},
+    {"TensorScatter", 2, 3, 24, tensor_scatter_infer, tensor_scatter_fold, tensor_scatter_emit, NO_VIEW, NULL, NULL, "misc"},
+    {"Unique", 1, 1, 11, unique_infer, unique_fold, NULL, NO_VIEW, NULL, NULL, NULL},
+    {"TfIdfVectorizer", 1, 1, 9, tfidf_infer, tfidf_fold, tfidf_emit, NO_VIEW, NULL, NULL, "misc"},
+    /* ai.onnx.ml ops: infer_shapes looks them up as "ai.onnx.ml.<op>" */
+    {"ai.onnx.ml.TreeEnsemble", 1, 1, 5, tree_ensemble_infer, tree_ensemble_fold, tree_ensemble_emit, NO_VIEW, NULL, NULL, "misc"},
+    {"ai.onnx.ml.ArrayFeatureExtractor", 2, 2, 1, afe_infer, afe_fold, afe_emit, NO_VIEW, NULL, NULL, "misc"},
+    {"ai.onnx.ml.Binarizer", 1, 1, 1, binarizer_infer, binarizer_fold, binarizer_emit, NO_VIEW, numel_flops, NULL, "misc"},
 };
 
 int op_table_entries(const OpDef **out)

@@ -240,6 +240,42 @@ void classify_emit(Emitter *e, Node *n);
 bool is_half_type(DType t);
 bool half_infer(Node *n, void (*infer)(Node *n));
 bool half_fold(Node *n, void (*fold)(Node *n));
+/* ---- signal family ---- */
+/* ops_signal.c */
+void dft_infer(Node *n);
+void dft_fold(Node *n);
+void dft_emit(Emitter *e, Node *n);
+double dft_flops(const Node *n);
+void stft_infer(Node *n);
+void stft_fold(Node *n);
+void stft_emit(Emitter *e, Node *n);
+double stft_flops(const Node *n);
+void window_infer(Node *n); /* HannWindow, HammingWindow, BlackmanWindow: fold only */
+void window_fold(Node *n);
+void melweight_infer(Node *n); /* fold only */
+void melweight_fold(Node *n);
+/* ops_image.c */
+void gridsample_infer(Node *n);
+void gridsample_fold(Node *n);
+void gridsample_emit(Emitter *e, Node *n);
+void nms_infer(Node *n); /* NonMaxSuppression: fold only */
+void nms_fold(Node *n);
+void col2im_infer(Node *n);
+void col2im_fold(Node *n);
+void col2im_emit(Emitter *e, Node *n);
+void center_crop_pad_infer(Node *n);
+void center_crop_pad_fold(Node *n);
+void center_crop_pad_emit(Emitter *e, Node *n);
+void roialign_infer(Node *n);
+void roialign_fold(Node *n);
+void roialign_emit(Emitter *e, Node *n);
+void affine_grid_infer(Node *n);
+void affine_grid_fold(Node *n);
+void affine_grid_emit(Emitter *e, Node *n);
+void deform_conv_infer(Node *n);
+void deform_conv_fold(Node *n);
+void deform_conv_emit(Emitter *e, Node *n);
+double deform_conv_flops(const Node *n);
 /* ---- sequence family ---- */
 /* ops_recurrent.c */
 void recurrent_infer(Node *n); /* RNN, GRU, LSTM */
@@ -265,5 +301,84 @@ void qconv_infer(Node *n); /* ConvInteger, QLinearConv */
 void qconv_fold(Node *n);
 void qconv_emit(Emitter *e, Node *n);
 double qconv_flops(const Node *n);
+
+/* ---- loss family ---- */
+/* ops_loss.c */
+void loss_infer(Node *n); /* NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss */
+void loss_fold(Node *n);
+void loss_emit(Emitter *e, Node *n);
+int64_t loss_scratch(const Node *n);
+/* ops_random.c */
+bool dropout_training(Node *n); /* Dropout's infer: true when it rebound n to Dropout(train) */
+void dropout_train_infer(Node *n);
+void dropout_train_fold(Node *n);
+void dropout_train_emit(Emitter *e, Node *n);
+void bernoulli_infer(Node *n); /* refuses */
+/* ops_math.c */
+void det_infer(Node *n);
+void det_fold(Node *n);
+void det_emit(Emitter *e, Node *n);
+int64_t det_scratch(const Node *n);
+
+/* ---- llm family ---- */
+/* ops_llm.c */
+void rmsnorm_infer(Node *n);
+void rmsnorm_fold(Node *n);
+void rmsnorm_emit(Emitter *e, Node *n);
+void rope_infer(Node *n); /* RotaryEmbedding */
+void rope_fold(Node *n);
+void rope_emit(Emitter *e, Node *n);
+void swiglu_infer(Node *n);
+void swiglu_fold(Node *n);
+void swiglu_emit(Emitter *e, Node *n);
+void causal_conv_infer(Node *n); /* CausalConvWithState */
+void causal_conv_fold(Node *n);
+void causal_conv_emit(Emitter *e, Node *n);
+double causal_conv_flops(const Node *n);
+void linattn_infer(Node *n); /* LinearAttention */
+void linattn_fold(Node *n);
+void linattn_emit(Emitter *e, Node *n);
+double linattn_flops(const Node *n);
+int64_t linattn_scratch(const Node *n);
+
+/* ---- lowtypes family: ops_lowtypes.c (float8, float4, int4/int2 element types) ---- */
+bool is_low_type(DType t); /* float8*, float4e2m1, [u]int4, [u]int2 */
+void lowcast_infer(Node *n);
+void lowcast_fold(Node *n);
+void lowcast_emit(Emitter *e, Node *n);
+
+/* ---- attention family ---- */
+/* ops_attention.c */
+void attention_infer(Node *n);
+void attention_fold(Node *n);
+void attention_emit(Emitter *e, Node *n);
+double attention_flops(const Node *n);
+int64_t attention_scratch(const Node *n);
+
+/* ---- control family ---- */
+/* ops_misc.c (Loop and Scan: unroll_loops.c) */
+void bitcast_infer(Node *n);
+void bitcast_fold(Node *n);
+void bitcast_emit(Emitter *e, Node *n);
+void revseq_infer(Node *n); /* ReverseSequence */
+void revseq_fold(Node *n);
+void revseq_emit(Emitter *e, Node *n);
+void tensor_scatter_infer(Node *n);
+void tensor_scatter_fold(Node *n);
+void tensor_scatter_emit(Emitter *e, Node *n);
+void unique_infer(Node *n); /* fold-only: computes the outputs from a constant input */
+void unique_fold(Node *n);
+void tfidf_infer(Node *n); /* TfIdfVectorizer */
+void tfidf_fold(Node *n);
+void tfidf_emit(Emitter *e, Node *n);
+void tree_ensemble_infer(Node *n); /* ai.onnx.ml */
+void tree_ensemble_fold(Node *n);
+void tree_ensemble_emit(Emitter *e, Node *n);
+void afe_infer(Node *n); /* ai.onnx.ml ArrayFeatureExtractor */
+void afe_fold(Node *n);
+void afe_emit(Emitter *e, Node *n);
+void binarizer_infer(Node *n); /* ai.onnx.ml */
+void binarizer_fold(Node *n);
+void binarizer_emit(Emitter *e, Node *n);
 
 #endif

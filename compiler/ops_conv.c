@@ -199,6 +199,8 @@ static ConvShape conv_shape(const Node *n)
 
 void conv_infer(Node *n)
 {
+    if (half_infer(n, conv_infer))
+        return;
     for (int i = 0; i < n->ninputs; i++)
         if (n->inputs[i])
             require_float(n, n->inputs[i]);
@@ -606,15 +608,34 @@ static void batchnorm_geometry(const Node *n, int64_t *N, int64_t *C, int64_t *H
         *HW *= x->dims[i];
 }
 
+/* training_mode=1 (opset 14+): normalised with the batch's statistics, and outputs 1 and 2
+ * (when requested) are the updated running mean and variance. */
+static bool batchnorm_training(const Node *n)
+{
+    return n->opset >= 14 && attr_int(n, "training_mode", 0) != 0;
+}
+
+static bool batchnorm_has_stat(const Node *n, int i)
+{
+    return batchnorm_training(n) && i < n->noutputs && n->outputs[i]->name[0];
+}
+
+static float *batchnorm_stat(const Node *n, int i)
+{
+    return batchnorm_has_stat(n, i) ? n->outputs[i]->data : NULL;
+}
+
 void batchnorm_infer(Node *n)
 {
-    if (attr_int(n, "training_mode", 0) != 0)
-        fatal_at(n, "training_mode=1 is not supported");
+    if (attr_int(n, "training_mode", 0) != 0 && n->opset < 14)
+        fatal_at(n, "training_mode needs opset 14 or newer");
     if (n->opset < 9 && attr_int(n, "spatial", 1) != 1)
         fatal_at(n, "spatial=0 is not supported");
+    if (n->noutputs > 3)
+        fatal_at(n, "training outputs saved_mean/saved_var (opset < 14) are not supported");
     for (int i = 1; i < n->noutputs; i++)
-        if (n->outputs[i]->name[0])
-            fatal_at(n, "training outputs (running mean/var) are not supported");
+        if (n->outputs[i]->name[0] && !batchnorm_training(n))
+            fatal_at(n, "running mean/var outputs need training_mode=1");
     int64_t N, C, HW;
     batchnorm_geometry(n, &N, &C, &HW);
     for (int i = 0; i < 5; i++) {
@@ -623,12 +644,22 @@ void batchnorm_infer(Node *n)
             fatal_at(n, "input %d must have shape [%lld]", i, (long long)C);
     }
     same_shape_infer(n);
+    for (int i = 1; i < n->noutputs; i++)
+        if (n->outputs[i]->name[0])
+            set_shape(n->outputs[i], DT_FLOAT, 1, &C);
 }
 
 void batchnorm_fold(Node *n)
 {
     int64_t N, C, HW;
     batchnorm_geometry(n, &N, &C, &HW);
+    if (batchnorm_training(n)) {
+        batchnorm_train_f32(N, C, HW, n->inputs[0]->data, n->inputs[1]->data, n->inputs[2]->data,
+                            n->inputs[3]->data, n->inputs[4]->data,
+                            attr_float(n, "epsilon", 1e-5f), attr_float(n, "momentum", 0.9f),
+                            n->outputs[0]->data, batchnorm_stat(n, 1), batchnorm_stat(n, 2));
+        return;
+    }
     batchnorm_f32(N, C, HW, n->inputs[0]->data, n->inputs[1]->data, n->inputs[2]->data,
                   n->inputs[3]->data, n->inputs[4]->data, attr_float(n, "epsilon", 1e-5f),
                   n->outputs[0]->data);
@@ -638,6 +669,17 @@ void batchnorm_emit(Emitter *e, Node *n)
 {
     int64_t N, C, HW;
     batchnorm_geometry(n, &N, &C, &HW);
+    if (batchnorm_training(n)) {
+        println(e, "batchnorm_train_f32(%lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s);",
+                (long long)N, (long long)C, (long long)HW, value_cname(e, n->inputs[0]),
+                value_cname(e, n->inputs[1]), value_cname(e, n->inputs[2]),
+                value_cname(e, n->inputs[3]), value_cname(e, n->inputs[4]),
+                c_float(attr_float(n, "epsilon", 1e-5f)), c_float(attr_float(n, "momentum", 0.9f)),
+                value_cname(e, n->outputs[0]),
+                batchnorm_has_stat(n, 1) ? value_cname(e, n->outputs[1]) : "NULL",
+                batchnorm_has_stat(n, 2) ? value_cname(e, n->outputs[2]) : "NULL");
+        return;
+    }
     println(e, "batchnorm_f32(%lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %s);", (long long)N,
             (long long)C, (long long)HW, value_cname(e, n->inputs[0]),
             value_cname(e, n->inputs[1]), value_cname(e, n->inputs[2]),
@@ -669,7 +711,8 @@ void softmax_infer(Node *n)
 {
     if (half_infer(n, softmax_infer))
         return;
-    require_float(n, n->inputs[0]);
+    if (n->inputs[0]->dtype != DT_DOUBLE)
+        require_float(n, n->inputs[0]);
     int64_t o, l, i;
     softmax_geometry(n, &o, &l, &i);
     same_shape_infer(n);
@@ -681,18 +724,19 @@ void softmax_fold(Node *n)
         return;
     int64_t o, l, i;
     softmax_geometry(n, &o, &l, &i);
-    if (!strcmp(n->op_type, "Softmax"))
-        softmax_f32(o, l, i, n->inputs[0]->data, n->outputs[0]->data);
+    bool soft = !strcmp(n->op_type, "Softmax");
+    if (n->inputs[0]->dtype == DT_DOUBLE)
+        (soft ? softmax_f64 : logsoftmax_f64)(o, l, i, n->inputs[0]->data, n->outputs[0]->data);
     else
-        logsoftmax_f32(o, l, i, n->inputs[0]->data, n->outputs[0]->data);
+        (soft ? softmax_f32 : logsoftmax_f32)(o, l, i, n->inputs[0]->data, n->outputs[0]->data);
 }
 
 void softmax_emit(Emitter *e, Node *n)
 {
     int64_t o, l, i;
     softmax_geometry(n, &o, &l, &i);
-    println(e, "%s(%lld, %lld, %lld, %s, %s);",
-            !strcmp(n->op_type, "Softmax") ? "softmax_f32" : "logsoftmax_f32", (long long)o,
-            (long long)l, (long long)i, value_cname(e, n->inputs[0]),
-            value_cname(e, n->outputs[0]));
+    println(e, "%s_%s(%lld, %lld, %lld, %s, %s);",
+            !strcmp(n->op_type, "Softmax") ? "softmax" : "logsoftmax",
+            n->inputs[0]->dtype == DT_DOUBLE ? "f64" : "f32", (long long)o, (long long)l,
+            (long long)i, value_cname(e, n->inputs[0]), value_cname(e, n->outputs[0]));
 }

@@ -1334,7 +1334,7 @@ void nonzero_fold(Node *n)
     (void)n; /* computed by nonzero_infer */
 }
 
-/* ---- CumSum ---- */
+/* ---- CumSum, CumProd ---- */
 
 static int cumsum_axis(const Node *n)
 {
@@ -1367,12 +1367,15 @@ void cumsum_fold(Node *n)
     split_at(x, cumsum_axis(n), &outer, &len, &inner);
     int ex = attr_int(n, "exclusive", 0) != 0, rev = attr_int(n, "reverse", 0) != 0;
     void *y = n->outputs[0]->data;
-    switch (x->dtype) {
-    case DT_FLOAT: cumsum_f32(outer, len, inner, ex, rev, x->data, y); break;
-    case DT_DOUBLE: cumsum_f64(outer, len, inner, ex, rev, x->data, y); break;
-    case DT_INT32: cumsum_i32(outer, len, inner, ex, rev, x->data, y); break;
-    default: cumsum_i64(outer, len, inner, ex, rev, x->data, y); break;
-    }
+    bool prod = !strcmp(n->op_type, "CumProd");
+    if (x->dtype == DT_FLOAT)
+        (prod ? cumprod_f32 : cumsum_f32)(outer, len, inner, ex, rev, x->data, y);
+    else if (x->dtype == DT_DOUBLE)
+        (prod ? cumprod_f64 : cumsum_f64)(outer, len, inner, ex, rev, x->data, y);
+    else if (x->dtype == DT_INT32)
+        (prod ? cumprod_i32 : cumsum_i32)(outer, len, inner, ex, rev, x->data, y);
+    else
+        (prod ? cumprod_i64 : cumsum_i64)(outer, len, inner, ex, rev, x->data, y);
 }
 
 /* A run-time axis selects one of the rank calls; an axis out of range leaves y zero. */
@@ -1397,9 +1400,9 @@ void cumsum_emit(Emitter *e, Node *n)
         if (axis < 0)
             println(e, "%sif (axis == %d || axis == %d)", a == first ? "" : "else ", a,
                     a - x->rank);
-        println(e, "%scumsum_%s(%lld, %lld, %lld, %d, %d, %s, %s);", axis < 0 ? "    " : "", sfx,
-                (long long)outer, (long long)len, (long long)inner, ex, rev, value_cname(e, x),
-                value_cname(e, y));
+        println(e, "%scum%s_%s(%lld, %lld, %lld, %d, %d, %s, %s);", axis < 0 ? "    " : "",
+                strcmp(n->op_type, "CumProd") ? "sum" : "prod", sfx, (long long)outer,
+                (long long)len, (long long)inner, ex, rev, value_cname(e, x), value_cname(e, y));
     }
     if (axis < 0) {
         e->indent--;
@@ -1588,12 +1591,16 @@ void hardmax_emit(Emitter *e, Node *n)
 
 void act_infer(Node *n)
 {
+    if (half_infer(n, act_infer))
+        return;
     require_float(n, n->inputs[0]);
     same_shape_infer(n);
 }
 
 void act_fold(Node *n)
 {
+    if (half_fold(n, act_fold))
+        return;
     int64_t len = value_numel(n->outputs[0]);
     const float *x = n->inputs[0]->data;
     float *y = n->outputs[0]->data;
@@ -1862,6 +1869,8 @@ static EinsumPlan einsum_plan(const Node *n, int64_t *out_dims_for_infer, int *o
 
 void einsum_infer(Node *n)
 {
+    if (half_infer(n, einsum_infer))
+        return;
     DType t = n->inputs[0]->dtype;
     if (t != DT_FLOAT && t != DT_DOUBLE)
         fatal_at(n, "type %s is not supported (float32, float64 are)", dtype_name(t));
@@ -1876,6 +1885,8 @@ void einsum_infer(Node *n)
 
 void einsum_fold(Node *n)
 {
+    if (half_fold(n, einsum_fold))
+        return;
     EinsumPlan p = einsum_plan(n, NULL, NULL);
     const void *b = p.nops == 2 ? n->inputs[1]->data : NULL;
     if (n->inputs[0]->dtype == DT_FLOAT)

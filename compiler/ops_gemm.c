@@ -1,6 +1,7 @@
 /* ops_gemm.c — Gemm and MatMul. Both lower to products Y[M][N] = A[M][K] x B[K][N]: with
  * --gemm=libxsmm a JIT kernel dispatched once in init, else the portable gemm_f32 template.
- * Both accumulate over k ascending with fmaf from 0, so they give the same bits. */
+ * Both accumulate over k ascending with fmaf from 0, so they give the same bits. float64
+ * models take gemm_f64 (fma, same order) and never libxsmm. */
 #include "ops.h"
 #include "kernels.h"
 
@@ -22,6 +23,30 @@ void emit_product(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a, in
                 (long long)N, (long long)K, a, (long long)a_rs, (long long)a_cs, b,
                 (long long)b_rs, (long long)b_cs, y);
     }
+}
+
+/* float32 or float64 operands, all of one type; returns that type. */
+static DType product_dtype(const Node *n)
+{
+    DType t = n->inputs[0]->dtype == DT_DOUBLE ? DT_DOUBLE : DT_FLOAT;
+    for (int i = 0; i < n->ninputs; i++)
+        if (n->inputs[i])
+            require_dtype(n, n->inputs[i], t);
+    return t;
+}
+
+/* emit_product for either type: doubles always take the portable loop. */
+static void emit_product_typed(Emitter *e, DType t, int64_t M, int64_t N, int64_t K, const char *a,
+                               int64_t a_rs, int64_t a_cs, const char *b, int64_t b_rs,
+                               int64_t b_cs, const char *y)
+{
+    if (t != DT_DOUBLE) {
+        emit_product(e, M, N, K, a, a_rs, a_cs, b, b_rs, b_cs, y);
+        return;
+    }
+    println(e, "gemm_f64(%lld, %lld, %lld, %s, %lld, %lld, %s, %lld, %lld, %s);", (long long)M,
+            (long long)N, (long long)K, a, (long long)a_rs, (long long)a_cs, b, (long long)b_rs,
+            (long long)b_cs, y);
 }
 
 /* ---- Gemm: Y = alpha * A' x B' + beta * C ---- */
@@ -73,12 +98,12 @@ static GemmShape gemm_shape(const Node *n)
 
 void gemm_infer(Node *n)
 {
-    for (int i = 0; i < n->ninputs; i++)
-        if (n->inputs[i])
-            require_float(n, n->inputs[i]);
+    if (half_infer(n, gemm_infer))
+        return;
+    DType t = product_dtype(n);
     GemmShape s = gemm_shape(n);
     int64_t dims[2] = {s.M, s.N};
-    set_shape(n->outputs[0], DT_FLOAT, 2, dims);
+    set_shape(n->outputs[0], t, 2, dims);
 }
 
 static bool gemm_has_epilogue(const Node *n, const GemmShape *s)
@@ -88,8 +113,18 @@ static bool gemm_has_epilogue(const Node *n, const GemmShape *s)
 
 void gemm_fold(Node *n)
 {
+    if (half_fold(n, gemm_fold))
+        return;
     GemmShape s = gemm_shape(n);
     const Value *c = node_input(n, 2);
+    if (n->outputs[0]->dtype == DT_DOUBLE) {
+        double *yd = n->outputs[0]->data;
+        gemm_f64(s.M, s.N, s.K, n->inputs[0]->data, s.a_rs, s.a_cs, n->inputs[1]->data, s.b_rs,
+                 s.b_cs, yd);
+        if (gemm_has_epilogue(n, &s))
+            gemm_epilogue_f64(s.M, s.N, s.alpha, c ? c->data : NULL, s.c_rs, s.c_cs, s.beta, yd);
+        return;
+    }
     float *y = n->outputs[0]->data;
     gemm_f32(s.M, s.N, s.K, n->inputs[0]->data, s.a_rs, s.a_cs, n->inputs[1]->data, s.b_rs, s.b_cs,
              y);
@@ -104,14 +139,15 @@ static const char *gemm_b_operand(Emitter *e, Node *n, GemmShape *s)
     Value *b = n->inputs[1];
     if (!s->trans_b || !b->data)
         return value_cname(e, b);
-    float *t = xcalloc((size_t)(s->K * s->N) + 1, sizeof(float));
+    size_t size = dtype_size(b->dtype);
+    void *t = xcalloc((size_t)(s->K * s->N) + 1, size);
     int64_t dims[2] = {s->N, s->K};
     int32_t perm[2] = {1, 0};
-    transpose_bytes(2, dims, perm, sizeof(float), b->data, t);
+    transpose_bytes(2, dims, perm, size, b->data, t);
     s->b_rs = s->N;
     s->b_cs = 1;
     int64_t tdims[2] = {s->K, s->N};
-    return emit_constant(e, DT_FLOAT, 2, tdims, t);
+    return emit_constant(e, b->dtype, 2, tdims, t);
 }
 
 void gemm_emit(Emitter *e, Node *n)
@@ -119,13 +155,15 @@ void gemm_emit(Emitter *e, Node *n)
     GemmShape s = gemm_shape(n);
     const char *b = gemm_b_operand(e, n, &s);
     const char *y = value_cname(e, n->outputs[0]);
-    emit_product(e, s.M, s.N, s.K, value_cname(e, n->inputs[0]), s.a_rs, s.a_cs, b, s.b_rs, s.b_cs,
-                 y);
+    DType t = n->outputs[0]->dtype;
+    emit_product_typed(e, t, s.M, s.N, s.K, value_cname(e, n->inputs[0]), s.a_rs, s.a_cs, b,
+                       s.b_rs, s.b_cs, y);
     Value *c = node_input(n, 2);
     if (gemm_has_epilogue(n, &s))
-        println(e, "gemm_epilogue_f32(%lld, %lld, %s, %s, %lld, %lld, %s, %s);", (long long)s.M,
-                (long long)s.N, c_float(s.alpha), c ? value_cname(e, c) : "NULL",
-                (long long)s.c_rs, (long long)s.c_cs, c_float(s.beta), y);
+        println(e, "gemm_epilogue_%s(%lld, %lld, %s, %s, %lld, %lld, %s, %s);",
+                t == DT_DOUBLE ? "f64" : "f32", (long long)s.M, (long long)s.N, c_float(s.alpha),
+                c ? value_cname(e, c) : "NULL", (long long)s.c_rs, (long long)s.c_cs,
+                c_float(s.beta), y);
     emit_epilogues(e, n);
 }
 
@@ -202,21 +240,32 @@ static MatMulShape matmul_shape(const Node *n, int *out_rank, int64_t *out_dims)
 
 void matmul_infer(Node *n)
 {
-    require_float(n, n->inputs[0]);
-    require_float(n, n->inputs[1]);
+    if (half_infer(n, matmul_infer))
+        return;
+    DType t = product_dtype(n);
     int rank;
     int64_t dims[MAX_RANK + 2];
     matmul_shape(n, &rank, dims);
     if (rank > MAX_RANK)
         fatal_at(n, "output rank %d is more than %d", rank, MAX_RANK);
-    set_shape(n->outputs[0], DT_FLOAT, rank, dims);
+    set_shape(n->outputs[0], t, rank, dims);
 }
 
 void matmul_fold(Node *n)
 {
+    if (half_fold(n, matmul_fold))
+        return;
     int rank;
     int64_t dims[MAX_RANK + 2];
     MatMulShape s = matmul_shape(n, &rank, dims);
+    if (n->outputs[0]->dtype == DT_DOUBLE) {
+        const double *a = n->inputs[0]->data, *b = n->inputs[1]->data;
+        double *y = n->outputs[0]->data;
+        for (int64_t p = 0; p < s.batch; p++)
+            gemm_f64(s.M, s.N, s.K, a + s.a_off[p], s.K, 1, b + s.b_off[p], s.N, 1,
+                     y + p * s.M * s.N);
+        return;
+    }
     const float *a = n->inputs[0]->data, *b = n->inputs[1]->data;
     float *y = n->outputs[0]->data;
     for (int64_t p = 0; p < s.batch; p++)
@@ -241,16 +290,17 @@ void matmul_emit(Emitter *e, Node *n)
     MatMulShape s = matmul_shape(n, &rank, dims);
     const char *a = value_cname(e, n->inputs[0]), *b = value_cname(e, n->inputs[1]);
     const char *y = value_cname(e, n->outputs[0]);
+    DType t = n->outputs[0]->dtype;
     if (s.batch == 1) {
-        emit_product(e, s.M, s.N, s.K, a, s.K, 1, b, s.N, 1, y);
+        emit_product_typed(e, t, s.M, s.N, s.K, a, s.K, 1, b, s.N, 1, y);
         return;
     }
     const char *oa = offsets_array(e, s.a_off, s.batch), *ob = offsets_array(e, s.b_off, s.batch);
     println(e, "for (int64_t p = 0; p < %lld; p++) {", (long long)s.batch);
     e->indent++;
-    emit_product(e, s.M, s.N, s.K, xprintf("%s + %s[p]", a, oa), s.K, 1,
-                 xprintf("%s + %s[p]", b, ob), s.N, 1,
-                 xprintf("%s + p * %lld", y, (long long)(s.M * s.N)));
+    emit_product_typed(e, t, s.M, s.N, s.K, xprintf("%s + %s[p]", a, oa), s.K, 1,
+                       xprintf("%s + %s[p]", b, ob), s.N, 1,
+                       xprintf("%s + p * %lld", y, (long long)(s.M * s.N)));
     e->indent--;
     println(e, "}");
 }

@@ -1,7 +1,8 @@
 /* ops_math.c — elementwise math: unary functions and activations (Abs, Neg, Exp, Log, Sqrt,
- * Reciprocal, Erf, Floor, Ceil, Sign, Sin, Cos, Softplus, Softsign, HardSigmoid, HardSwish,
- * Elu, Selu, Gelu), Pow with broadcasting, and the variadic Max, Min, Sum, Mean.
- * Kernels in templates/math.c (Sum and Mean use add_f32/div_f32 of elementwise.c). */
+ * Reciprocal, Erf, Floor, Ceil, Sign, Sin, Cos, Tan and the inverse and hyperbolic trig
+ * functions, Softplus, Softsign, HardSigmoid, HardSwish, Elu, Selu, Gelu, Swish), Pow with
+ * broadcasting, the variadic Max, Min, Sum, Mean, and Det. Kernels in templates/math.c (Sum
+ * and Mean use add_f32/div_f32 of elementwise.c). */
 #include "ops.h"
 #include "kernels.h"
 
@@ -28,6 +29,15 @@ static const struct {
     {"Sign", "sign_f32", sign_f32},
     {"Sin", "sin_f32", sin_f32},
     {"Cos", "cos_f32", cos_f32},
+    {"Tan", "tan_f32", tan_f32},
+    {"Asin", "asin_f32", asin_f32},
+    {"Acos", "acos_f32", acos_f32},
+    {"Atan", "atan_f32", atan_f32},
+    {"Sinh", "sinh_f32", sinh_f32},
+    {"Cosh", "cosh_f32", cosh_f32},
+    {"Asinh", "asinh_f32", asinh_f32},
+    {"Acosh", "acosh_f32", acosh_f32},
+    {"Atanh", "atanh_f32", atanh_f32},
     {"Softplus", "softplus_f32", softplus_f32},
     {"Softsign", "softsign_f32", softsign_f32},
     {"Round", "round_f32", round_f32},
@@ -72,6 +82,10 @@ static MathArgs math_args(const Node *n)
         a.p[1] = attr_float(n, "beta", 0.5f);
     } else if (!strcmp(op, "Elu")) {
         a.kernel = "elu_f32";
+        a.nparams = 1;
+        a.p[0] = attr_float(n, "alpha", 1.0f);
+    } else if (!strcmp(op, "Swish")) {
+        a.kernel = "swish_f32";
         a.nparams = 1;
         a.p[0] = attr_float(n, "alpha", 1.0f);
     } else if (!strcmp(op, "Selu")) {
@@ -122,6 +136,8 @@ void math_unary_fold(Node *n)
         hard_sigmoid_f32(len, a.p[0], a.p[1], x, y);
     else if (!strcmp(a.kernel, "elu_f32"))
         elu_f32(len, a.p[0], x, y);
+    else if (!strcmp(a.kernel, "swish_f32"))
+        swish_f32(len, a.p[0], x, y);
     else if (!strcmp(a.kernel, "selu_f32"))
         selu_f32(len, a.p[0], a.p[1], x, y);
     else
@@ -140,21 +156,36 @@ void math_unary_emit(Emitter *e, Node *n)
             value_cname(e, n->inputs[0]), value_cname(e, n->outputs[0]));
 }
 
-/* ---- Pow: float32 base, float32/int64/int32 exponent ---- */
+/* ---- Pow: float32 base with a float32 or integer exponent; int32/int64 base with a float32
+ * or int32/int64 exponent (the result has the base's type) ---- */
+
+static const struct {
+    DType base, exp;
+    const char *kernel;
+} pow_kernels[] = {
+    {DT_FLOAT, DT_FLOAT, "pow_f32"},      {DT_FLOAT, DT_INT64, "pow_f32_i64"},
+    {DT_FLOAT, DT_INT32, "pow_f32_i32"},  {DT_FLOAT, DT_UINT64, "pow_f32_u64"},
+    {DT_FLOAT, DT_UINT32, "pow_f32_u32"}, {DT_INT32, DT_FLOAT, "pow_i32_f32"},
+    {DT_INT64, DT_FLOAT, "pow_i64_f32"},  {DT_INT32, DT_INT32, "pow_i32_i32"},
+    {DT_INT32, DT_INT64, "pow_i32_i64"},  {DT_INT64, DT_INT32, "pow_i64_i32"},
+    {DT_INT64, DT_INT64, "pow_i64_i64"},
+};
 
 static const char *pow_kernel(const Node *n)
 {
     const Value *a = n->inputs[0], *b = n->inputs[1];
-    if (a->dtype != DT_FLOAT)
-        fatal_at(n, "base type %s is not supported (float32 is)", dtype_name(a->dtype));
-    switch (b->dtype) {
-    case DT_FLOAT: return "pow_f32";
-    case DT_INT64: return "pow_f32_i64";
-    case DT_INT32: return "pow_f32_i32";
-    default:
-        fatal_at(n, "exponent type %s is not supported (float32, int64, int32 are)",
-                 dtype_name(b->dtype));
+    bool base_ok = false;
+    for (size_t i = 0; i < sizeof pow_kernels / sizeof pow_kernels[0]; i++) {
+        if (pow_kernels[i].base == a->dtype && pow_kernels[i].exp == b->dtype)
+            return pow_kernels[i].kernel;
+        base_ok |= pow_kernels[i].base == a->dtype;
     }
+    if (!base_ok)
+        fatal_at(n, "base type %s is not supported (float32, int32, int64 are)",
+                 dtype_name(a->dtype));
+    fatal_at(n, "exponent type %s is not supported with a %s base (float32, int32, int64%s are)",
+             dtype_name(b->dtype), dtype_name(a->dtype),
+             a->dtype == DT_FLOAT ? ", uint32, uint64" : "");
 }
 
 void pow_infer(Node *n)
@@ -162,12 +193,12 @@ void pow_infer(Node *n)
     if (half_infer(n, pow_infer))
         return;
     pow_kernel(n);
-    if (n->opset < 12 && n->inputs[1]->dtype != DT_FLOAT)
-        fatal_at(n, "an integer exponent needs opset 12 or newer");
+    if (n->opset < 12 && (n->inputs[0]->dtype != DT_FLOAT || n->inputs[1]->dtype != DT_FLOAT))
+        fatal_at(n, "integer operands need opset 12 or newer");
     int rank;
     int64_t dims[MAX_RANK];
     broadcast_shape(n, n->inputs[0], n->inputs[1], &rank, dims);
-    set_shape(n->outputs[0], DT_FLOAT, rank, dims);
+    set_shape(n->outputs[0], n->inputs[0]->dtype, rank, dims);
 }
 
 void pow_fold(Node *n)
@@ -178,12 +209,24 @@ void pow_fold(Node *n)
     LoopSpace l = broadcast_loop(y, 2, n->inputs);
     const char *k = pow_kernel(n);
     const void *a = n->inputs[0]->data, *b = n->inputs[1]->data;
-    if (!strcmp(k, "pow_f32"))
-        pow_f32(l.rank, l.dims, l.strides[0], l.strides[1], a, b, y->data);
-    else if (!strcmp(k, "pow_f32_i64"))
-        pow_f32_i64(l.rank, l.dims, l.strides[0], l.strides[1], a, b, y->data);
-    else
-        pow_f32_i32(l.rank, l.dims, l.strides[0], l.strides[1], a, b, y->data);
+#define POW_CALL(NAME)                                                                             \
+    if (!strcmp(k, #NAME)) {                                                                       \
+        NAME(l.rank, l.dims, l.strides[0], l.strides[1], a, b, y->data);                           \
+        return;                                                                                    \
+    }
+    POW_CALL(pow_f32)
+    POW_CALL(pow_f32_i64)
+    POW_CALL(pow_f32_i32)
+    POW_CALL(pow_f32_u64)
+    POW_CALL(pow_f32_u32)
+    POW_CALL(pow_i32_f32)
+    POW_CALL(pow_i64_f32)
+    POW_CALL(pow_i32_i32)
+    POW_CALL(pow_i32_i64)
+    POW_CALL(pow_i64_i32)
+    POW_CALL(pow_i64_i64)
+#undef POW_CALL
+    unreachable();
 }
 
 void pow_emit(Emitter *e, Node *n)
@@ -336,4 +379,55 @@ void variadic_emit(Emitter *e, Node *n)
         println(e, "div_%s(%d, %s, %s, %s, %s, %s, %s);", f64 ? "f64" : "f32", l.rank, dims, sa,
                 sb, yname, emit_constant(e, y->dtype, 0, NULL, count), yname);
     }
+}
+
+/* ---- Det: x [..][n][n] -> y [..], scratch n*n doubles ---- */
+
+static void det_geometry(const Node *n, int64_t *batch, int64_t *m)
+{
+    const Value *x = n->inputs[0];
+    if (x->rank < 2 || x->dims[x->rank - 1] != x->dims[x->rank - 2])
+        fatal_at(n, "input must be square matrices [.., n, n]");
+    *m = x->dims[x->rank - 1];
+    *batch = 1;
+    for (int i = 0; i < x->rank - 2; i++)
+        *batch = checked_mul(n, *batch, x->dims[i]);
+}
+
+void det_infer(Node *n)
+{
+    if (half_infer(n, det_infer))
+        return;
+    const Value *x = n->inputs[0];
+    require_float(n, x);
+    int64_t batch, m;
+    det_geometry(n, &batch, &m);
+    checked_mul(n, checked_mul(n, m, m), 8);
+    set_shape(n->outputs[0], DT_FLOAT, x->rank - 2, x->dims);
+}
+
+void det_fold(Node *n)
+{
+    if (half_fold(n, det_fold))
+        return;
+    int64_t batch, m;
+    det_geometry(n, &batch, &m);
+    double *a = xcalloc((size_t)(m * m) + 1, sizeof(double));
+    det_f32(batch, m, n->inputs[0]->data, n->outputs[0]->data, a);
+}
+
+int64_t det_scratch(const Node *n)
+{
+    int64_t batch, m;
+    det_geometry(n, &batch, &m);
+    return m * m * (int64_t)sizeof(double);
+}
+
+void det_emit(Emitter *e, Node *n)
+{
+    int64_t batch, m;
+    det_geometry(n, &batch, &m);
+    println(e, "det_f32(%lld, %lld, %s, %s, %s);", (long long)batch, (long long)m,
+            value_cname(e, n->inputs[0]), value_cname(e, n->outputs[0]),
+            scratch_cname(e, n, DT_DOUBLE, 0));
 }

@@ -1,6 +1,8 @@
 /* ops_quant.c — linear quantisation with exact integer arithmetic (templates/quant.c):
- *   QuantizeLinear    float32 -> uint8/int8/uint16/int16, per tensor, per axis or blocked
- *   DequantizeLinear  uint8/int8/uint16/int16/int32 -> float32, the same granularities
+ *   QuantizeLinear    float32 -> uint8/int8/uint16/int16/[u]int4/[u]int2, per tensor, per axis
+ *                     or blocked; -> float8 / float4e2m1 with templates/lowtypes.c
+ *   DequantizeLinear  those types and int32 -> float32 (float16 scales computed in float32 by
+ *                     promote_half), the same granularities
  *   DynamicQuantizeLinear  float32 -> uint8 with the computed scale and zero point
  *   MatMulInteger     uint8/int8 x uint8/int8 -> int32 (numpy matmul batching)
  *   ConvInteger       uint8/int8 -> int32, 1-D to 3-D, groups, pads, strides, dilations
@@ -20,6 +22,21 @@ static bool is_q8(DType t)
 static bool is_q16(DType t)
 {
     return t == DT_UINT16 || t == DT_INT16;
+}
+
+/* [u]int4, [u]int2: integers like the 8-bit types, one element per byte. */
+static bool is_q_int(DType t)
+{
+    return is_q8(t) || is_q16(t) || t == DT_UINT4 || t == DT_INT4 || t == DT_UINT2 ||
+           t == DT_INT2;
+}
+
+/* float8 e4m3/e5m2 types and float4e2m1: quantize_linear_low / dequantize_linear_low in
+ * templates/lowtypes.c; their nodes are bound to the "(low)" op entries, whose emitted code
+ * needs that template. */
+static bool is_q_float(DType t)
+{
+    return (t >= DT_FLOAT8E4M3FN && t <= DT_FLOAT8E5M2FNUZ) || t == DT_FLOAT4E2M1;
 }
 
 static int64_t numel(const Value *v)
@@ -42,7 +59,11 @@ static QAxis q_axis(const Node *n, const Value *x, const Value *scale, const Val
     int64_t block = attr_int(n, "block_size", 0);
     if (block < 0)
         fatal_at(n, "block_size must not be negative");
-    if (zp && (zp->rank != scale->rank || memcmp(zp->dims, scale->dims, sizeof(int64_t) * (size_t)scale->rank)))
+    bool one_each = zp && numel(zp) == 1 && zp->rank <= 1 && numel(scale) == 1 &&
+                    scale->rank <= 1; /* a scalar scale with a [1] zero point, say */
+    if (zp && !one_each &&
+        (zp->rank != scale->rank ||
+         memcmp(zp->dims, scale->dims, sizeof(int64_t) * (size_t)scale->rank)))
         fatal_at(n, "the zero point's shape differs from the scale's");
     if (numel(scale) == 1 && scale->rank <= 1) {
         q.len = len;
@@ -83,8 +104,9 @@ static DType quantize_type(const Node *n)
     if (zp && od && od != zp->dtype)
         fatal_at(n, "output_dtype %lld differs from the zero point's type %s", (long long)od,
                  dtype_name(zp->dtype));
-    if (!is_q8(t) && !is_q16(t))
-        fatal_at(n, "output type %s is not supported (uint8, int8, uint16, int16 are)",
+    if (!is_q_int(t) && !is_q_float(t))
+        fatal_at(n, "output type %s is not supported ([u]int8, [u]int16, [u]int4, [u]int2, "
+                    "float8 and float4e2m1 are)",
                  dtype_name(t));
     return t;
 }
@@ -98,7 +120,12 @@ void quantize_infer(Node *n)
     if (prec && prec != DT_FLOAT)
         fatal_at(n, "precision %lld is not supported (float32 is)", (long long)prec);
     DType t = quantize_type(n);
+    int64_t sat = attr_int(n, "saturate", 1);
+    if (sat != 0 && sat != 1)
+        fatal_at(n, "saturate must be 0 or 1, not %lld", (long long)sat);
     q_axis(n, x, scale, zp);
+    if (is_q_float(t))
+        n->op = op_lookup("QuantizeLinear(low)");
     set_shape(n->outputs[0], t, x->rank, x->dims);
 }
 
@@ -106,8 +133,14 @@ void quantize_fold(Node *n)
 {
     const Value *x = n->inputs[0], *scale = n->inputs[1], *zp = node_input(n, 2);
     QAxis q = q_axis(n, x, scale, zp);
-    quantize_linear_f32(q.outer, q.len, q.inner, q.block, q.s, x->data, scale->data,
-                        (int)quantize_type(n), zp ? zp->data : NULL, n->outputs[0]->data);
+    DType t = quantize_type(n);
+    if (is_q_float(t))
+        quantize_linear_low(q.outer, q.len, q.inner, q.block, q.s, x->data, scale->data, (int)t,
+                            zp ? zp->data : NULL, (int)attr_int(n, "saturate", 1),
+                            n->outputs[0]->data);
+    else
+        quantize_linear_f32(q.outer, q.len, q.inner, q.block, q.s, x->data, scale->data, (int)t,
+                            zp ? zp->data : NULL, n->outputs[0]->data);
 }
 
 static const char *opt_name(Emitter *e, Value *v)
@@ -120,17 +153,28 @@ void quantize_emit(Emitter *e, Node *n)
     Value *x = n->inputs[0], *scale = n->inputs[1], *zp = node_input(n, 2);
     QAxis q = q_axis(n, x, scale, zp);
     const char *s = emit_dims(e, 3, q.s);
+    DType t = quantize_type(n);
+    if (is_q_float(t)) {
+        println(e, "quantize_linear_low(%lld, %lld, %lld, %lld, %s, %s, %s, %d, %s, %d, %s);",
+                (long long)q.outer, (long long)q.len, (long long)q.inner, (long long)q.block, s,
+                value_cname(e, x), value_cname(e, scale), (int)t, opt_name(e, zp),
+                (int)attr_int(n, "saturate", 1), value_cname(e, n->outputs[0]));
+        return;
+    }
     println(e, "quantize_linear_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %d, %s, %s);",
             (long long)q.outer, (long long)q.len, (long long)q.inner, (long long)q.block, s,
-            value_cname(e, x), value_cname(e, scale), (int)quantize_type(n), opt_name(e, zp),
+            value_cname(e, x), value_cname(e, scale), (int)t, opt_name(e, zp),
             value_cname(e, n->outputs[0]));
 }
 
 void dequantize_infer(Node *n)
 {
+    if (half_infer(n, dequantize_infer)) /* float16 scale: computed in float32 */
+        return;
     const Value *x = n->inputs[0], *scale = n->inputs[1], *zp = node_input(n, 2);
-    if (!is_q8(x->dtype) && !is_q16(x->dtype) && x->dtype != DT_INT32)
-        fatal_at(n, "input type %s is not supported (uint8, int8, uint16, int16, int32 are)",
+    if (!is_q_int(x->dtype) && !is_q_float(x->dtype) && x->dtype != DT_INT32)
+        fatal_at(n, "input type %s is not supported ([u]int8, [u]int16, int32, [u]int4, [u]int2, "
+                    "float8, float4e2m1 are)",
                  dtype_name(x->dtype));
     if (scale->dtype != DT_FLOAT)
         fatal_at(n, "scale type %s is not supported (float32 is)", dtype_name(scale->dtype));
@@ -141,15 +185,27 @@ void dequantize_infer(Node *n)
     if (od && od != DT_FLOAT)
         fatal_at(n, "output_dtype %lld is not supported (float32 is)", (long long)od);
     q_axis(n, x, scale, zp);
+    if (is_q_float(x->dtype) && x->dtype != DT_FLOAT4E2M1 && zp && zp->data)
+        for (int64_t i = 0; i < numel(zp); i++) /* the reference refuses others; never read */
+            if (low_to_float((int)zp->dtype, ((const uint8_t *)zp->data)[i]) != 0.0f)
+                fatal_at(n, "the zero point of a float8 input must be 0");
+    if (is_q_float(x->dtype))
+        n->op = op_lookup("DequantizeLinear(low)");
     set_shape(n->outputs[0], DT_FLOAT, x->rank, x->dims);
 }
 
 void dequantize_fold(Node *n)
 {
     const Value *x = n->inputs[0], *scale = n->inputs[1], *zp = node_input(n, 2);
+    if (half_fold(n, dequantize_fold))
+        return;
     QAxis q = q_axis(n, x, scale, zp);
-    dequantize_linear_f32(q.outer, q.len, q.inner, q.block, q.s, (int)x->dtype, x->data,
-                          scale->data, zp ? zp->data : NULL, n->outputs[0]->data);
+    if (is_q_float(x->dtype))
+        dequantize_linear_low(q.outer, q.len, q.inner, q.block, q.s, (int)x->dtype, x->data,
+                              scale->data, n->outputs[0]->data);
+    else
+        dequantize_linear_f32(q.outer, q.len, q.inner, q.block, q.s, (int)x->dtype, x->data,
+                              scale->data, zp ? zp->data : NULL, n->outputs[0]->data);
 }
 
 void dequantize_emit(Emitter *e, Node *n)
@@ -157,6 +213,13 @@ void dequantize_emit(Emitter *e, Node *n)
     Value *x = n->inputs[0], *scale = n->inputs[1], *zp = node_input(n, 2);
     QAxis q = q_axis(n, x, scale, zp);
     const char *s = emit_dims(e, 3, q.s);
+    if (is_q_float(x->dtype)) {
+        println(e, "dequantize_linear_low(%lld, %lld, %lld, %lld, %s, %d, %s, %s, %s);",
+                (long long)q.outer, (long long)q.len, (long long)q.inner, (long long)q.block, s,
+                (int)x->dtype, value_cname(e, x), value_cname(e, scale),
+                value_cname(e, n->outputs[0]));
+        return;
+    }
     println(e, "dequantize_linear_f32(%lld, %lld, %lld, %lld, %s, %d, %s, %s, %s, %s);",
             (long long)q.outer, (long long)q.len, (long long)q.inner, (long long)q.block, s,
             (int)x->dtype, value_cname(e, x), value_cname(e, scale), opt_name(e, zp),

@@ -1,6 +1,6 @@
 /* ops_reduce.c — reductions (ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd,
- * ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSumExp) and LayerNormalization. Kernels in
- * templates/reduce.c. */
+ * ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp) and LayerNormalization.
+ * Kernels in templates/reduce.c. */
 #include "ops.h"
 #include "kernels.h"
 
@@ -21,6 +21,7 @@ static const struct {
     {"ReduceL1", "reduce_l1", false, false, false},
     {"ReduceL2", "reduce_l2", false, false, false},
     {"ReduceLogSumExp", "reduce_log_sum_exp", true, false, false},
+    {"ReduceLogSum", "reduce_log_sum", false, false, false},
 };
 
 static int reduce_index(const Node *n)
@@ -86,6 +87,8 @@ static void reduce_axes(const Node *n, bool *reduced)
 
 void reduce_infer(Node *n)
 {
+    if (half_infer(n, reduce_infer))
+        return;
     const Value *x = n->inputs[0];
     reduce_kernel(n); /* checks the type */
     bool reduced[MAX_RANK];
@@ -145,6 +148,8 @@ static ReduceGeometry reduce_geometry(const Node *n)
 
 void reduce_fold(Node *n)
 {
+    if (half_fold(n, reduce_fold))
+        return;
     ReduceGeometry g = reduce_geometry(n);
     const char *k = reduce_kernel(n);
     const void *x = n->inputs[0]->data;
@@ -163,6 +168,7 @@ void reduce_fold(Node *n)
     REDUCE_CALL(reduce_sum_square_f32)
     REDUCE_CALL(reduce_l1_f32)
     REDUCE_CALL(reduce_l2_f32)
+    REDUCE_CALL(reduce_log_sum_f32)
     REDUCE_CALL(reduce_max_f32)
     REDUCE_CALL(reduce_min_f32)
     REDUCE_CALL(reduce_max_i64)

@@ -57,9 +57,8 @@ void identity_infer(Node *n)
 {
     same_shape_infer(n);
     if (!strcmp(n->op_type, "Dropout")) {
-        const Value *mode = node_input(n, 2);
-        if (mode && (!mode->data || *(const uint8_t *)mode->data))
-            fatal_at(n, "training mode is not supported (training_mode must be a constant false)");
+        if (dropout_training(n))
+            return; /* seeded training mode (ops_random.c); else the identity below */
         if (n->opset < 7 && attr_int(n, "is_test", 0) == 0)
             fatal_at(n, "training mode is not supported (set is_test=1)");
         if (n->noutputs > 1) {

@@ -197,6 +197,8 @@ static void broadcast_infer(Node *n, DType out_type)
 
 void compare_infer(Node *n)
 {
+    if (half_infer(n, compare_infer)) /* exact: float16/bfloat16 widen to float32 exactly */
+        return;
     const Value *a = n->inputs[0], *b = n->inputs[1];
     if (a->dtype != b->dtype)
         fatal_at(n, "inputs have different types (%s, %s)", dtype_name(a->dtype),
@@ -207,6 +209,8 @@ void compare_infer(Node *n)
 
 void compare_fold(Node *n)
 {
+    if (half_fold(n, compare_fold))
+        return;
     Value *y = n->outputs[0];
     LoopSpace l = broadcast_loop(y, 2, n->inputs);
     compare_ops[compare_index(n)].fns[tensor_type_index(n->inputs[0]->dtype)](
@@ -334,6 +338,10 @@ void cast_infer(Node *n)
 {
     const Value *x = n->inputs[0];
     DType to = cast_target(n);
+    if (is_low_type(x->dtype) || is_low_type(to)) { /* float8, int4, ...: ops_lowtypes.c */
+        lowcast_infer(n);
+        return;
+    }
     bool half = is_half_type(x->dtype) || is_half_type(to); /* cast_half in templates/types.c */
     if (tensor_type_index(x->dtype) < 0 && !(half && is_half_type(x->dtype)))
         fatal_at(n, "cast from %s is not supported (float16, bfloat16, float32, float64, [u]int8..64 "

@@ -171,7 +171,8 @@ static bool is_registered(const Node *n)
 static bool is_half_cast(const Node *n)
 {
     return (!strcmp(n->op_type, "Cast") || !strcmp(n->op_type, "CastLike")) &&
-           (is_half_type(n->inputs[0]->dtype) || is_half_type(n->outputs[0]->dtype));
+           (is_half_type(n->inputs[0]->dtype) || is_half_type(n->outputs[0]->dtype)) &&
+           strcmp(n->op->name, "Cast(low)"); /* converts 16-bit floats itself */
 }
 
 /* A CastLike becomes the Cast it is (as simplify.c would do, which would also rebind it to

@@ -26,6 +26,8 @@ static Value *pass_through(const Node *n)
                                             "Reshape",  "Flatten", "Squeeze", "Unsqueeze"};
     const char *op = n->op_type;
     Value *y = n->outputs[0], *x = NULL;
+    if (n->op && !strcmp(n->op->name, "Dropout(train)"))
+        return NULL; /* seeded training-mode Dropout (ops_random.c) is not the identity */
     for (size_t i = 0; i < sizeof same_data / sizeof same_data[0]; i++)
         if (!strcmp(op, same_data[i]))
             x = n->inputs[0];

@@ -325,7 +325,9 @@ static int o2c_load_input(const o2c_harness *h, const char *dir, int i)
 static int o2c_is_float(int32_t dtype)
 {
     return dtype == O2C_DTYPE_FLOAT || dtype == O2C_DTYPE_DOUBLE || dtype == O2C_DTYPE_FLOAT16 ||
-           dtype == O2C_DTYPE_BFLOAT16;
+           dtype == O2C_DTYPE_BFLOAT16 || (dtype >= O2C_DTYPE_FLOAT8E4M3FN &&
+           dtype <= O2C_DTYPE_FLOAT8E5M2FNUZ) || dtype == O2C_DTYPE_FLOAT4E2M1 ||
+           dtype == O2C_DTYPE_FLOAT8E8M0;
 }
 
 static float o2c_float_from_bits(uint32_t bits)
@@ -362,7 +364,9 @@ static double o2c_float_value(int32_t dtype, const void *data, size_t i)
     case O2C_DTYPE_FLOAT16: return o2c_half_to_float(((const uint16_t *)data)[i]);
     case O2C_DTYPE_BFLOAT16: /* the top half of a float */
         return o2c_float_from_bits((uint32_t)((const uint16_t *)data)[i] << 16);
-    default: return ((const float *)data)[i];
+    case O2C_DTYPE_FLOAT: return ((const float *)data)[i];
+    default: /* the 8-bit and 4-bit float codes */
+        return o2c_low_float_value(dtype, ((const uint8_t *)data)[i]);
     }
 }
 
@@ -370,8 +374,12 @@ static double o2c_float_value(int32_t dtype, const void *data, size_t i)
 static int64_t o2c_int_value(int32_t dtype, const void *data, size_t i)
 {
     switch (dtype) {
-    case O2C_DTYPE_INT8: return ((const int8_t *)data)[i];
+    case O2C_DTYPE_INT8:
+    case O2C_DTYPE_INT4:
+    case O2C_DTYPE_INT2: return ((const int8_t *)data)[i];
     case O2C_DTYPE_UINT8:
+    case O2C_DTYPE_UINT4:
+    case O2C_DTYPE_UINT2:
     case O2C_DTYPE_BOOL: return ((const uint8_t *)data)[i];
     case O2C_DTYPE_INT16: return ((const int16_t *)data)[i];
     case O2C_DTYPE_UINT16: return ((const uint16_t *)data)[i];

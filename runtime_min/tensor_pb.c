@@ -18,9 +18,15 @@
  *
  * Element buffers hold the natural C type in host byte order: float, double, int8_t, uint8_t,
  * int16_t, uint16_t, int32_t, int64_t, uint32_t, uint64_t; bool as uint8_t 0/1; float16 and
- * bfloat16 as their uint16_t bit patterns.
+ * bfloat16 as their uint16_t bit patterns. The float8 types, float8e8m0 and float4e2m1 take
+ * one uint8_t per element holding the code; int4/int2 one int8_t (sign-extended), uint4/uint2
+ * one uint8_t, as the generated code keeps them. On the wire (raw_data, or int32_data with
+ * one packed byte per entry) 4-bit elements are packed two to a byte and 2-bit ones four,
+ * first element in the lowest bits; decode unpacks and encode packs them.
+ *   o2c_low_float_value(dtype, code)        a float8/float8e8m0/float4e2m1 code as a double
  */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,7 +53,17 @@ enum o2c_dtype {
     O2C_DTYPE_DOUBLE = 11,
     O2C_DTYPE_UINT32 = 12,
     O2C_DTYPE_UINT64 = 13,
-    O2C_DTYPE_BFLOAT16 = 16
+    O2C_DTYPE_BFLOAT16 = 16,
+    O2C_DTYPE_FLOAT8E4M3FN = 17,
+    O2C_DTYPE_FLOAT8E4M3FNUZ = 18,
+    O2C_DTYPE_FLOAT8E5M2 = 19,
+    O2C_DTYPE_FLOAT8E5M2FNUZ = 20,
+    O2C_DTYPE_UINT4 = 21,
+    O2C_DTYPE_INT4 = 22,
+    O2C_DTYPE_FLOAT4E2M1 = 23,
+    O2C_DTYPE_FLOAT8E8M0 = 24,
+    O2C_DTYPE_UINT2 = 25,
+    O2C_DTYPE_INT2 = 26
 };
 
 /* TensorProto field numbers used here. */
@@ -106,6 +122,16 @@ static size_t o2c_dtype_size(int32_t dtype)
     case O2C_DTYPE_UINT8:
     case O2C_DTYPE_INT8:
     case O2C_DTYPE_BOOL: return 1;
+    case O2C_DTYPE_FLOAT8E4M3FN:
+    case O2C_DTYPE_FLOAT8E4M3FNUZ:
+    case O2C_DTYPE_FLOAT8E5M2:
+    case O2C_DTYPE_FLOAT8E5M2FNUZ:
+    case O2C_DTYPE_UINT4:
+    case O2C_DTYPE_INT4:
+    case O2C_DTYPE_FLOAT4E2M1:
+    case O2C_DTYPE_FLOAT8E8M0:
+    case O2C_DTYPE_UINT2:
+    case O2C_DTYPE_INT2: return 1; /* in memory; see the top of the file for the wire */
     case O2C_DTYPE_UINT16:
     case O2C_DTYPE_INT16:
     case O2C_DTYPE_FLOAT16:
@@ -136,8 +162,74 @@ static const char *o2c_dtype_name(int32_t dtype)
     case O2C_DTYPE_UINT32: return "uint32";
     case O2C_DTYPE_UINT64: return "uint64";
     case O2C_DTYPE_BFLOAT16: return "bfloat16";
+    case O2C_DTYPE_FLOAT8E4M3FN: return "float8e4m3fn";
+    case O2C_DTYPE_FLOAT8E4M3FNUZ: return "float8e4m3fnuz";
+    case O2C_DTYPE_FLOAT8E5M2: return "float8e5m2";
+    case O2C_DTYPE_FLOAT8E5M2FNUZ: return "float8e5m2fnuz";
+    case O2C_DTYPE_UINT4: return "uint4";
+    case O2C_DTYPE_INT4: return "int4";
+    case O2C_DTYPE_FLOAT4E2M1: return "float4e2m1";
+    case O2C_DTYPE_FLOAT8E8M0: return "float8e8m0";
+    case O2C_DTYPE_UINT2: return "uint2";
+    case O2C_DTYPE_INT2: return "int2";
     default: return "unsupported";
     }
+}
+
+/* Bits per element on the wire for the types packed below a byte, else 0. */
+static int o2c_dtype_packed_bits(int32_t dtype)
+{
+    switch (dtype) {
+    case O2C_DTYPE_UINT4:
+    case O2C_DTYPE_INT4:
+    case O2C_DTYPE_FLOAT4E2M1: return 4;
+    case O2C_DTYPE_UINT2:
+    case O2C_DTYPE_INT2: return 2;
+    default: return 0;
+    }
+}
+
+/* Bytes of `count` elements on the wire (raw_data), packed types rounded up. */
+static size_t o2c_wire_bytes(int32_t dtype, size_t count)
+{
+    int bits = o2c_dtype_packed_bits(dtype);
+    return bits ? count / (size_t)(8 / bits) + (count % (size_t)(8 / bits) != 0)
+                : count * o2c_dtype_size(dtype);
+}
+
+/* A float8 (17..20), float4e2m1 (23) or float8e8m0 (24) code as a double, exactly; NaN for
+ * the codes that are NaN. Any other dtype gives 0. */
+static double o2c_low_float_value(int32_t dtype, unsigned code)
+{
+    /* exponent bits, mantissa bits, bias; kind 0 IEEE (e5m2), 1 only S.1111.111 is NaN,
+     * 2 0x80 is NaN (the fnuz types), 3 no NaN (float4) */
+    int e_bits = 4, m_bits = 3, bias = 7, kind = 1, width, neg;
+    unsigned mag, e, m;
+    double v;
+    switch (dtype) {
+    case O2C_DTYPE_FLOAT8E4M3FN: break;
+    case O2C_DTYPE_FLOAT8E4M3FNUZ: bias = 8, kind = 2; break;
+    case O2C_DTYPE_FLOAT8E5M2: e_bits = 5, m_bits = 2, bias = 15, kind = 0; break;
+    case O2C_DTYPE_FLOAT8E5M2FNUZ: e_bits = 5, m_bits = 2, bias = 16, kind = 2; break;
+    case O2C_DTYPE_FLOAT4E2M1: e_bits = 2, m_bits = 1, bias = 1, kind = 3; break;
+    case O2C_DTYPE_FLOAT8E8M0: return code == 0xff ? NAN : ldexp(1.0, (int)code - 127);
+    default: return 0.0;
+    }
+    width = e_bits + m_bits;
+    mag = code & ((1u << width) - 1);
+    neg = (int)((code >> width) & 1);
+    e = mag >> m_bits;
+    m = mag & ((1u << m_bits) - 1);
+    if ((kind == 2 && neg && mag == 0) || (kind == 1 && mag == (1u << width) - 1) ||
+        (kind == 0 && e == (1u << e_bits) - 1 && m))
+        return NAN;
+    if (kind == 0 && e == (1u << e_bits) - 1)
+        v = INFINITY;
+    else if (e == 0)
+        v = ldexp((double)m, 1 - bias - m_bits);
+    else
+        v = ldexp((double)(m | (1u << m_bits)), (int)e - bias - m_bits);
+    return neg ? -v : v;
 }
 
 /* ---- wire-format reading ---- */
@@ -484,7 +576,12 @@ static const char *o2c_tp_store(o2c_tensor *t, size_t i, uint64_t v, int from_in
     int64_t lo = INT64_MIN, hi = INT64_MAX;
     switch (t->dtype) {
     case O2C_DTYPE_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
-    case O2C_DTYPE_UINT8: lo = 0, hi = UINT8_MAX; break;
+    case O2C_DTYPE_UINT8:
+    case O2C_DTYPE_FLOAT8E4M3FN:
+    case O2C_DTYPE_FLOAT8E4M3FNUZ:
+    case O2C_DTYPE_FLOAT8E5M2:
+    case O2C_DTYPE_FLOAT8E5M2FNUZ:
+    case O2C_DTYPE_FLOAT8E8M0: lo = 0, hi = UINT8_MAX; break;
     case O2C_DTYPE_BOOL: lo = 0, hi = 1; break;
     case O2C_DTYPE_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
     case O2C_DTYPE_UINT16:
@@ -561,6 +658,55 @@ static const char *o2c_tp_read_raw(const o2c_tp_scan *s, o2c_tensor *t)
     return NULL;
 }
 
+/* Wire bytes of a packed type -> one element per byte, the signed types sign-extended. */
+static void o2c_unpack(int32_t dtype, const uint8_t *src, size_t count, uint8_t *dst)
+{
+    unsigned bits = (unsigned)o2c_dtype_packed_bits(dtype), per_byte = 8 / bits, i;
+    unsigned mask = (1u << bits) - 1, sign = 1u << (bits - 1);
+    int is_signed = dtype == O2C_DTYPE_INT4 || dtype == O2C_DTYPE_INT2;
+    size_t k;
+    for (k = 0; k < count; k++) {
+        unsigned u;
+        i = (unsigned)(k % per_byte);
+        u = (src[k / per_byte] >> (bits * i)) & mask;
+        dst[k] = (uint8_t)(is_signed && (u & sign) ? u | ~mask : u);
+    }
+}
+
+/* A packed type's elements from raw_data or from int32_data (one packed byte per entry). */
+static const char *o2c_tp_read_packed(const uint8_t *buf, size_t len, const o2c_tp_scan *s,
+                                      o2c_tensor *t)
+{
+    o2c_pb_cursor c;
+    size_t nbytes = o2c_wire_bytes(t->dtype, t->count), i;
+    uint8_t *bytes;
+    if (s->has_raw) {
+        o2c_unpack(t->dtype, s->raw.p, t->count, (uint8_t *)t->data);
+        return NULL;
+    }
+    bytes = (uint8_t *)malloc(nbytes ? nbytes : 1);
+    if (!bytes)
+        return "out of memory";
+    o2c_pb_cursor_init(&c, buf, len, O2C_TP_INT32_DATA, O2C_PB_VARINT);
+    for (i = 0; i < nbytes; i++) {
+        uint64_t v;
+        int32_t b;
+        if (o2c_pb_cursor_next(&c, &v)) {
+            free(bytes);
+            return "malformed data field";
+        }
+        b = o2c_pb_int32(v);
+        if (b < 0 || b > 255) {
+            free(bytes);
+            return "value out of range for data_type";
+        }
+        bytes[i] = (uint8_t)b;
+    }
+    o2c_unpack(t->dtype, bytes, t->count, (uint8_t *)t->data);
+    free(bytes);
+    return NULL;
+}
+
 /* The data must match data_type and dims before anything is allocated: then allocations are
  * bounded by the input size, whatever dims claim. */
 static const char *o2c_tp_check_data(const o2c_tp_scan *s, const o2c_tensor *t)
@@ -570,14 +716,15 @@ static const char *o2c_tp_check_data(const o2c_tp_scan *s, const o2c_tensor *t)
     if (s->has_raw) {
         if (all)
             return "both raw_data and typed data";
-        if (s->raw.n != t->count * o2c_dtype_size(t->dtype))
+        if (s->raw.n != o2c_wire_bytes(t->dtype, t->count))
             return "raw_data size does not match dims and data_type";
         return NULL;
     }
     o2c_tp_typed_field(t->dtype, s, &n, &wire);
     if (all != n)
         return "data in a field that does not match data_type";
-    if (n != t->count)
+    /* packed types: one int32_data entry per packed byte */
+    if (n != (o2c_dtype_packed_bits(t->dtype) ? o2c_wire_bytes(t->dtype, t->count) : t->count))
         return n ? "element count does not match dims" : "tensor has no data";
     return NULL;
 }
@@ -612,6 +759,8 @@ static const char *o2c_tp_decode_into(const uint8_t *buf, size_t len, o2c_tensor
     if (s.has_name)
         memcpy(t->name, s.name.p, s.name.n);
     t->name[s.has_name ? s.name.n : 0] = '\0';
+    if (o2c_dtype_packed_bits(t->dtype))
+        return o2c_tp_read_packed(buf, len, &s, t);
     why = o2c_tp_read_typed(buf, len, &s, t);
     return why ? why : o2c_tp_read_raw(&s, t);
 }
@@ -712,6 +861,22 @@ static uint8_t *o2c_put_raw_elements(uint8_t *p, const void *data, size_t count,
     return p;
 }
 
+/* One element per byte -> wire bytes of a packed type (the inverse of o2c_unpack). */
+static uint8_t *o2c_put_packed(uint8_t *p, int32_t dtype, const void *data, size_t count)
+{
+    unsigned bits = (unsigned)o2c_dtype_packed_bits(dtype), per_byte = 8 / bits;
+    unsigned mask = (1u << bits) - 1;
+    const uint8_t *src = (const uint8_t *)data;
+    size_t k;
+    for (k = 0; k < count; k += per_byte) {
+        unsigned b = 0, i;
+        for (i = 0; i < per_byte && k + i < count; i++)
+            b |= (src[k + i] & mask) << (bits * i);
+        *p++ = (uint8_t)b;
+    }
+    return p;
+}
+
 /* Fields in field-number order (dims unpacked, as onnx's own writer does), so the bytes equal
  * numpy_helper.from_array(array, name).SerializeToString(). name may be NULL (left out). */
 static const char *o2c_tensor_encode(const char *name, int32_t dtype, int32_t rank,
@@ -736,7 +901,7 @@ static const char *o2c_tensor_encode(const char *name, int32_t dtype, int32_t ra
             return "element count overflows";
         count *= (size_t)dims[i];
     }
-    nbytes = zero ? 0 : count * size;
+    nbytes = zero ? 0 : o2c_wire_bytes(dtype, count);
     name_len = name ? strlen(name) : 0;
     /* Keeps the sum below (payloads plus a few 11-byte tags and lengths) from overflowing. */
     if (nbytes > SIZE_MAX / 4 || name_len > SIZE_MAX / 4)
@@ -763,7 +928,10 @@ static const char *o2c_tensor_encode(const char *name, int32_t dtype, int32_t ra
     }
     *p++ = O2C_TP_RAW_DATA << 3 | O2C_PB_BYTES;
     p = o2c_pb_put_varint(p, nbytes);
-    o2c_put_raw_elements(p, data, nbytes / size, size);
+    if (o2c_dtype_packed_bits(dtype))
+        o2c_put_packed(p, dtype, data, zero ? 0 : count);
+    else
+        o2c_put_raw_elements(p, data, nbytes / size, size);
     *out = buf;
     *out_len = total;
     return NULL;

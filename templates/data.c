@@ -394,6 +394,34 @@ O2C_CUMSUM_KERNEL(cumsum_f64, double)
 O2C_CUMSUM_KERNEL(cumsum_i32, int32_t)
 O2C_CUMSUM_KERNEL(cumsum_i64, int64_t)
 
+/* ---- CumProd: as CumSum with products from 1 (exclusive: the first element is 1). Integer
+ * products run in the unsigned type of the same width, so overflow wraps instead of being
+ * undefined. ---- */
+#define O2C_CUMPROD_KERNEL(NAME, T, ACC)                                                           \
+    O2C_KERNEL void NAME(int64_t outer, int64_t n, int64_t inner, int exclusive, int reverse,      \
+                         const T *x, T *y)                                                         \
+    {                                                                                              \
+        for (int64_t o = 0; o < outer; o++)                                                        \
+            for (int64_t i = 0; i < inner; i++) {                                                  \
+                ACC acc = 1;                                                                       \
+                for (int64_t s = 0; s < n; s++) {                                                  \
+                    int64_t j = reverse ? n - 1 - s : s, e = (o * n + j) * inner + i;              \
+                    ACC v = (ACC)x[e];                                                             \
+                    if (exclusive) {                                                               \
+                        y[e] = (T)acc;                                                             \
+                        acc = acc * v;                                                             \
+                    } else {                                                                       \
+                        acc = acc * v;                                                             \
+                        y[e] = (T)acc;                                                             \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+    }
+O2C_CUMPROD_KERNEL(cumprod_f32, float, float)
+O2C_CUMPROD_KERNEL(cumprod_f64, double, double)
+O2C_CUMPROD_KERNEL(cumprod_i32, int32_t, uint32_t)
+O2C_CUMPROD_KERNEL(cumprod_i64, int64_t, uint64_t)
+
 /* ---- ArgMax / ArgMin, TopK, Hardmax: x [outer][n][inner] along n ---- */
 
 /* y [outer][inner] int64: the index of the first (select_last: last) maximum (is_min: minimum). */

@@ -91,3 +91,45 @@ O2C_KERNEL void gemm_epilogue_f32(int64_t M, int64_t N, float alpha, const float
         }
     }
 }
+
+/* float64 versions for double models (Gemm, MatMul): the same contract with fma and a +0.0
+ * start; libxsmm is never used for them, so these loops are the only double path. Layouts as
+ * in gemm_f32 and gemm_epilogue_f32. */
+O2C_KERNEL void gemm_f64(int64_t M, int64_t N, int64_t K, const double *A, int64_t a_rs,
+                         int64_t a_cs, const double *B, int64_t b_rs, int64_t b_cs, double *Y)
+{
+    if (M <= 0 || N <= 0)
+        return;
+    for (int64_t i = 0; i < M; i++) {
+        double *y = Y + i * N; /* row i of Y */
+        for (int64_t j = 0; j < N; j++)
+            y[j] = 0.0;
+        for (int64_t k = 0; k < K; k++) {
+            const double a = A[i * a_rs + k * a_cs];
+            const double *b = B + k * b_rs; /* row k of B, elements b_cs apart */
+            for (int64_t j = 0; j < N; j++)
+                y[j] = fma(a, b[j * b_cs], y[j]);
+        }
+    }
+}
+
+O2C_KERNEL void gemm_epilogue_f64(int64_t M, int64_t N, double alpha, const double *C,
+                                  int64_t c_rs, int64_t c_cs, double beta, double *Y)
+{
+    if (M <= 0 || N <= 0)
+        return;
+    for (int64_t i = 0; i < M; i++) {
+        double *y = Y + i * N; /* row i of Y */
+        if (alpha != 1.0) {
+            for (int64_t j = 0; j < N; j++)
+                y[j] = alpha * y[j];
+        }
+        if (C != NULL) {
+            const double *c = C + i * c_rs; /* row i of C, elements c_cs apart */
+            for (int64_t j = 0; j < N; j++) {
+                const double t = beta == 1.0 ? c[j * c_cs] : beta * c[j * c_cs];
+                y[j] = y[j] + t;
+            }
+        }
+    }
+}

@@ -17,6 +17,10 @@ void gemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_rs, int
               const float *B, int64_t b_rs, int64_t b_cs, float *Y);
 void gemm_epilogue_f32(int64_t M, int64_t N, float alpha, const float *C, int64_t c_rs,
                        int64_t c_cs, float beta, float *Y);
+void gemm_f64(int64_t M, int64_t N, int64_t K, const double *A, int64_t a_rs, int64_t a_cs,
+              const double *B, int64_t b_rs, int64_t b_cs, double *Y);
+void gemm_epilogue_f64(int64_t M, int64_t N, double alpha, const double *C, int64_t c_rs,
+                       int64_t c_cs, double beta, double *Y);
 
 /* conv.c — conv = im2col + gemm_f32, reduction index k = (kh*KW + kw)*Cg + ic. */
 void im2col_f32(int64_t C, int64_t H, int64_t W, int64_t c0, int64_t Cg, int64_t KH, int64_t KW,
@@ -39,11 +43,17 @@ void global_avgpool_f32(int64_t NC, int64_t HW, const float *x, float *y);
 /* norm.c — y = scale * (x - mean) / sqrtf(var + eps) + bias, left to right. */
 void batchnorm_f32(int64_t N, int64_t C, int64_t HW, const float *x, const float *scale,
                    const float *bias, const float *mean, const float *var, float eps, float *y);
+void batchnorm_train_f32(int64_t N, int64_t C, int64_t HW, const float *x, const float *scale,
+                         const float *bias, const float *mean, const float *var, float eps,
+                         float momentum, float *y, float *out_mean, float *out_var);
 
 /* softmax.c — x, y [outer][n][inner], normalised along n. */
 float softmax_line_max(int64_t n, int64_t inner, const float *x);
 void softmax_f32(int64_t outer, int64_t n, int64_t inner, const float *x, float *y);
 void logsoftmax_f32(int64_t outer, int64_t n, int64_t inner, const float *x, float *y);
+double softmax_line_max_f64(int64_t n, int64_t inner, const double *x);
+void softmax_f64(int64_t outer, int64_t n, int64_t inner, const double *x, double *y);
+void logsoftmax_f64(int64_t outer, int64_t n, int64_t inner, const double *x, double *y);
 
 /* elementwise.c — unary x[n] -> y[n]; binary ops broadcast by per-output-dim strides
  * (0 = broadcast), rank <= 8, y contiguous, y may be an operand of the output's shape. */
@@ -102,12 +112,22 @@ void ceil_f32(int64_t n, const float *x, float *y);
 void sign_f32(int64_t n, const float *x, float *y);
 void sin_f32(int64_t n, const float *x, float *y);
 void cos_f32(int64_t n, const float *x, float *y);
+void tan_f32(int64_t n, const float *x, float *y);
+void asin_f32(int64_t n, const float *x, float *y);
+void acos_f32(int64_t n, const float *x, float *y);
+void atan_f32(int64_t n, const float *x, float *y);
+void sinh_f32(int64_t n, const float *x, float *y);
+void cosh_f32(int64_t n, const float *x, float *y);
+void asinh_f32(int64_t n, const float *x, float *y);
+void acosh_f32(int64_t n, const float *x, float *y);
+void atanh_f32(int64_t n, const float *x, float *y);
 void softsign_f32(int64_t n, const float *x, float *y);
 void round_f32(int64_t n, const float *x, float *y);
 void softplus_f32(int64_t n, const float *x, float *y);
 void hard_sigmoid_f32(int64_t n, float alpha, float beta, const float *x, float *y);
 void hard_swish_f32(int64_t n, const float *x, float *y);
 void elu_f32(int64_t n, float alpha, const float *x, float *y);
+void swish_f32(int64_t n, float alpha, const float *x, float *y);
 void selu_f32(int64_t n, float alpha, float gamma, const float *x, float *y);
 void gelu_f32(int64_t n, const float *x, float *y);
 void gelu_tanh_f32(int64_t n, const float *x, float *y);
@@ -121,6 +141,26 @@ void pow_f32_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t
                  const int64_t *b, float *y);
 void pow_f32_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
                  const int32_t *b, float *y);
+void pow_f32_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
+                 const uint64_t *b, float *y);
+void pow_f32_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
+                 const uint32_t *b, float *y);
+int64_t pow_int(int64_t a, int64_t b);
+int64_t pow_to_i64(double r);
+int32_t pow_to_i32(double r);
+void pow_i32_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                 const int32_t *a, const float *b, int32_t *y);
+void pow_i64_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                 const int64_t *a, const float *b, int64_t *y);
+void pow_i32_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                 const int32_t *a, const int32_t *b, int32_t *y);
+void pow_i32_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                 const int32_t *a, const int64_t *b, int32_t *y);
+void pow_i64_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                 const int64_t *a, const int32_t *b, int64_t *y);
+void pow_i64_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                 const int64_t *a, const int64_t *b, int64_t *y);
+void det_f32(int64_t batch, int64_t n, const float *x, float *y, double *a);
 void max_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
              const float *b, float *y);
 void min_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
@@ -163,6 +203,9 @@ void reduce_l1_f32(int out_rank, const int64_t *out_dims, const int64_t *out_str
 void reduce_l2_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
                    int red_rank, const int64_t *red_dims, const int64_t *red_strides,
                    const float *x, float *y);
+void reduce_log_sum_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
+                        int red_rank, const int64_t *red_dims, const int64_t *red_strides,
+                        const float *x, float *y);
 void reduce_max_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
                     int red_rank, const int64_t *red_dims, const int64_t *red_strides,
                     const float *x, float *y);
@@ -395,6 +438,15 @@ void cumsum_i32(int64_t outer, int64_t n, int64_t inner, int exclusive, int reve
                 const int32_t *x, int32_t *y);
 void cumsum_i64(int64_t outer, int64_t n, int64_t inner, int exclusive, int reverse,
                 const int64_t *x, int64_t *y);
+/* data.c — CumProd, as CumSum with products from 1 (integers wrap). */
+void cumprod_f32(int64_t outer, int64_t n, int64_t inner, int exclusive, int reverse,
+                 const float *x, float *y);
+void cumprod_f64(int64_t outer, int64_t n, int64_t inner, int exclusive, int reverse,
+                 const double *x, double *y);
+void cumprod_i32(int64_t outer, int64_t n, int64_t inner, int exclusive, int reverse,
+                 const int32_t *x, int32_t *y);
+void cumprod_i64(int64_t outer, int64_t n, int64_t inner, int exclusive, int reverse,
+                 const int64_t *x, int64_t *y);
 void arg_f32(int64_t outer, int64_t n, int64_t inner, int is_min, int select_last,
              const float *x, int64_t *y);
 void arg_f64(int64_t outer, int64_t n, int64_t inner, int is_min, int select_last,
@@ -680,6 +732,41 @@ void isnan_f32(int64_t n, const void *x, uint8_t *y);
 void isnan_f64(int64_t n, const void *x, uint8_t *y);
 void isinf_f32(int64_t n, int detect_positive, int detect_negative, const void *x, uint8_t *y);
 void isinf_f64(int64_t n, int detect_positive, int detect_negative, const void *x, uint8_t *y);
+/* ---- signal family ---- */
+/* signal.c — direct DFT in double, STFT, windows, mel weights. */
+void signal_dft_bin(int64_t n, int64_t count, const float *x, int64_t xs, int complex_in,
+                    const float *w, int64_t k, int sign, double *re, double *im);
+void dft_f32(int64_t outer, int64_t len, int64_t inner, int c_in, int64_t n, int64_t K, int mode,
+             const float *x, float *y);
+void stft_f32(int64_t B, int64_t len, int c_in, int64_t step, int64_t frames, int64_t n,
+              int64_t K, const float *w, const float *x, float *y);
+void window_f32(int kind, int64_t size, int periodic, float *y);
+void melweight_f32(int64_t bins, int64_t dft_length, int64_t sample_rate, float lower_hz,
+                   float upper_hz, float *y);
+/* image.c — GridSample, AffineGrid, Col2Im, CenterCropPad, RoiAlign, DeformConv, NMS. */
+double gridsample_reflect(double x, double lo, double hi);
+void gridsample_cubic_coeffs(float t, float *c);
+int64_t gridsample_tap(int64_t i, int64_t len, int padding, int align_corners);
+float gridsample_sum(int r, int d, int ntaps, const int64_t (*idx)[4], const float (*w)[4],
+                     const int64_t *stride, const float *x);
+void gridsample_f32(int64_t N, int64_t C, int r, const int64_t *in_dims, int64_t P, int mode,
+                    int padding, int align_corners, const float *x, const float *grid, float *y);
+int nms_suppress(const float *a, const float *b, int center_point_box, float iou_threshold);
+int64_t nms_i64(int64_t B, int64_t C, int64_t nbox, const float *boxes, const float *scores,
+                int64_t max_per_class, float iou_threshold, int has_score_threshold,
+                float score_threshold, int center_point_box, int64_t *out, int64_t *work);
+void col2im_f32(int64_t N, int64_t C, int r, const int64_t *geo, const float *x, float *y);
+void center_crop_pad_bytes(int rank, const int64_t *geo, int64_t elem_size, const void *xv,
+                           void *yv);
+void roialign_f32(int64_t N, int64_t C, int64_t H, int64_t W, int64_t R, int64_t OH, int64_t OW,
+                  int64_t sampling_ratio, float spatial_scale, int half_pixel, int mode_max,
+                  const float *x, const float *rois, const int64_t *batch, float *y);
+void affine_grid_f32(int64_t N, int r, const int64_t *dims, int align_corners,
+                     const float *theta, float *grid);
+float deform_sample(int64_t H, int64_t W, const float *x, float h, float w);
+void deform_conv_f32(int64_t N, int64_t C, int64_t H, int64_t W, int64_t OC, int64_t OH,
+                     int64_t OW, const int64_t *geo, const float *x, const float *w,
+                     const float *offset, const float *mask, const float *bias, float *y);
 /* ---- sequence family ---- */
 /* recurrent.c — RNN/GRU/LSTM over all steps and directions; products by gemm_f32. */
 float rnn_activation(int code, float alpha, float beta, float x);
@@ -717,5 +804,102 @@ void qconv(const int64_t *geo, int x_type, const void *x, const void *x_zp, int 
            const void *w, const void *w_zp, int64_t w_zp_stride, const int32_t *bias,
            int scale_type, const void *x_scale, const void *w_scale, int64_t w_scale_stride,
            const void *y_scale, int y_type, const void *y_zp, void *y);
+
+/* ---- loss family ---- */
+/* loss.c — NegativeLogLikelihoodLoss over x [N][C][D] (log-probabilities), target [N][D];
+ * reduction 0 none, 1 sum, 2 mean. */
+void nll_loss_f32(int64_t N, int64_t C, int64_t D, const float *x, const int64_t *target,
+                  const float *weight, int has_ignore, int64_t ignore_index, int reduction,
+                  float *y);
+/* random.c — MT19937 as numpy.random.RandomState (mt [625]: 624 words and the position),
+ * seeded training-mode Dropout. */
+void mt19937_seed(uint32_t *mt, uint32_t seed);
+uint32_t mt19937_next(uint32_t *mt);
+double mt19937_double(uint32_t *mt);
+void dropout_f32(int64_t n, uint32_t seed, float ratio, const float *x, float *y, uint8_t *mask);
+
+/* ---- llm family ---- */
+/* llm.c — RMSNormalization, RotaryEmbedding, SwiGLU, CausalConvWithState,
+ * LinearAttention; layouts at each definition. */
+int64_t llm_offset(int rank, const int64_t *dims, const int64_t *strides, int64_t i);
+void rmsnorm_f32(int64_t rows, int64_t n, int rank, const int64_t *dims, const int64_t *w_strides,
+                 float eps, const float *x, const float *w, float *y);
+void rotary_embedding_f32(int64_t B, int64_t S, int64_t H, int64_t D, int64_t sb, int64_t ss,
+                          int64_t sh, int64_t rd, int interleaved, const float *x,
+                          const float *cos_cache, const float *sin_cache, const int64_t *pos,
+                          int64_t max_pos, float *y);
+void swiglu_f32(int64_t n, float alpha, const float *a, const float *b, float *y);
+void causal_conv_f32(int64_t B, int64_t C, int64_t L, int64_t K, const float *x, const float *w,
+                     const float *bias, const float *past, int silu, float *y, float *present);
+void linear_attention_f32(int64_t B, int64_t T, int64_t Hq, int64_t Hkv, int64_t dk, int64_t dv,
+                          float scale, const float *q, const float *k, const float *v,
+                          const float *past, const float *decay, int decay_per_dim,
+                          const float *beta, int beta_per_head, float *out, float *state);
+
+/* ---- attention family ---- */
+/* attention.c — ONNX Attention; geo[] indices (the template declares the same enum). */
+enum {
+    ATT_B, ATT_HQ, ATT_HKV, ATT_L, ATT_SNEW, ATT_P, ATT_D, ATT_DV,
+    ATT_Q_SB, ATT_Q_SH, ATT_Q_SL, ATT_K_SB, ATT_K_SH, ATT_K_SL,
+    ATT_V_SB, ATT_V_SH, ATT_V_SL, ATT_Y_SB, ATT_Y_SH, ATT_Y_SL,
+    ATT_MASK_KIND, ATT_M_SB, ATT_M_SH, ATT_M_SL, ATT_M_LEN,
+    ATT_CAUSAL, ATT_LEFT, ATT_RIGHT, ATT_QK_MODE, ATT_SOFTMAX, ATT_ROUND, ATT_NGEO
+};
+enum { ATT_MASK_NONE = 0, ATT_MASK_BOOL = 1, ATT_MASK_FLOAT = 2 };
+float attention_round(int64_t type, float x);
+void attention_copy_rows(int64_t n, int64_t len, const float *src, int64_t src_stride,
+                         float *dst);
+void attention_present(const int64_t *geo, int64_t len, const float *past, const float *x,
+                       int64_t x_sb, int64_t x_sh, int64_t x_sl, float *present);
+float attention_bias(const int64_t *geo, const void *mask, const int64_t *nonpad, int64_t b,
+                     int64_t h, int64_t i, int64_t j);
+void attention_softmax(int64_t S, int64_t type, float *x);
+const float *attention_kv_row(const int64_t *geo, const float *past, const float *x, int64_t sb,
+                              int64_t sh, int64_t sl, int64_t len, int64_t b, int64_t h,
+                              int64_t j);
+void attention_scores(const int64_t *geo, float sqrt_scale, float softcap, const float *qs,
+                      const float *k, const float *past_k, int64_t b, int64_t hk, float *x,
+                      float *qk_row);
+void attention_f32(const int64_t *geo, float sqrt_scale, float softcap, const float *q,
+                   const float *k, const float *v, const float *past_k, const float *past_v,
+                   const void *mask, const int64_t *nonpad, float *y, float *present_k,
+                   float *present_v, float *qk_out, float *scratch);
+
+/* ---- lowtypes family ---- */
+/* lowtypes.c — float8 / float4 / 4-bit and 2-bit integer types, one byte per element. */
+float low_to_float(int code, uint8_t bits);                 /* 17, 18, 19, 20, 23 */
+uint8_t float_to_low(int code, double d, int saturate);    /* rounded to nearest even */
+float e8m0_to_float(uint8_t code);
+uint8_t float_to_e8m0(float x, int saturate, int round_mode); /* 0 up, 1 down, 2 nearest */
+int low_int_wrap(int code, int64_t v);    /* 21, 22, 25, 26: modulo 2^bits */
+int double_to_low_int(int code, double d); /* truncated, then wrapped */
+void cast_low(int64_t n, int src, const void *x, int dst, void *y, int saturate, int round_mode);
+void quantize_linear_low(int64_t outer, int64_t len, int64_t inner, int64_t block,
+                         const int64_t *s, const float *x, const float *scale, int y_type,
+                         const void *zero_point, int saturate, void *y);
+void dequantize_linear_low(int64_t outer, int64_t len, int64_t inner, int64_t block,
+                           const int64_t *s, int x_type, const void *x, const float *scale,
+                           float *y);
+
+/* ---- control family ---- */
+/* misc.c — BitCast, ReverseSequence, TensorScatter, TfIdfVectorizer, ai.onnx.ml ops. */
+void bitcast_copy(int64_t nbytes, const void *x, void *y);
+void reverse_sequence(int64_t d0, int64_t d1, int64_t inner, int batch_axis,
+                      const int64_t *lens, int64_t esize, const void *x, void *y);
+void tensor_scatter(int64_t batch, int64_t mid, int64_t len, int64_t ulen, int64_t inner,
+                    int circular, const int64_t *idx, int64_t esize, const void *past,
+                    const void *update, void *y);
+void tfidf_vectorize(int64_t rows, int64_t cols, const void *x, int x_i32, int64_t ngrams,
+                     const int64_t *gram_len, const int64_t *gram_off, const int64_t *gram_col,
+                     const int64_t *pool, int64_t min_len, int64_t max_len, int64_t max_skip,
+                     int mode, const float *weights, int64_t out_cols, float *y);
+void tree_ensemble(int64_t rows, int64_t features, const float *x, int64_t ntrees,
+                   const int64_t *roots, const uint8_t *root_leaf, const int64_t *nodes,
+                   const float *splits, const float *members, const int64_t *target,
+                   const float *weight, int agg, int64_t targets, float *y);
+void array_feature_extract(int64_t outer, int64_t n, int64_t k, const int64_t *idx,
+                           int64_t esize, const void *x, void *y);
+void binarizer_f32(int64_t n, float threshold, const float *x, float *y);
+void binarizer_f64(int64_t n, double threshold, const double *x, double *y);
 
 #endif

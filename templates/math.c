@@ -56,6 +56,15 @@ O2C_MATH_UNARY(floor_f32, floorf(v))
 O2C_MATH_UNARY(ceil_f32, ceilf(v))
 O2C_MATH_UNARY(sin_f32, sinf(v))
 O2C_MATH_UNARY(cos_f32, cosf(v))
+O2C_MATH_UNARY(tan_f32, tanf(v))
+O2C_MATH_UNARY(asin_f32, asinf(v))
+O2C_MATH_UNARY(acos_f32, acosf(v))
+O2C_MATH_UNARY(atan_f32, atanf(v))
+O2C_MATH_UNARY(sinh_f32, sinhf(v))
+O2C_MATH_UNARY(cosh_f32, coshf(v))
+O2C_MATH_UNARY(asinh_f32, asinhf(v))
+O2C_MATH_UNARY(acosh_f32, acoshf(v))
+O2C_MATH_UNARY(atanh_f32, atanhf(v))
 /* numpy.sign: 1, -1, 0 for +-0 (always +0), NaN for NaN. */
 O2C_MATH_UNARY(sign_f32, v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : v == 0.0f ? 0.0f : v)
 /* Round: to the nearest integer, halves to even (rintf in the default rounding mode, which C
@@ -111,6 +120,15 @@ O2C_KERNEL void elu_f32(int64_t n, float alpha, const float *x, float *y)
     for (int64_t i = 0; i < n; i++) {
         const float v = x[i];
         y[i] = v > 0.0f ? v : alpha * expm1f(v);
+    }
+}
+
+/* Swish = x * (1 / (1 + exp(-alpha * x))), the onnx reference's order. */
+O2C_KERNEL void swish_f32(int64_t n, float alpha, const float *x, float *y)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const float v = x[i];
+        y[i] = v * (1.0f / (1.0f + expf(-alpha * v)));
     }
 }
 
@@ -211,9 +229,48 @@ O2C_KERNEL void neg_i64(int64_t n, const int64_t *x, int64_t *y)
 #define O2C_MAX_INT(p, q) ((p) >= (q) ? (p) : (q))
 #define O2C_MIN_INT(p, q) ((p) <= (q) ? (p) : (q))
 
+/* Integer base, integer exponent: numpy's integer power, b >= 0 by squaring in uint64_t
+ * (wrapping like numpy; the caller's type truncates it further). numpy refuses b < 0; here
+ * it is the truncated real power: 1 for base 1, +-1 for base -1, else 0. */
+O2C_KERNEL int64_t pow_int(int64_t a, int64_t b)
+{
+    if (b < 0)
+        return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+    uint64_t r = 1, p = (uint64_t)a;
+    for (; b; b >>= 1) {
+        if (b & 1)
+            r = r * p;
+        p = p * p;
+    }
+    return (int64_t)r;
+}
+
+/* Integer base, float exponent: numpy computes in double and astype() truncates toward zero;
+ * NaN and out-of-range results give the type's minimum (what x86 conversions give numpy). */
+O2C_KERNEL int64_t pow_to_i64(double r)
+{
+    return r >= -9223372036854775808.0 && r < 9223372036854775808.0 ? (int64_t)r : INT64_MIN;
+}
+O2C_KERNEL int32_t pow_to_i32(double r)
+{
+    return r >= -2147483648.0 && r < 2147483648.0 ? (int32_t)r : INT32_MIN;
+}
+#define O2C_POW_INT(p, q) pow_int((int64_t)(p), (int64_t)(q))
+#define O2C_POW_INT32(p, q) ((int32_t)pow_int((int64_t)(p), (int64_t)(q)))
+#define O2C_POW_I64_F(p, q) pow_to_i64(pow((double)(p), (double)(q)))
+#define O2C_POW_I32_F(p, q) pow_to_i32(pow((double)(p), (double)(q)))
+
 O2C_MATH_BINARY(pow_f32, float, float, float, O2C_POW_F32)
 O2C_MATH_BINARY(pow_f32_i64, float, int64_t, float, O2C_POW_F32_INT)
 O2C_MATH_BINARY(pow_f32_i32, float, int32_t, float, O2C_POW_F32_INT)
+O2C_MATH_BINARY(pow_f32_u64, float, uint64_t, float, O2C_POW_F32_INT)
+O2C_MATH_BINARY(pow_f32_u32, float, uint32_t, float, O2C_POW_F32_INT)
+O2C_MATH_BINARY(pow_i32_f32, int32_t, float, int32_t, O2C_POW_I32_F)
+O2C_MATH_BINARY(pow_i64_f32, int64_t, float, int64_t, O2C_POW_I64_F)
+O2C_MATH_BINARY(pow_i32_i32, int32_t, int32_t, int32_t, O2C_POW_INT32)
+O2C_MATH_BINARY(pow_i32_i64, int32_t, int64_t, int32_t, O2C_POW_INT32)
+O2C_MATH_BINARY(pow_i64_i32, int64_t, int32_t, int64_t, O2C_POW_INT)
+O2C_MATH_BINARY(pow_i64_i64, int64_t, int64_t, int64_t, O2C_POW_INT)
 O2C_MATH_BINARY(max_f32, float, float, float, O2C_MAX)
 O2C_MATH_BINARY(min_f32, float, float, float, O2C_MIN)
 O2C_MATH_BINARY(max_f64, double, double, double, O2C_MAX)
@@ -235,11 +292,53 @@ O2C_MATH_BINARY(min_u32, uint32_t, uint32_t, uint32_t, O2C_MIN_INT)
 O2C_MATH_BINARY(max_u64, uint64_t, uint64_t, uint64_t, O2C_MAX_INT)
 O2C_MATH_BINARY(min_u64, uint64_t, uint64_t, uint64_t, O2C_MIN_INT)
 
+/* Det of each of the batch n x n matrices x [batch][n][n] -> y [batch]: Gaussian elimination
+ * in double with partial pivoting (the first row with the largest |a[i][k]|, as LAPACK's
+ * getrf that numpy.linalg.det calls), det = sign * product of the pivots in order, rounded
+ * to float once. a: scratch of n*n doubles. A zero pivot column gives 0. */
+O2C_KERNEL void det_f32(int64_t batch, int64_t n, const float *x, float *y, double *a)
+{
+    for (int64_t b = 0; b < batch; b++) {
+        for (int64_t i = 0; i < n * n; i++)
+            a[i] = (double)x[b * n * n + i];
+        double det = 1.0;
+        for (int64_t k = 0; k < n && det != 0.0; k++) {
+            int64_t p = k;
+            for (int64_t i = k + 1; i < n; i++)
+                if (fabs(a[i * n + k]) > fabs(a[p * n + k]))
+                    p = i;
+            if (a[p * n + k] == 0.0) {
+                det = 0.0;
+                break;
+            }
+            if (p != k) {
+                for (int64_t j = k; j < n; j++) {
+                    const double t = a[k * n + j];
+                    a[k * n + j] = a[p * n + j];
+                    a[p * n + j] = t;
+                }
+                det = -det;
+            }
+            det = det * a[k * n + k];
+            for (int64_t i = k + 1; i < n; i++) {
+                const double f = a[i * n + k] / a[k * n + k];
+                for (int64_t j = k + 1; j < n; j++)
+                    a[i * n + j] = a[i * n + j] - f * a[k * n + j];
+            }
+        }
+        y[b] = (float)det;
+    }
+}
+
 /* The helpers above are local to this file: do not leak them into the includer. */
 #undef O2C_MATH_UNARY
 #undef O2C_MATH_BINARY
 #undef O2C_POW_F32
 #undef O2C_POW_F32_INT
+#undef O2C_POW_INT
+#undef O2C_POW_INT32
+#undef O2C_POW_I64_F
+#undef O2C_POW_I32_F
 #undef O2C_MAX
 #undef O2C_MIN
 #undef O2C_MAX_INT

@@ -39,6 +39,46 @@ O2C_KERNEL void batchnorm_f32(int64_t N, int64_t C, int64_t HW, const float *x, 
     }
 }
 
+/* BatchNormalization in training mode (opset 14+), as the onnx reference: per channel c, over
+ * its N*HW elements in order, the batch mean and biased variance accumulated in double (sum;
+ * then sum of (x - mean)^2 with the mean rounded to float), each rounded to float; y as in
+ * batchnorm_f32 with those; the running statistics, in float:
+ *     out_mean = mean * momentum + batch_mean * (1 - momentum)   (likewise out_var)
+ *   x, y [N][C][HW] (y may be x); scale, bias, mean, var, out_mean, out_var [C] (the outputs
+ *   may be NULL). */
+O2C_KERNEL void batchnorm_train_f32(int64_t N, int64_t C, int64_t HW, const float *x,
+                                    const float *scale, const float *bias, const float *mean,
+                                    const float *var, float eps, float momentum, float *y,
+                                    float *out_mean, float *out_var)
+{
+    const double count = (double)N * (double)HW;
+    for (int64_t c = 0; c < C; c++) {
+        double sum = 0.0, sq = 0.0;
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t p = 0; p < HW; p++)
+                sum += (double)x[(n * C + c) * HW + p];
+        const float bm = (float)(sum / count);
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t p = 0; p < HW; p++) {
+                const double d = (double)(x[(n * C + c) * HW + p] - bm);
+                sq += d * d;
+            }
+        const float bv = (float)(sq / count);
+        const float d = sqrtf(bv + eps), s = scale[c], b = bias[c];
+        for (int64_t n = 0; n < N; n++) {
+            const float *xc = x + (n * C + c) * HW;
+            float *yc = y + (n * C + c) * HW;
+            for (int64_t p = 0; p < HW; p++)
+                yc[p] = s * (xc[p] - bm) / d + b;
+        }
+        const float keep = 1.0f - momentum;
+        if (out_mean)
+            out_mean[c] = mean[c] * momentum + bm * keep;
+        if (out_var)
+            out_var[c] = var[c] * momentum + bv * keep;
+    }
+}
+
 /* GroupNormalization (InstanceNormalization is G = C with per-channel scale and bias).
  * For each image n and group g (channels g*Cg .. g*Cg+Cg-1, Cg = C/G), over its Cg*HW
  * elements in order: mean and biased variance accumulated in double (sum, then sum of

@@ -3,7 +3,9 @@
  *
  * Quantised element types are given as ONNX TensorProto.DataType numbers:
  *   2 uint8, 3 int8, 4 uint16, 5 int16, 6 int32 (int32 only as a DequantizeLinear input and
- *   the output of MatMulInteger/ConvInteger). Scale types: 1 float32, 10 float16 (raw bits).
+ *   the output of MatMulInteger/ConvInteger), and for QuantizeLinear / DequantizeLinear 21 uint4,
+ *   22 int4, 25 uint2, 26 int2, one element per byte (uint8_t / int8_t, as lowtypes.c keeps
+ *   them). Scale types: 1 float32, 10 float16 (raw bits).
  *
  * Numerics, as the onnx reference (numpy) computes them:
  *   quantize    q = saturate(rint(x / scale) + zero_point): x / scale in float, rint rounds
@@ -42,8 +44,8 @@ static int64_t quant_load(int type, const void *p, int64_t i)
     if (!p)
         return 0;
     switch (type) {
-    case 2: return ((const uint8_t *)p)[i];
-    case 3: return ((const int8_t *)p)[i];
+    case 2: case 21: case 25: return ((const uint8_t *)p)[i];
+    case 3: case 22: case 26: return ((const int8_t *)p)[i];
     case 4: return ((const uint16_t *)p)[i];
     case 5: return ((const int16_t *)p)[i];
     default: return ((const int32_t *)p)[i];
@@ -57,6 +59,10 @@ static void quant_range(int type, double *lo, double *hi)
     case 3: *lo = -128.0, *hi = 127.0; break;
     case 4: *lo = 0.0, *hi = 65535.0; break;
     case 5: *lo = -32768.0, *hi = 32767.0; break;
+    case 21: *lo = 0.0, *hi = 15.0; break;
+    case 22: *lo = -8.0, *hi = 7.0; break;
+    case 25: *lo = 0.0, *hi = 3.0; break;
+    case 26: *lo = -2.0, *hi = 1.0; break;
     default: *lo = -2147483648.0, *hi = 2147483647.0; break;
     }
 }
@@ -65,8 +71,8 @@ static void quant_range(int type, double *lo, double *hi)
 static void quant_store(int type, void *p, int64_t i, double v)
 {
     switch (type) {
-    case 2: ((uint8_t *)p)[i] = (uint8_t)v; break;
-    case 3: ((int8_t *)p)[i] = (int8_t)v; break;
+    case 2: case 21: case 25: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case 3: case 22: case 26: ((int8_t *)p)[i] = (int8_t)v; break;
     case 4: ((uint16_t *)p)[i] = (uint16_t)v; break;
     case 5: ((int16_t *)p)[i] = (int16_t)v; break;
     default: ((int32_t *)p)[i] = (int32_t)v; break;

@@ -90,6 +90,8 @@ O2C_REDUCE_KERNEL(reduce_mean_f32, float, float, 0.0f, acc = acc + v, acc / (flo
 O2C_REDUCE_KERNEL(reduce_sum_square_f32, float, float, 0.0f, acc = acc + v * v, acc)
 O2C_REDUCE_KERNEL(reduce_l1_f32, float, float, 0.0f, acc = acc + fabsf(v), acc)
 O2C_REDUCE_KERNEL(reduce_l2_f32, float, float, 0.0f, acc = acc + v * v, sqrtf(acc))
+/* log of the sum; -inf over an empty set (log 0), as the onnx reference */
+O2C_REDUCE_KERNEL(reduce_log_sum_f32, float, float, 0.0f, acc = acc + v, logf(acc))
 /* max/min: a NaN makes the result NaN (numpy.maximum.reduce) */
 O2C_REDUCE_KERNEL(reduce_max_f32, float, float, -INFINITY, acc = (v > acc || v != v) ? v : acc,
                   acc)

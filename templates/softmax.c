@@ -79,3 +79,54 @@ O2C_KERNEL void logsoftmax_f32(int64_t outer, int64_t n, int64_t inner, const fl
         }
     }
 }
+
+/* float64 versions for double models: the same steps with exp and log in double. */
+O2C_KERNEL double softmax_line_max_f64(int64_t n, int64_t inner, const double *x)
+{
+    double m = x[0];
+    for (int64_t i = 1; i < n; i++)
+        if (x[i * inner] > m)
+            m = x[i * inner];
+    return m;
+}
+
+O2C_KERNEL void softmax_f64(int64_t outer, int64_t n, int64_t inner, const double *x, double *y)
+{
+    if (n <= 0)
+        return;
+    for (int64_t o = 0; o < outer; o++) {
+        for (int64_t j = 0; j < inner; j++) {
+            const double *xl = x + o * n * inner + j; /* the line, elements inner apart */
+            double *yl = y + o * n * inner + j;
+            const double m = softmax_line_max_f64(n, inner, xl);
+            double s = 0.0;
+            for (int64_t i = 0; i < n; i++) {
+                const double e = exp(xl[i * inner] - m);
+                yl[i * inner] = e;
+                s = s + e;
+            }
+            for (int64_t i = 0; i < n; i++)
+                yl[i * inner] = yl[i * inner] / s;
+        }
+    }
+}
+
+O2C_KERNEL void logsoftmax_f64(int64_t outer, int64_t n, int64_t inner, const double *x,
+                               double *y)
+{
+    if (n <= 0)
+        return;
+    for (int64_t o = 0; o < outer; o++) {
+        for (int64_t j = 0; j < inner; j++) {
+            const double *xl = x + o * n * inner + j; /* the line, elements inner apart */
+            double *yl = y + o * n * inner + j;
+            const double m = softmax_line_max_f64(n, inner, xl);
+            double s = 0.0;
+            for (int64_t i = 0; i < n; i++)
+                s = s + exp(xl[i * inner] - m);
+            const double log_s = log(s);
+            for (int64_t i = 0; i < n; i++)
+                yl[i * inner] = (xl[i * inner] - m) - log_s;
+        }
+    }
+}

@@ -17,7 +17,9 @@ needs a download and "light" has no input data: both are left out.)
 Only cases whose graph inputs and outputs are all tensors are written (onnx2c has no
 sequence, map or optional values); the others are listed in OUTDIR/skipped.txt.
 OUTDIR/manifest.json maps each written name to {"op", "domain", "opset", "expanded",
-"rtol", "atol"} ("op" of an *_expanded case is the op whose function body it tests).
+"rtol", "atol", "scope"} ("op" of an *_expanded case is the op whose function body it tests;
+"scope" is "numeric", or what the conformance goal leaves out: "strings", "sequences",
+"optionals", "training").
 
 --only NAMES_FILE writes only the names listed there (first word of each line; '#'
 starts a comment). Re-running with the same onnx version, script and names does
@@ -45,6 +47,31 @@ def read_names(path):
 def is_tensor_graph(model):
     g = model.graph
     return all(v.type.HasField("tensor_type") for v in list(g.input) + list(g.output))
+
+
+SEQUENCE_OPS = {"SequenceConstruct", "SequenceEmpty", "SequenceAt", "SequenceInsert",
+                "SequenceErase", "SequenceLength", "SequenceMap", "SplitToSequence",
+                "ConcatFromSequence"}
+
+
+def scope_of(model):
+    """'numeric', or why the issue leaves the test out: 'strings', 'sequences', 'optionals',
+    'training' (the ai.onnx.preview.training domain)."""
+    g = model.graph
+    values = list(g.input) + list(g.output) + list(g.value_info)
+    if any(v.type.tensor_type.elem_type == 8 for v in values) or \
+            any(t.data_type == 8 for t in g.initializer):
+        return "strings"
+    for n in g.node:
+        if n.domain == "ai.onnx.preview.training":
+            return "training"
+        if n.op_type in SEQUENCE_OPS:
+            return "sequences"
+        if n.op_type.startswith("Optional"):
+            return "optionals"
+        if any(a.t.data_type == 8 for a in n.attribute):  # a string tensor attribute
+            return "strings"
+    return "numeric"
 
 
 def write_case(case, case_dir):
@@ -100,7 +127,8 @@ def copy_model_suites(outdir, only, manifest, skipped):
             shutil.copytree(src, dst)
             opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
             manifest[dst_name] = {"op": f"({suite})", "domain": "", "opset": opset,
-                                  "expanded": False, "suite": suite, **tol}
+                                  "expanded": False, "suite": suite, "scope": scope_of(model),
+                                  **tol}
 
 
 def main():
@@ -161,7 +189,7 @@ def main():
                       if o.domain in ((domain,) if domain not in ("", "ai.onnx") else ("", "ai.onnx"))), None)
         write_case(case, os.path.join(args.outdir, case.name))
         manifest[case.name] = {"op": op, "domain": domain, "opset": opset, "expanded": expanded,
-                               "rtol": case.rtol, "atol": case.atol}
+                               "rtol": case.rtol, "atol": case.atol, "scope": scope_of(model)}
 
     copy_model_suites(args.outdir, only, manifest, skipped)
 

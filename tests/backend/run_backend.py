@@ -264,6 +264,8 @@ def main():
     ap.add_argument("--no-bind-inputs", dest="bind_inputs", action="store_false",
                     help="do not retry refused tests with their shape inputs bound")
     ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--shard", metavar="K/N", default="1/1",
+                    help="run only every N-th test, starting with the K-th (CTest splits the list)")
     ap.add_argument("--timeout", type=float, default=120, help="seconds per step")
     ap.add_argument("--work", default=None, help="work directory (default: DATA/../backend_work)")
     ap.add_argument("--keep", action="store_true", help="keep the test programs")
@@ -305,6 +307,10 @@ def main():
                     seen.add(n)
                     tests.append(n)
 
+    k, _, n = a.shard.partition("/")
+    if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        ap.error(f"--shard wants K/N with 1 <= K <= N, not {a.shard!r}")
+    tests = tests[int(k) - 1::int(n)]
     if not tests:
         print("run_backend: no tests to run")
         return 0
@@ -357,6 +363,17 @@ def main():
     rows.append(["total"] + [sum(count[(b, k)] for k in ["passed", "passed_bound", "refused", "wrong"] + CRASH_KINDS)
                              for b in backends])
     tables = [markdown_table(["result"] + backends, rows)]
+
+    # the conformance goal: tests whose tensors are numeric (not strings, sequences, optionals
+    # or training-only ops), passed with every backend
+    scope = collections.Counter(manifest.get(n, {}).get("scope", "numeric") for n in tests)
+    passing_all = {n for n in tests} - {r["name"] for r in results if r["category"] != "passed"}
+    numeric = [n for n in tests if manifest.get(n, {}).get("scope", "numeric") == "numeric"]
+    if numeric:
+        ok = sum(1 for n in numeric if n in passing_all)
+        left_out = ", ".join(f"{k} {v}" for k, v in sorted(scope.items()) if k != "numeric")
+        tables.append(f"numeric tests passed with every backend: {ok} of {len(numeric)} "
+                      f"({100.0 * ok / len(numeric):.1f}%); left out: {left_out or 'none'}")
 
     if a.all or a.by_op:
         by_op = collections.defaultdict(collections.Counter)

@@ -26,6 +26,9 @@ The models reproduce what exporters emit (see README.md for the node lists):
   conv_*, gemm_*     BatchNormalization / per-channel Mul+Add after Conv and Gemm
   epilogue_*         Gemm followed by one activation (or a bias / residual Add)
   elementwise_chain  x -> Mul(c) -> Add(d) -> Sigmoid -> Mul(x)
+  loop_*, scan_*     Loop/Scan with compile-time trip counts (unrolled): a counted loop, a body
+                     reading outer-scope values with a condition that folds, a reverse Scan
+                     over a sequence axis
 """
 
 import sys
@@ -739,6 +742,105 @@ def elementwise_chain_tiled():
 
 
 # --------------------------------------------------------------------------
+# control flow: Loop and Scan with trip counts known at compile time (unrolled)
+# --------------------------------------------------------------------------
+
+def _graph(nodes, inputs, outputs, name):
+    return helper.make_graph(nodes, name, inputs, outputs)
+
+
+def _vi_t(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+@case
+def loop_static_trip():
+    # Loop with a constant trip count (an initializer) and a condition that folds to true:
+    # a carried state h <- tanh(h * a + b), with every iteration's h as a scan output.
+    rng = np.random.default_rng(191)
+    body = _graph([node("Identity", ["cond_in"], ["cond_out"], "cond"),
+                   node("Mul", ["h_in", "a"], ["ha"], "mul_a"),
+                   node("Add", ["ha", "b"], ["hb"], "add_b"),
+                   node("Tanh", ["hb"], ["h_out"], "tanh"),
+                   node("Identity", ["h_out"], ["h_scan"], "scan")],
+                  [_vi_t("iter", TensorProto.INT64, []), _vi_t("cond_in", TensorProto.BOOL, []),
+                   vi("h_in", (3,))],
+                  [_vi_t("cond_out", TensorProto.BOOL, []), vi("h_out", (3,)),
+                   vi("h_scan", (3,))], "loop_body")
+    nodes = [const_t("cond", np.array(True)),
+             node("Loop", ["M", "cond", "h0"], ["h", "hs"], "loop", body=body)]
+    mdl = model(nodes, [vi("h0", (3,))], [vi("h", (3,)), vi("hs", (4, 3))],
+                [init("M", np.int64(4)), init("a", normal(rng, (3,))),
+                 init("b", normal(rng, (3,), 0.5))])
+    return "loop_static_trip", mdl, {"h0": normal(rng, (3,))}, {
+        "ops_after": None, "ops_after_forbidden": ["Loop", "Scan"],
+        "note": "Loop with trip count 4 (initializer), condition Constant true: unrolled into "
+                "4 copies of the body, scan output stacked with Concat"}
+
+
+@case
+def loop_outer_scope():
+    # The body reads outer-scope values: the graph input x (one row per iteration, Gather on
+    # the iteration number) and the weight W; its condition iter < 2 folds per iteration, so
+    # the loop stops after 3 of its 5 counted iterations.
+    rng = np.random.default_rng(192)
+    body = _graph([const_t("limit", np.int64(2)),
+                   node("Less", ["iter", "limit"], ["cond_out"], "keep_going"),
+                   node("Gather", ["x", "iter"], ["row"], "row", axis=0),
+                   node("MatMul", ["h_in", "W"], ["hw"], "mm"),
+                   node("Add", ["hw", "row"], ["hr"], "add_row"),
+                   node("Relu", ["hr"], ["h_out"], "relu")],
+                  [_vi_t("iter", TensorProto.INT64, []), _vi_t("cond_in", TensorProto.BOOL, []),
+                   vi("h_in", (1, 3))],
+                  [_vi_t("cond_out", TensorProto.BOOL, []), vi("h_out", (1, 3))], "loop_body")
+    nodes = [node("Loop", ["M", "cond", "h0"], ["h"], "loop", body=body)]
+    mdl = model(nodes, [vi("x", (5, 3)), vi("h0", (1, 3))], [vi("h", (1, 3))],
+                [init("M", np.int64(5)), init("cond", np.array(True)),
+                 init("W", weights(rng, 3, 3))])
+    return "loop_outer_scope", mdl, {"x": normal(rng, (5, 3)), "h0": normal(rng, (1, 3))}, {
+        "ops_after": None, "ops_after_forbidden": ["Loop", "Scan"],
+        "note": "Loop body reading the outer x and W; condition Less(iter, 2) folds per "
+                "iteration: 3 iterations unrolled"}
+
+
+@case
+def scan_sequence_axis():
+    # Scan-9 over axis 1 (the sequence axis) of x [2,5,3], backwards, with a running sum as
+    # state and every partial sum as scan output stacked again along axis 1.
+    rng = np.random.default_rng(193)
+    body = _graph([node("Mul", ["x_t", "half"], ["xh"], "mul"),
+                   node("Add", ["s_in", "xh"], ["s_out"], "add"),
+                   node("Identity", ["s_out"], ["y_t"], "scan")],
+                  [vi("s_in", (2, 3)), vi("x_t", (2, 3))],
+                  [vi("s_out", (2, 3)), vi("y_t", (2, 3))], "scan_body")
+    nodes = [node("Scan", ["s0", "x"], ["s", "y"], "scan", body=body, num_scan_inputs=1,
+                  scan_input_axes=[1], scan_input_directions=[1], scan_output_axes=[1])]
+    mdl = model(nodes, [vi("s0", (2, 3)), vi("x", (2, 5, 3))], [vi("s", (2, 3)), vi("y", (2, 5, 3))],
+                [init("half", np.float32(0.5))])
+    return "scan_sequence_axis", mdl, {"s0": normal(rng, (2, 3)), "x": normal(rng, (2, 5, 3))}, {
+        "ops_after": None, "ops_after_forbidden": ["Loop", "Scan"],
+        "note": "Scan over the sequence axis 1 in reverse: unrolled into 5 copies of the body"}
+
+
+def _loop_static(p, h0):
+    for _ in range(4):
+        h0 = np.tanh(h0 * p["a"] + p["b"])
+    return h0
+
+
+def _loop_outer(p, x, h0):
+    for i in range(3):
+        h0 = _relu(h0 @ p["W"] + x[i])
+    return h0
+
+
+def _scan_seq(p, s0, x):
+    for t in reversed(range(x.shape[1])):
+        s0 = s0 + x[:, t] * 0.5
+    return s0
+
+
+# --------------------------------------------------------------------------
 # Independent numpy references: every stored onnxruntime output must also match what the
 # model is meant to compute, written out by hand (catches a wrongly built graph).
 # --------------------------------------------------------------------------
@@ -810,6 +912,9 @@ NUMPY_REFERENCE = {
     "epilogue_bias_add": lambda p, x: _relu(x @ p["W"].T + p["bias"]),
     "elementwise_chain": lambda p, x: _sigmoid(x * p["c"] + p["d"]) * x,
     "elementwise_chain_tiled": lambda p, x, c: (c - np.tanh(x * p["s"] + p["d"])) * x,
+    "loop_static_trip": _loop_static,
+    "loop_outer_scope": _loop_outer,
+    "scan_sequence_axis": _scan_seq,
 }
 for _act, _f in _ACTS.items():
     NUMPY_REFERENCE[f"epilogue_{_act}"] = lambda p, x, _f=_f: _f(_gemm(p, x))

@@ -19,8 +19,15 @@
 #include "../../templates/data.c"
 #include "../../templates/nn.c"
 #include "../../templates/types.c"
+#include "../../templates/signal.c"
+#include "../../templates/image.c"
 #include "../../templates/recurrent.c"
 #include "../../templates/quant.c"
+#include "../../templates/loss.c"
+#include "../../templates/random.c"
+#include "../../templates/llm.c"
+#include "../../templates/attention.c"
+#include "../../templates/lowtypes.c"
 
 #include <stdio.h>
 
@@ -29,6 +36,17 @@ typedef void (*any_fn)(void);
 int main(void)
 {
     const any_fn fns[] = {
+        (any_fn)dft_f32,
+        (any_fn)stft_f32,
+        (any_fn)window_f32,
+        (any_fn)melweight_f32,
+        (any_fn)gridsample_f32,
+        (any_fn)nms_i64,
+        (any_fn)col2im_f32,
+        (any_fn)center_crop_pad_bytes,
+        (any_fn)roialign_f32,
+        (any_fn)affine_grid_f32,
+        (any_fn)deform_conv_f32,
         (any_fn)gemm_f32,
         (any_fn)gemm_epilogue_f32,
         (any_fn)im2col_f32,
@@ -61,6 +79,30 @@ int main(void)
         (any_fn)concat_bytes,
         (any_fn)gather_bytes,
         (any_fn)copy_bytes,
+        (any_fn)nll_loss_f32,
+        (any_fn)dropout_f32,
+        (any_fn)llm_offset,
+        (any_fn)rmsnorm_f32,
+        (any_fn)rotary_embedding_f32,
+        (any_fn)swiglu_f32,
+        (any_fn)causal_conv_f32,
+        (any_fn)linear_attention_f32,
+        (any_fn)attention_copy_rows,
+        (any_fn)attention_present,
+        (any_fn)attention_bias,
+        (any_fn)attention_softmax,
+        (any_fn)attention_kv_row,
+        (any_fn)attention_scores,
+        (any_fn)attention_f32,
+        (any_fn)low_to_float,
+        (any_fn)float_to_low,
+        (any_fn)float_to_e8m0,
+        (any_fn)e8m0_to_float,
+        (any_fn)low_int_wrap,
+        (any_fn)double_to_low_int,
+        (any_fn)cast_low,
+        (any_fn)quantize_linear_low,
+        (any_fn)dequantize_linear_low,
     };
     int n = 0;
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)

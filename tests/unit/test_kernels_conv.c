@@ -6,6 +6,8 @@
  * The direct depthwise kernel (Cg == 1) must give the bits of im2col + gemm (signed zeros,
  * inf and NaN weights on padded taps included); the 3-D im2col is checked against a direct
  * 3-D gather and ConvTranspose against hand values and a scatter-form reference. */
+/* gemm.c's float64 kernels are not called here (test_kernels_gemm.c tests them). */
+#define O2C_KERNEL static __attribute__((unused))
 #include "../../templates/conv.c"
 #include "../../templates/gemm.c"
 

@@ -208,6 +208,19 @@ static void test_cumsum_arg_topk(void)
     cumsum_i64(1, 2, 3, 0, 0, xi, yi); /* along the first of [2][3] */
     const int64_t wi[6] = {1, 2, 3, 5, 7, 9};
     check(same_i64(yi, wi, 6), "cumsum int64 with inner");
+    cumprod_f32(1, 4, 1, 0, 0, x, y);
+    const float p0[4] = {1, 2, 6, 24};
+    check(same_f32(y, p0, 4), "cumprod");
+    cumprod_f32(1, 4, 1, 1, 1, x, y);
+    const float p1[4] = {24, 12, 4, 1};
+    check(same_f32(y, p1, 4), "cumprod exclusive reverse");
+    cumprod_i64(1, 2, 3, 0, 0, xi, yi);
+    const int64_t pi[6] = {1, 2, 3, 4, 10, 18};
+    check(same_i64(yi, pi, 6), "cumprod int64 with inner");
+    const int32_t b16[2] = {65536, 65536};
+    int32_t bo[2];
+    cumprod_i32(1, 2, 1, 0, 0, b16, bo);
+    check(bo[0] == 65536 && bo[1] == 0, "cumprod int32 wraps");
 
     const float a[6] = {3, 1, 3, 0, 0, -1}; /* [2][3] */
     int64_t r[2];

@@ -210,9 +210,48 @@ static void test_epilogue_random(float alpha, float beta, int c_mode)
     check(same_bits(Y_got, Y_want, M * N), what);
 }
 
+/* float64: hand values; one case only a fused multiply-add gets right. */
+static void test_f64(void)
+{
+    const double A[6] = {1, 2, 3, 4, 5, 6};    /* [2][3] */
+    const double B[6] = {7, 8, 9, 10, 11, 12}; /* [3][2] */
+    const double Bt[6] = {7, 9, 11, 8, 10, 12}; /* B stored [2][3] */
+    double Y[4];
+    gemm_f64(2, 2, 3, A, 3, 1, B, 2, 1, Y);
+    check(Y[0] == 58 && Y[1] == 64 && Y[2] == 139 && Y[3] == 154, "f64 hand 2x3 * 3x2");
+    gemm_f64(2, 2, 3, A, 3, 1, Bt, 1, 3, Y);
+    check(Y[0] == 58 && Y[1] == 64 && Y[2] == 139 && Y[3] == 154, "f64 hand, B transposed");
+
+    /* -1*1 + (1+2^-30)(1-2^-30) = -2^-60 exactly with fma; a separate multiply rounds the
+     * product to 1 and gives 0. */
+    const double a2[2] = {-1.0, 1.0 + ldexp(1.0, -30)}, b2[2] = {1.0, 1.0 - ldexp(1.0, -30)};
+    double y1[1];
+    gemm_f64(1, 1, 2, a2, 2, 1, b2, 1, 1, y1);
+    check(y1[0] == -ldexp(1.0, -60), "f64 accumulates with fma");
+
+    const double a1[1] = {-1.0}, b1[1] = {0.0};
+    gemm_f64(1, 1, 1, a1, 1, 1, b1, 1, 1, y1);
+    check(y1[0] == 0.0 && !signbit(y1[0]), "f64 accumulation starts from +0.0");
+
+    double yz[2] = {1, 2};
+    gemm_f64(1, 2, 0, A, 0, 1, B, 2, 1, yz);
+    check(yz[0] == 0.0 && yz[1] == 0.0, "f64 K = 0 gives zeros");
+
+    /* y = 2*y + 0.5*c with c a row [10, 20]; then beta = 1 adds c as is; no C: alpha only. */
+    double ye[4] = {1, 2, 3, 4};
+    const double c[2] = {10, 20};
+    gemm_epilogue_f64(2, 2, 2.0, c, 0, 1, 0.5, ye);
+    check(ye[0] == 7 && ye[1] == 14 && ye[2] == 11 && ye[3] == 18, "f64 epilogue alpha, beta");
+    gemm_epilogue_f64(2, 2, 1.0, c, 0, 1, 1.0, ye);
+    check(ye[0] == 17 && ye[1] == 34 && ye[2] == 21 && ye[3] == 38, "f64 epilogue bias");
+    gemm_epilogue_f64(2, 2, 0.5, NULL, 0, 0, 1.0, ye);
+    check(ye[0] == 8.5 && ye[1] == 17 && ye[2] == 10.5 && ye[3] == 19, "f64 epilogue no C");
+}
+
 int main(void)
 {
     test_hand();
+    test_f64();
 
     static const int64_t shapes[][3] = {
         {1, 1, 1},  {1, 7, 13},    {5, 1, 9},   {3, 4, 0},

@@ -99,6 +99,32 @@ static void test_simple_unary(void)
     cos_f32(2, e_in, y);
     check(y[0] == 1.0f && y[1] == cosf(1.0f), "cos");
 
+    /* inverse and hyperbolic trig at points with exact values */
+    const float t_in[2] = {0.0f, 1.0f};
+    tan_f32(2, t_in, y);
+    check(y[0] == 0.0f && y[1] == tanf(1.0f), "tan");
+    asin_f32(2, t_in, y);
+    check(y[0] == 0.0f && fabsf(y[1] - 1.5707963f) < 1e-6f, "asin");
+    acos_f32(2, t_in, y);
+    check(fabsf(y[0] - 1.5707963f) < 1e-6f && y[1] == 0.0f, "acos");
+    atan_f32(2, t_in, y);
+    check(y[0] == 0.0f && fabsf(y[1] - 0.78539816f) < 1e-6f, "atan");
+    sinh_f32(2, t_in, y);
+    check(y[0] == 0.0f && fabsf(y[1] - 1.1752012f) < 1e-6f, "sinh");
+    cosh_f32(2, t_in, y);
+    check(y[0] == 1.0f && fabsf(y[1] - 1.5430806f) < 1e-6f, "cosh");
+    asinh_f32(2, t_in, y);
+    check(y[0] == 0.0f && fabsf(y[1] - 0.88137359f) < 1e-6f, "asinh");
+    acosh_f32(2, t_in, y);
+    check(isnan(y[0]) && y[1] == 0.0f, "acosh");
+    atanh_f32(2, t_in, y);
+    check(y[0] == 0.0f && y[1] == INFINITY, "atanh");
+    /* swish(x, alpha) = x / (1 + exp(-alpha x)): 0 at 0, 1/2 at x = 1 with alpha 0 */
+    swish_f32(2, 0.0f, t_in, y);
+    check(y[0] == 0.0f && y[1] == 0.5f, "swish alpha 0");
+    swish_f32(2, 1.0f, t_in, y);
+    check(y[0] == 0.0f && fabsf(y[1] - 0.73105858f) < 1e-6f, "swish alpha 1");
+
     const double d_in[2] = {0.0, 1.0};
     double dy[2];
     exp_f64(2, d_in, dy);
@@ -183,6 +209,31 @@ static void test_binary(void)
     pow_f32_i32(2, dims, sa, sb_col, a, e32, y);
     const float powi32_want[6] = {1.0f, 0.5f, (float)(1.0 / 3.0), 1.0f, 1.0f, 1.0f};
     check(same_all(y, powi32_want, 6), "pow_f32_i32 (computed in double)");
+    const uint32_t eu32[2] = {2, 3};
+    pow_f32_u32(2, dims, sa, sb_col, a, eu32, y);
+    check(same_all(y, powi_want, 6), "pow_f32_u32");
+    const uint64_t eu64[2] = {2, 3};
+    pow_f32_u64(2, dims, sa, sb_col, a, eu64, y);
+    check(same_all(y, powi_want, 6), "pow_f32_u64");
+
+    /* integer bases: numpy's integer power (wrapping) and truncated float powers */
+    const int64_t d3[1] = {4}, s3[1] = {1};
+    const int32_t ib[4] = {2, -3, 65536, 7};
+    const int32_t ie[4] = {10, 3, 2, -1};
+    int32_t wy[4];
+    pow_i32_i32(1, d3, s3, s3, ib, ie, wy);
+    check(wy[0] == 1024 && wy[1] == -27 && wy[2] == 0 && wy[3] == 0, "pow_i32_i32");
+    const int64_t lb[4] = {2, -1, 3, 1}, le[4] = {62, -3, 40, -5};
+    int64_t ly[4];
+    pow_i64_i64(1, d3, s3, s3, lb, le, ly);
+    check(ly[0] == ((int64_t)1 << 62) && ly[1] == -1 &&
+              (uint64_t)ly[2] == 12157665459056928801ull && ly[3] == 1,
+          "pow_i64_i64");
+    const float fe[4] = {0.5f, 2.0f, 0.5f, NAN};
+    pow_i32_f32(1, d3, s3, s3, ib, fe, wy);
+    check(wy[0] == 1 && wy[1] == 9 && wy[2] == 256 && wy[3] == INT32_MIN, "pow_i32_f32");
+    pow_i64_f32(1, d3, s3, s3, lb, fe, ly);
+    check(ly[0] == 1 && ly[1] == 1 && ly[2] == 1 && ly[3] == 1, "pow_i64_f32 (pow(1, NaN) is 1)");
 
     /* scalar b: one dim, stride 0 */
     const int64_t d1[1] = {4}, s1[1] = {1}, s0[1] = {0};
@@ -220,8 +271,25 @@ static void test_binary(void)
     check(same_all(inplace, ip_want, 6), "max_f32 in place");
 }
 
+static void test_det(void)
+{
+    /* [[1, 2], [3, 4]] = -2; [[0, 1], [1, 0]] needs a row swap: -1; [[1, 2], [2, 4]] is
+     * singular: 0; [[2, 0, 1], [1, 3, 2], [1, 1, 4]] = 2*(12-2) - 0 + 1*(1-3) = 18 */
+    const float x[12] = {1, 2, 3, 4, 0, 1, 1, 0, 1, 2, 2, 4};
+    float y[3];
+    double a[9];
+    det_f32(3, 2, x, y, a);
+    check(y[0] == -2.0f && y[1] == -1.0f && y[2] == 0.0f, "det 2x2");
+    const float x3[9] = {2, 0, 1, 1, 3, 2, 1, 1, 4};
+    det_f32(1, 3, x3, y, a);
+    check(fabsf(y[0] - 18.0f) < 1e-5f, "det 3x3");
+    det_f32(1, 0, x3, y, a);
+    check(y[0] == 1.0f, "det of a 0x0 matrix is 1");
+}
+
 int main(void)
 {
+    test_det();
     test_simple_unary();
     test_activations();
     test_binary();

@@ -130,8 +130,23 @@ static void test_groupnorm(void)
     }
 }
 
+static void test_batchnorm_train(void)
+{
+    /* N=2, C=1, HW=2: x {1, 3, 5, 7}, batch mean 4, biased var (9+1+1+9)/4 = 5; eps 4 so
+     * the divisor is 3; scale 3, bias 1: y = (x - 4) + 1. Running stats with momentum 0.75:
+     * 8 * 0.75 + 4 * 0.25 = 7 and 1 * 0.75 + 5 * 0.25 = 2. */
+    const float x[4] = {1, 3, 5, 7}, s[1] = {3}, b[1] = {1}, m[1] = {8}, v[1] = {1};
+    float y[4], om[1], ov[1];
+    batchnorm_train_f32(2, 1, 2, x, s, b, m, v, 4.0f, 0.75f, y, om, ov);
+    check(y[0] == -2.0f && y[1] == 0.0f && y[2] == 2.0f && y[3] == 4.0f, "batchnorm train y");
+    check(om[0] == 7.0f && ov[0] == 2.0f, "batchnorm train running stats");
+    batchnorm_train_f32(2, 1, 2, x, s, b, m, v, 4.0f, 0.75f, y, NULL, NULL);
+    check(y[3] == 4.0f, "batchnorm train without stats outputs");
+}
+
 int main(void)
 {
+    test_batchnorm_train();
     test_groupnorm();
     test_hand();
     test_random(1, 3, 10, 1e-5f);

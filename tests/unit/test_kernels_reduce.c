@@ -105,6 +105,9 @@ static void test_order_and_specials(void)
     check(y[0] == -6.0f, "prod");
     reduce_l1_f32(0, NULL, NULL, 1, rd, rs, prod_in, y);
     check(y[0] == 8.0f, "L1");
+    const float ls_in[4] = {1.0f, 2.0f, 3.0f, 4.0f}; /* log(10) */
+    reduce_log_sum_f32(0, NULL, NULL, 1, rd, rs, ls_in, y);
+    check(y[0] == logf(10.0f), "log_sum");
 
     /* log-sum-exp: log(e^1 + e^2 + e^3 + e^4) = 4.440189698561196; shifted by the max */
     const float lse_in[4] = {1.0f, 2.0f, 3.0f, 4.0f};
@@ -136,6 +139,8 @@ static void test_order_and_specials(void)
     check(isnan(e[0]), "empty mean is NaN");
     reduce_log_sum_exp_f32(1, od, os, 1, ed, es, lse_in, e);
     check(e[0] == -INFINITY, "empty log_sum_exp is -inf");
+    reduce_log_sum_f32(1, od, os, 1, ed, es, lse_in, e);
+    check(e[0] == -INFINITY, "empty log_sum is -inf");
     reduce_l2_f32(1, od, os, 1, ed, es, lse_in, e);
     check(e[0] == 0.0f, "empty L2 is 0");
     /* an empty output writes nothing */

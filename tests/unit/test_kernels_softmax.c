@@ -130,9 +130,36 @@ static void test_random(int64_t outer, int64_t n, int64_t inner, float scale)
     check(same_bits(Y, LW, total), what);
 }
 
+/* float64: hand values, a line along a strided axis, and a difference float cannot see. */
+static void test_f64(void)
+{
+    const double x[4] = {-INFINITY, 5, 5, -INFINITY};
+    double y[4], ly[4];
+    softmax_f64(1, 4, 1, x, y);
+    check(y[0] == 0 && y[1] == 0.5 && y[2] == 0.5 && y[3] == 0, "f64 softmax hand");
+    logsoftmax_f64(1, 4, 1, x, ly);
+    check(ly[0] == -INFINITY && ly[1] == -log(2.0) && ly[2] == -log(2.0) && ly[3] == -INFINITY,
+          "f64 logsoftmax hand");
+
+    /* [outer 1][n 2][inner 2]: lines (x0, x2) = (3, 3) and (x1, x3) = (-INF, 7). */
+    const double xs[4] = {3, -INFINITY, 3, 7};
+    softmax_f64(1, 2, 2, xs, y);
+    check(y[0] == 0.5 && y[2] == 0.5 && y[1] == 0 && y[3] == 1, "f64 softmax strided line");
+
+    /* exp(-1e-10) is 1 in float but not in double: the larger input gets more than half. */
+    const double xd[2] = {0.0, 1e-10};
+    softmax_f64(1, 2, 1, xd, y);
+    check(y[1] > 0.5 && y[0] < 0.5 && y[0] + y[1] > 1 - 1e-15, "f64 softmax keeps precision");
+
+    double yi[3] = {1, 2, 3}; /* in place; 1 / (e^-2 + e^-1 + 1) for the last */
+    softmax_f64(1, 3, 1, yi, yi);
+    check(fabs(yi[2] - 1 / (exp(-2.0) + exp(-1.0) + 1)) < 1e-15, "f64 softmax in place");
+}
+
 int main(void)
 {
     test_hand();
+    test_f64();
     static const int64_t shapes[][3] = {
         {1, 3, 1}, {4, 10, 1}, {2, 5, 3}, {3, 1, 4}, {1, 1000, 1}, {1, 7, 64}, {5, 2, 1},
     };

@@ -301,6 +301,80 @@ static void expect_values(void)
 
 /* Well-formed nested groups are skipped, but nesting deeper than the reader allows is refused
  * rather than recursed into (the stack is the limit otherwise). */
+/* Decodes `hex` (a copy on the heap, so ASan sees overreads); NULL on success. */
+static const char *decode_hex(const char *hex, o2c_tensor *t)
+{
+    uint8_t buf[64], *p;
+    size_t len = parse_hex(hex, buf, sizeof buf);
+    const char *why;
+    p = copy_bytes(buf, len);
+    why = o2c_tensor_decode(p, len, t);
+    free(p);
+    return why;
+}
+
+/* The 4-bit and 2-bit types (packed on the wire, one byte each in memory) and the 8-bit and
+ * 4-bit float codes; byte patterns worked out by hand from onnx.proto's packing rule. */
+static void test_low_types(void)
+{
+    static const int8_t i4[5] = {-8, -3, 0, 1, 7};
+    static const uint8_t u2[5] = {0, 1, 2, 3, 1}, want_enc[] = {0x08, 0x05, 0x10, 0x16, 0x4a,
+                                                                0x03, 0xd8, 0x10, 0x07};
+    static const int64_t five[1] = {5};
+    o2c_tensor t;
+    uint8_t *enc = NULL;
+    size_t enc_len = 0;
+    /* int4 [5] = -8 -3 0 1 7: nibbles 8 d 0 1 7, low nibble first */
+    CHECK("int4 raw", decode_hex("08 05 10 16 4a 03 d8 10 07", &t) == NULL && t.count == 5 &&
+                          memcmp(t.data, i4, 5) == 0);
+    o2c_tensor_free(&t);
+    CHECK("int4 encode", o2c_tensor_encode(NULL, O2C_DTYPE_INT4, 1, five, i4, &enc, &enc_len) ==
+                                 NULL &&
+                             enc_len == sizeof want_enc && memcmp(enc, want_enc, enc_len) == 0);
+    free(enc);
+    /* uint2 [5] = 0 1 2 3 1 in int32_data, one packed byte per entry: 0xe4 (228), 0x01 */
+    CHECK("uint2 int32_data", decode_hex("08 05 10 19 2a 03 e4 01 01", &t) == NULL &&
+                                  memcmp(t.data, u2, 5) == 0);
+    o2c_tensor_free(&t);
+    CHECK("uint2 raw", decode_hex("08 05 10 19 4a 02 e4 01", &t) == NULL &&
+                           memcmp(t.data, u2, 5) == 0);
+    o2c_tensor_free(&t);
+    CHECK("int2 sign", decode_hex("08 04 10 1a 4a 01 e4", &t) == NULL &&
+                           ((int8_t *)t.data)[2] == -2 && ((int8_t *)t.data)[3] == -1);
+    o2c_tensor_free(&t);
+    CHECK("int4 raw too short", decode_hex("08 05 10 16 4a 02 d8 10", &t) != NULL);
+    CHECK("uint2 entry > 255", decode_hex("08 05 10 19 2a 03 80 02 01", &t) != NULL);
+    CHECK("uint4 entries short", decode_hex("08 05 10 15 2a 02 10 32", &t) != NULL);
+    /* float8e4m3fn [3] = 1, 448, -0.5 */
+    CHECK("e4m3fn raw", decode_hex("08 03 10 11 4a 03 38 7e b0", &t) == NULL && t.count == 3 &&
+                            o2c_low_float_value(t.dtype, ((uint8_t *)t.data)[1]) == 448.0);
+    o2c_tensor_free(&t);
+    CHECK("e4m3fn int32_data", decode_hex("08 01 10 11 28 b0 01", &t) == NULL &&
+                                   ((uint8_t *)t.data)[0] == 0xb0);
+    o2c_tensor_free(&t);
+    CHECK("e4m3fn codes", o2c_low_float_value(17, 0x38) == 1.0 &&
+                              o2c_low_float_value(17, 0xb0) == -0.5 &&
+                              o2c_low_float_value(17, 0x01) == 1.0 / 512 &&
+                              isnan(o2c_low_float_value(17, 0x7f)) &&
+                              isnan(o2c_low_float_value(17, 0xff)));
+    CHECK("e4m3fnuz codes", o2c_low_float_value(18, 0x7f) == 240.0 &&
+                                isnan(o2c_low_float_value(18, 0x80)) &&
+                                o2c_low_float_value(18, 0x40) == 1.0);
+    CHECK("e5m2 codes", o2c_low_float_value(19, 0x7b) == 57344.0 &&
+                            isinf(o2c_low_float_value(19, 0xfc)) &&
+                            o2c_low_float_value(19, 0xfc) < 0 &&
+                            isnan(o2c_low_float_value(19, 0x7d)));
+    CHECK("e5m2fnuz codes", o2c_low_float_value(20, 0x7f) == 57344.0 &&
+                                isnan(o2c_low_float_value(20, 0x80)) &&
+                                o2c_low_float_value(20, 0x01) == ldexp(1.0, -17));
+    CHECK("float4 codes", o2c_low_float_value(23, 0x7) == 6.0 &&
+                              o2c_low_float_value(23, 0x1) == 0.5 &&
+                              o2c_low_float_value(23, 0xb) == -1.5);
+    CHECK("e8m0 codes", o2c_low_float_value(24, 127) == 1.0 &&
+                            o2c_low_float_value(24, 0) == ldexp(1.0, -127) &&
+                            isnan(o2c_low_float_value(24, 0xff)));
+}
+
 static void test_group_depth(void)
 {
     static const int depths[2] = {5, 100};
@@ -402,6 +476,7 @@ int main(int argc, char **argv)
     }
     test_crafted();
     expect_values();
+    test_low_types();
     test_group_depth();
     test_rank_limit();
     test_encode_errors();
