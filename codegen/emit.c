@@ -5,8 +5,8 @@
  * (one call per scheduled node, each under a comment naming the ONNX node), the typed entry
  * point, and with --harness the test harness. The run function's body is written first into
  * a temporary file, because writing it discovers which constants and kernels are needed. */
-#include "onnx2c.h"
 #include "embedded.h"
+#include "onnx2c.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -111,10 +111,11 @@ void emit_epilogues(Emitter *e, Node *n)
 static bool is_c_keyword(const char *s)
 {
     static const char *const kw[] = {
-        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-        "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-        "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
-        "typedef", "union", "unsigned", "void", "volatile", "while", "inputs", "outputs", "arena"};
+        "auto",     "break",  "case",   "char",     "const",    "continue", "default",  "do",
+        "double",   "else",   "enum",   "extern",   "float",    "for",      "goto",     "if",
+        "inline",   "int",    "long",   "register", "restrict", "return",   "short",    "signed",
+        "sizeof",   "static", "struct", "switch",   "typedef",  "union",    "unsigned", "void",
+        "volatile", "while",  "inputs", "outputs",  "arena"};
     for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
         if (!strcmp(s, kw[i]))
             return true;
@@ -127,8 +128,8 @@ static char *c_identifier(const char *s)
     for (char *p = id + 1; *p; p++)
         if (!isalnum((unsigned char)*p))
             *p = '_';
-    bool need_prefix = !id[1] || isdigit((unsigned char)id[1]) || is_c_keyword(id + 1) ||
-                       (id[1] == '_');
+    bool need_prefix =
+        !id[1] || isdigit((unsigned char)id[1]) || is_c_keyword(id + 1) || (id[1] == '_');
     return need_prefix ? xprintf("t%s", id) : id + 1;
 }
 
@@ -192,12 +193,23 @@ static void print_ints(FILE *f, const Value *v, int64_t n)
     for (int64_t i = 0; i < n; i++) {
         long long x;
         switch (v->dtype) {
-        case DT_INT8: case DT_INT4: case DT_INT2: x = ((const int8_t *)v->data)[i]; break;
-        case DT_UINT8: case DT_BOOL: case DT_UINT4: case DT_UINT2: case DT_FLOAT4E2M1:
-        case DT_FLOAT8E4M3FN: case DT_FLOAT8E4M3FNUZ: case DT_FLOAT8E5M2: case DT_FLOAT8E5M2FNUZ:
+        case DT_INT8:
+        case DT_INT4:
+        case DT_INT2: x = ((const int8_t *)v->data)[i]; break;
+        case DT_UINT8:
+        case DT_BOOL:
+        case DT_UINT4:
+        case DT_UINT2:
+        case DT_FLOAT4E2M1:
+        case DT_FLOAT8E4M3FN:
+        case DT_FLOAT8E4M3FNUZ:
+        case DT_FLOAT8E5M2:
+        case DT_FLOAT8E5M2FNUZ:
         case DT_FLOAT8E8M0: x = ((const uint8_t *)v->data)[i]; break;
         case DT_INT16: x = ((const int16_t *)v->data)[i]; break;
-        case DT_UINT16: case DT_FLOAT16: case DT_BFLOAT16: x = ((const uint16_t *)v->data)[i]; break;
+        case DT_UINT16:
+        case DT_FLOAT16:
+        case DT_BFLOAT16: x = ((const uint16_t *)v->data)[i]; break;
         case DT_INT32: x = ((const int32_t *)v->data)[i]; break;
         case DT_UINT32: x = ((const uint32_t *)v->data)[i]; break;
         case DT_INT64: x = ((const int64_t *)v->data)[i]; break;
@@ -282,7 +294,15 @@ static bool uses_template(const Graph *g, const char *file)
 
 /* Templates in the order they are pasted: a template may call kernels of those before it. */
 static const char *const template_order[] = {
-    "gemm", "conv", "pool", "norm", "softmax", "elementwise", "movement", "math", "reduce",
+    "gemm",
+    "conv",
+    "pool",
+    "norm",
+    "softmax",
+    "elementwise",
+    "movement",
+    "math",
+    "reduce",
     "tensor",
     /* nn family */
     "nn",
@@ -291,11 +311,14 @@ static const char *const template_order[] = {
     /* types family */
     "types",
     /* signal family */
-    "signal", "image",
+    "signal",
+    "image",
     /* sequence family */
-    "recurrent", "quant",
+    "recurrent",
+    "quant",
     /* loss family */
-    "loss", "random",
+    "loss",
+    "random",
     /* llm family */
     "llm",
     /* lowtypes family (after types: uses its 16-bit float conversions) */
@@ -326,9 +349,9 @@ static const char *link_flags(const Emitter *e)
 static void emit_preamble(FILE *f, const Model *m, const Options *opt, const Emitter *e)
 {
     const char *out = comment_text(opt->output_path);
-    const char *line = opt->harness ? xprintf("cc -std=c99 -O2 %s -o model %s", out, link_flags(e))
-                                    : xprintf("cc -std=c99 -O2 -c %s; link with %s", out,
-                                              link_flags(e));
+    const char *line = opt->harness
+                           ? xprintf("cc -std=c99 -O2 %s -o model %s", out, link_flags(e))
+                           : xprintf("cc -std=c99 -O2 -c %s; link with %s", out, link_flags(e));
     fprintf(f,
             "/* Compile: %s\n"
             " * (-std=c99 keeps gcc from contracting a*b+c into fmas; on x86-64 add -march=native\n"
@@ -336,12 +359,13 @@ static void emit_preamble(FILE *f, const Model *m, const Options *opt, const Emi
             " * Generated by onnx2c from %s (opset %d, gemm backend %s). Do not edit.\n"
             " * Products accumulate over k in ascending order with fmaf from 0 (see the onnx2c\n"
             " * design notes), so every backend and CPU gives the same bits. */\n",
-            line, comment_text(m->path),
-            m->opset, opt->gemm == GEMM_LIBXSMM ? "libxsmm" : "portable");
+            line, comment_text(m->path), m->opset,
+            opt->gemm == GEMM_LIBXSMM ? "libxsmm" : "portable");
     if (opt->harness)
         fprintf(f, "#define _POSIX_C_SOURCE 200809L\n");
     fprintf(f, "#if defined(__clang__)\n#pragma STDC FP_CONTRACT OFF\n#endif\n");
-    fprintf(f, "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n");
+    fprintf(f,
+            "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n");
     if (e->nkernels)
         fprintf(f, "#include <libxsmm.h>\n");
     fputc('\n', f);
@@ -408,19 +432,23 @@ static void emit_api(FILE *f, const Graph *g, const char *name, int64_t arena_by
                " * calls it if needed, so calling it is optional but moves the cost out of the\n"
                " * first run. The _with_arena form uses the caller's arena as scratch. */\n");
     fprintf(f, "int %s_init(void);\nint %s_init_with_arena(void *arena);\n", name, name);
-    fprintf(f, "/* Runs the model with a caller-provided arena of %s_ARENA_BYTES bytes (aligned to\n"
-               " * 8 bytes or more); inputs/outputs in graph order. Returns 0 on success. */\n",
+    fprintf(f,
+            "/* Runs the model with a caller-provided arena of %s_ARENA_BYTES bytes (aligned to\n"
+            " * 8 bytes or more); inputs/outputs in graph order. Returns 0 on success. */\n",
             name);
-    fprintf(f, "int %s_run_with_arena(void *arena, const void *const inputs[], void *const "
-               "outputs[]);\n",
+    fprintf(f,
+            "int %s_run_with_arena(void *arena, const void *const inputs[], void *const "
+            "outputs[]);\n",
             name);
     fprintf(f, "/* The same with the model's static arena (not reentrant). */\n");
     fprintf(f, "int %s_run_generic(const void *const inputs[], void *const outputs[]);\n", name);
     emit_typed_signature(f, g, name, in_names, out_names);
     fprintf(f, ";\n");
-    fprintf(f, "extern const char *const %s_input_names[], *const %s_output_names[];\n", name, name);
-    fprintf(f, "extern const int32_t %s_input_dtypes[], %s_output_dtypes[]; /* ONNX "
-               "TensorProto.DataType */\n",
+    fprintf(f, "extern const char *const %s_input_names[], *const %s_output_names[];\n", name,
+            name);
+    fprintf(f,
+            "extern const int32_t %s_input_dtypes[], %s_output_dtypes[]; /* ONNX "
+            "TensorProto.DataType */\n",
             name, name);
     fprintf(f, "extern const int32_t %s_input_ranks[], %s_output_ranks[];\n", name, name);
     fprintf(f, "extern const int64_t *const %s_input_shapes[], *const %s_output_shapes[];\n\n",
@@ -463,19 +491,20 @@ static void emit_init(FILE *f, const Emitter *e)
         fprintf(f, "    (void)arena;\n");
     for (int i = 0; i < e->nkernels; i++) {
         const XsmmKernel *k = &e->kernels[i];
-        fprintf(f,
-                "    {\n"
-                "        const libxsmm_blasint lda = %lld, ldb = %lld, ldc = %lld;\n"
-                "        const float alpha = 1.0f, beta = 0.0f;\n"
-                "        const int flags = LIBXSMM_GEMM_FLAG_NONE, prefetch = LIBXSMM_PREFETCH_NONE;\n"
-                "        xsmm_kernel%d = libxsmm_smmdispatch(%lld, %lld, %lld, &lda, &ldb, &ldc, "
-                "&alpha, &beta, &flags, &prefetch);\n"
-                "        if (xsmm_kernel%d && !o2c_xsmm_matches(xsmm_kernel%d, %lld, %lld, %lld, "
-                "(float *)arena))\n"
-                "            xsmm_kernel%d = 0; /* keep the portable bits */\n    }\n",
-                (long long)k->lda, (long long)k->ldb, (long long)k->ldc, i, (long long)k->m,
-                (long long)k->n, (long long)k->k, i, i, (long long)k->m, (long long)k->n,
-                (long long)k->k, i);
+        fprintf(
+            f,
+            "    {\n"
+            "        const libxsmm_blasint lda = %lld, ldb = %lld, ldc = %lld;\n"
+            "        const float alpha = 1.0f, beta = 0.0f;\n"
+            "        const int flags = LIBXSMM_GEMM_FLAG_NONE, prefetch = LIBXSMM_PREFETCH_NONE;\n"
+            "        xsmm_kernel%d = libxsmm_smmdispatch(%lld, %lld, %lld, &lda, &ldb, &ldc, "
+            "&alpha, &beta, &flags, &prefetch);\n"
+            "        if (xsmm_kernel%d && !o2c_xsmm_matches(xsmm_kernel%d, %lld, %lld, %lld, "
+            "(float *)arena))\n"
+            "            xsmm_kernel%d = 0; /* keep the portable bits */\n    }\n",
+            (long long)k->lda, (long long)k->ldb, (long long)k->ldc, i, (long long)k->m,
+            (long long)k->n, (long long)k->k, i, i, (long long)k->m, (long long)k->n,
+            (long long)k->k, i);
     }
     fprintf(f, "    %s_ready = 1;\n    return 0;\n}\n\n", e->name);
 }
@@ -536,8 +565,8 @@ static void emit_node_comment(Emitter *e, const Node *n)
             len += (size_t)snprintf(attrs + len, sizeof attrs - len, " %s=%g",
                                     comment_text(a->name), a->f);
         else if (a->type == ATTR_INTS && a->n <= 8) {
-            len += (size_t)snprintf(attrs + len, sizeof attrs - len, " %s=[",
-                                    comment_text(a->name));
+            len +=
+                (size_t)snprintf(attrs + len, sizeof attrs - len, " %s=[", comment_text(a->name));
             for (int j = 0; j < a->n; j++)
                 len += (size_t)snprintf(attrs + len, sizeof attrs - len, "%s%lld", j ? "," : "",
                                         (long long)a->ints[j]);
@@ -577,8 +606,9 @@ static void emit_entry_points(FILE *f, const Graph *g, const char *name, char **
                               char **out_names)
 {
     fprintf(f, "#ifndef %s_NO_STATIC_ARENA\n", name);
-    fprintf(f, "static union { double align; unsigned char bytes[%s_ARENA_BYTES + 1]; } "
-               "%s_arena;\n\n",
+    fprintf(f,
+            "static union { double align; unsigned char bytes[%s_ARENA_BYTES + 1]; } "
+            "%s_arena;\n\n",
             name, name);
     fprintf(f, "int %s_init(void)\n{\n    return %s_init_with_arena(%s_arena.bytes);\n}\n\n", name,
             name, name);
@@ -598,13 +628,18 @@ static void emit_entry_points(FILE *f, const Graph *g, const char *name, char **
 
 static void emit_harness(FILE *f, const char *name)
 {
-    static const char *const fields[][2] = {
-        {"NUM_INPUTS", "NUM_INPUTS"},       {"NUM_OUTPUTS", "NUM_OUTPUTS"},
-        {"INPUT_NAMES", "input_names"},     {"OUTPUT_NAMES", "output_names"},
-        {"INPUT_DTYPES", "input_dtypes"},   {"OUTPUT_DTYPES", "output_dtypes"},
-        {"INPUT_RANKS", "input_ranks"},     {"OUTPUT_RANKS", "output_ranks"},
-        {"INPUT_SHAPES", "input_shapes"},   {"OUTPUT_SHAPES", "output_shapes"},
-        {"INIT", "init"},                   {"RUN", "run_generic"}};
+    static const char *const fields[][2] = {{"NUM_INPUTS", "NUM_INPUTS"},
+                                            {"NUM_OUTPUTS", "NUM_OUTPUTS"},
+                                            {"INPUT_NAMES", "input_names"},
+                                            {"OUTPUT_NAMES", "output_names"},
+                                            {"INPUT_DTYPES", "input_dtypes"},
+                                            {"OUTPUT_DTYPES", "output_dtypes"},
+                                            {"INPUT_RANKS", "input_ranks"},
+                                            {"OUTPUT_RANKS", "output_ranks"},
+                                            {"INPUT_SHAPES", "input_shapes"},
+                                            {"OUTPUT_SHAPES", "output_shapes"},
+                                            {"INIT", "init"},
+                                            {"RUN", "run_generic"}};
     fprintf(f, "/* ---- test harness (--harness) ---- */\n");
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         fprintf(f, "#define O2C_MODEL_%s %s_%s\n", fields[i][0], name, fields[i][1]);
@@ -641,8 +676,9 @@ void emit_model(Model *m, const Options *opt, const ArenaPlan *plan, const char 
         arena_bytes = kernel_check_bytes(&e);
     emit_api(out, g, name, arena_bytes, in_names, out_names);
     if (header) {
-        fprintf(header, "/* API of the model compiled by onnx2c from %s. */\n#ifndef %s_H\n"
-                        "#define %s_H\n#include <stdint.h>\n\n",
+        fprintf(header,
+                "/* API of the model compiled by onnx2c from %s. */\n#ifndef %s_H\n"
+                "#define %s_H\n#include <stdint.h>\n\n",
                 comment_text(m->path), name, name);
         emit_api(header, g, name, arena_bytes, in_names, out_names);
         fprintf(header, "#endif\n");
@@ -657,8 +693,9 @@ void emit_model(Model *m, const Options *opt, const ArenaPlan *plan, const char 
     fputc('\n', out);
     emit_init(out, &e);
 
-    fprintf(out, "int %s_run_with_arena(void *arena_ptr, const void *const inputs[], "
-                 "void *const outputs[])\n{\n",
+    fprintf(out,
+            "int %s_run_with_arena(void *arena_ptr, const void *const inputs[], "
+            "void *const outputs[])\n{\n",
             name);
     fprintf(out, "    unsigned char *arena = (unsigned char *)arena_ptr;\n");
     fprintf(out, "    (void)arena;\n    (void)inputs;\n    (void)outputs;\n");

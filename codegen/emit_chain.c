@@ -49,15 +49,15 @@ static Value *tile_view(Emitter *e, Value *v, const Value *y, const Tiling *tl)
     return t;
 }
 
-static void emit_on_tile(Emitter *e, const Node *n, int fused_input, Value *y_tile,
-                         const Value *y, const Tiling *tl)
+static void emit_on_tile(Emitter *e, const Node *n, int fused_input, Value *y_tile, const Value *y,
+                         const Tiling *tl)
 {
     Node tmp = *n;
     Value *ins[8] = {0}, *outs[1] = {y_tile};
     for (int k = 0; k < n->ninputs && k < 8; k++)
         ins[k] = k == fused_input ? y_tile
-                 : n->inputs[k] ? tile_view(e, n->inputs[k], y, tl)
-                                : NULL;
+                 : n->inputs[k]   ? tile_view(e, n->inputs[k], y, tl)
+                                  : NULL;
     tmp.inputs = ins;
     tmp.outputs = outs;
     tmp.noutputs = 1;

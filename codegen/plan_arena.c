@@ -58,7 +58,8 @@ static int64_t take_block(FreeList *fl, int64_t size)
     fl->blocks[best].offset += size;
     fl->blocks[best].size -= size;
     if (!fl->blocks[best].size) {
-        memmove(&fl->blocks[best], &fl->blocks[best + 1], (size_t)(fl->n - best - 1) * sizeof(Block));
+        memmove(&fl->blocks[best], &fl->blocks[best + 1],
+                (size_t)(fl->n - best - 1) * sizeof(Block));
         fl->n--;
     }
     return off;

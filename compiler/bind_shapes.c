@@ -1,8 +1,8 @@
 /* bind_shapes.c — fix every graph input: --bind-input turns an input into a constant,
  * --shape overrides a shape, --dim binds symbols. A model whose inputs still have unbound
  * symbolic dims is refused, listing them all. */
-#include "onnx2c.h"
 #include "load.h"
+#include "onnx2c.h"
 
 #include <string.h>
 
@@ -44,8 +44,8 @@ static char *list_add(char *list, const char *name)
 static void check_bound_tensor(const Value *v, const Value *c, const char *path)
 {
     if (v->dtype != DT_UNDEFINED && v->dtype != c->dtype)
-        fatal("--bind-input %s: %s holds %s, the input is %s", v->name, path,
-              dtype_name(c->dtype), dtype_name(v->dtype));
+        fatal("--bind-input %s: %s holds %s, the input is %s", v->name, path, dtype_name(c->dtype),
+              dtype_name(v->dtype));
     if (v->rank >= 0 && v->rank != c->rank)
         fatal("--bind-input %s: %s has rank %d, the input has rank %d", v->name, path, c->rank,
               v->rank);
@@ -153,9 +153,9 @@ void bind_shapes(Model *m, const Options *opt)
             if (b)
                 v->dims[d] = b->dims[0];
             else
-                unbound = list_add(unbound, v->dim_params[d]
-                                                ? v->dim_params[d]
-                                                : xprintf("%s[%d] (unnamed)", v->name, d));
+                unbound =
+                    list_add(unbound, v->dim_params[d] ? v->dim_params[d]
+                                                       : xprintf("%s[%d] (unnamed)", v->name, d));
         }
     }
     if (unknown_rank)

@@ -136,8 +136,7 @@ static Onnx__AttributeProto *attr_proto(const Attr *a)
         p->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
         p->t = tensor_proto(a->t, "");
         break;
-    default:
-        return NULL; /* subgraphs are folded away before this point */
+    default: return NULL; /* subgraphs are folded away before this point */
     }
     return p;
 }
@@ -153,8 +152,8 @@ static void push_node(Writer *w, Onnx__NodeProto *p)
 }
 
 /* A plain node with two or fewer inputs given by name. */
-static void push_simple(Writer *w, const char *name, const char *op, const char *a,
-                        const char *b, const char *out)
+static void push_simple(Writer *w, const char *name, const char *op, const char *a, const char *b,
+                        const char *out)
 {
     Onnx__NodeProto *p = xcalloc(1, sizeof *p);
     *p = (Onnx__NodeProto)ONNX__NODE_PROTO__INIT;
@@ -198,11 +197,10 @@ static void push_gelu_formula(Writer *w, const Node *n, const char *x, const cha
     if (!strcmp(attr_string(n, "approximate", "none"), "tanh")) {
         push_simple(w, T("x2"), "Mul", x, x, T("x2"));
         push_simple(w, T("x3"), "Mul", x, T("x2"), T("x3"));
-        push_simple(w, T("t0"), "Mul", T("x3"), scalar_initializer(w, T("c0"), 0.044715f),
-                    T("t0"));
+        push_simple(w, T("t0"), "Mul", T("x3"), scalar_initializer(w, T("c0"), 0.044715f), T("t0"));
         push_simple(w, T("t1"), "Add", x, T("t0"), T("t1"));
-        push_simple(w, T("t2"), "Mul", T("t1"),
-                    scalar_initializer(w, T("c1"), 0.7978845608f), T("t2"));
+        push_simple(w, T("t2"), "Mul", T("t1"), scalar_initializer(w, T("c1"), 0.7978845608f),
+                    T("t2"));
         push_simple(w, T("f"), "Tanh", T("t2"), NULL, T("f"));
     } else {
         push_simple(w, T("d"), "Div", x, scalar_initializer(w, T("sqrt2"), 1.41421356f), T("d"));
@@ -217,8 +215,7 @@ static void push_gelu_formula(Writer *w, const Node *n, const char *x, const cha
 
 /* One NodeProto. `ninputs` may be less than the node's (epilogue operands are not ONNX
  * inputs of a Gemm or Conv); `out` overrides the output name. */
-static void add_node(Writer *w, const Node *n, int ninputs, Value *const *inputs,
-                     const char *out)
+static void add_node(Writer *w, const Node *n, int ninputs, Value *const *inputs, const char *out)
 {
     if (!strcmp(n->op_type, "Gelu") && w->opset < 20) {
         add_initializer(w, inputs[0]);
@@ -265,8 +262,8 @@ static void add_fused(Writer *w, const Node *n)
         prev_value.name = (char *)prev;
         for (int i = 0; i < ep->node->ninputs && i < 8; i++)
             ins[i] = i == ep->input ? &prev_value : ep->node->inputs[i];
-        const char *out = k + 1 < n->nepilogue ? xprintf("%s/pre_epilogue%d", result, k + 1)
-                                               : result;
+        const char *out =
+            k + 1 < n->nepilogue ? xprintf("%s/pre_epilogue%d", result, k + 1) : result;
         prev_value.data = NULL;
         add_node(w, ep->node, ep->node->ninputs, ins, out);
         prev = out;
@@ -312,8 +309,9 @@ void write_onnx(const char *path, const Model *m)
     model.n_opset_import = src->n_opset_import;
     model.opset_import = xcalloc(src->n_opset_import + 1, sizeof(Onnx__OperatorSetIdProto *));
     for (size_t i = 0; i < src->n_opset_import; i++)
-        model.opset_import[i] = opset_import(src->opset_import[i]->domain ? src->opset_import[i]->domain : "",
-                                             src->opset_import[i]->version);
+        model.opset_import[i] =
+            opset_import(src->opset_import[i]->domain ? src->opset_import[i]->domain : "",
+                         src->opset_import[i]->version);
     model.graph = &graph;
 
     size_t len = onnx__model_proto__get_packed_size(&model);

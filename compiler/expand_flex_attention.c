@@ -30,14 +30,6 @@ typedef struct Flex {
 
 static int flex_counter;
 
-static Value *fresh_value(Graph *g, const char *base)
-{
-    char *name = xstrdup(base);
-    for (int k = 2; value_lookup(g, name); k++)
-        name = xprintf("%s~%d", base, k);
-    return value_new(g, name);
-}
-
 /* Appends node `op` reading `ins`; writes `out`, or a new value when out is NULL. */
 static Node *add(Flex *f, const char *op, int nin, Value **ins, Value *out)
 {
@@ -48,7 +40,7 @@ static Node *add(Flex *f, const char *op, int nin, Value **ins, Value *out)
     for (int i = 0; i < nin; i++)
         node_set_input(h, i, ins[i]);
     if (!out)
-        out = fresh_value(f->m->graph, h->name);
+        out = value_new_unique(f->m->graph, h->name);
     h->outputs[0] = out;
     out->producer = h;
     return h;
@@ -106,31 +98,6 @@ static Value *unsqueeze_group(Flex *f, Value *x)
 
 /* ---- the modifier graphs ---- */
 
-static void scope_bind(Scope *s, const char *name, Value *v)
-{
-    if (s->n == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 8;
-        s->names = xrealloc(s->names, (size_t)s->cap * sizeof(char *));
-        s->values = xrealloc(s->values, (size_t)s->cap * sizeof(Value *));
-    }
-    s->names[s->n] = name;
-    s->values[s->n++] = v;
-}
-
-static Value *scope_find(Model *m, const Scope *s, const char *name)
-{
-    for (; s; s = s->parent) {
-        if (s == top_scope(m))
-            return value_lookup(m->graph, name);
-        for (int i = s->n - 1; i >= 0; i--)
-            if (!strcmp(s->names[i], name))
-                return s->values[i];
-        if (!s->sees_parent)
-            return NULL;
-    }
-    return NULL;
-}
-
 /* Splices graph attribute `which` (one tensor in, one out) reading `x`; returns its result,
  * or x when the attribute is absent. */
 static Value *splice_mod(Flex *f, const char *which, Value *x)
@@ -142,31 +109,9 @@ static Value *splice_mod(Flex *f, const char *which, Value *x)
         fatal_at(f->n, "attribute '%s' must be a graph", which);
     const Onnx__GraphProto *g = a->graph;
     if (g->n_input != 1 || g->n_output != 1)
-        fatal_at(f->n, "graph '%s' must have one input and one output (it has %zu and %zu)",
-                 which, g->n_input, g->n_output);
-    Scope *s = xcalloc(1, sizeof(Scope));
-    s->parent = f->n->scope;
-    s->sees_parent = true;
-    if (f->n->scope) { /* inside a function the graph sees the call's attributes too */
-        s->fn = f->n->scope->fn;
-        s->call_attrs = f->n->scope->call_attrs;
-        s->ncall_attrs = f->n->scope->ncall_attrs;
-    }
-    s->prefix = xprintf("%s%s/", f->prefix, which);
-    scope_bind(s, g->input[0]->name ? g->input[0]->name : "", x);
-    for (size_t i = 0; i < g->n_initializer; i++) {
-        const Onnx__TensorProto *t = g->initializer[i];
-        const char *name = t->name ? t->name : "";
-        Value *v = fresh_value(f->m->graph, xprintf("%s%s", s->prefix, name));
-        tensor_to_value(t, v, "initializer");
-        scope_bind(s, name, v);
-    }
-    convert_nodes(f->m, s, g->node, g->n_node);
-    const char *out = g->output[0]->name ? g->output[0]->name : "";
-    Value *y = scope_find(f->m, s, out);
-    if (!y)
-        fatal_at(f->n, "graph '%s' does not compute its output '%s'", which, out);
-    return y;
+        fatal_at(f->n, "graph '%s' must have one input and one output (it has %zu and %zu)", which,
+                 g->n_input, g->n_output);
+    return splice_graph(f->m, f->n, g, xprintf("%s%s/", f->prefix, which), &x, which)[0];
 }
 
 /* ---- the expansion ---- */

@@ -6,19 +6,19 @@
  *   run in place on the result in the same step, so no intermediate tensor is written.
  * Epilogues apply in graph order, so the result has the bits of the unfused graph; folding
  * BatchNormalization into the weights rounds differently (within the usual tolerance). */
-#include "rewrite.h"
 #include "kernels.h"
+#include "rewrite.h"
 
 #include <string.h>
 
 bool is_elementwise_op(const char *op)
 {
-    static const char *const ops[] = {
-        "Relu",  "LeakyRelu", "Sigmoid", "Tanh",       "Clip",     "Gelu",     "HardSwish",
-        "HardSigmoid", "Abs", "Neg",     "Exp",        "Log",      "Sqrt",     "Reciprocal",
-        "Erf",   "Floor",     "Ceil",    "Sign",       "Sin",      "Cos",      "Softplus",
-        "Softsign", "Elu",    "Selu",    "Add",        "Sub",      "Mul",      "Div",
-        "Pow"};
+    static const char *const ops[] = {"Relu",     "LeakyRelu", "Sigmoid",     "Tanh",       "Clip",
+                                      "Gelu",     "HardSwish", "HardSigmoid", "Abs",        "Neg",
+                                      "Exp",      "Log",       "Sqrt",        "Reciprocal", "Erf",
+                                      "Floor",    "Ceil",      "Sign",        "Sin",        "Cos",
+                                      "Softplus", "Softsign",  "Elu",         "Selu",       "Add",
+                                      "Sub",      "Mul",       "Div",         "Pow"};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (!strcmp(op, ops[i]))
             return true;
@@ -40,8 +40,8 @@ static bool operands_ready(const Node *p, const Node *u, const Value *fused)
 
 static bool is_activation(const Node *u)
 {
-    static const char *const acts[] = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Clip",
-                                       "Gelu", "HardSwish", "HardSigmoid"};
+    static const char *const acts[] = {"Relu", "LeakyRelu", "Sigmoid",   "Tanh",
+                                       "Clip", "Gelu",      "HardSwish", "HardSigmoid"};
     for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++)
         if (!strcmp(u->op_type, acts[i]))
             return true;
@@ -80,8 +80,8 @@ static Value *conv_bias_or_zero(Graph *g, Node *conv, int64_t C)
 static void set_conv_params(Graph *g, Node *conv, const float *w, const float *b, int64_t C)
 {
     Value *old_w = conv->inputs[1];
-    Value *nw = constant_new(g, xprintf("%s/W_folded", conv->name), DT_FLOAT, old_w->rank,
-                             old_w->dims);
+    Value *nw =
+        constant_new(g, xprintf("%s/W_folded", conv->name), DT_FLOAT, old_w->rank, old_w->dims);
     memcpy(nw->data, w, (size_t)value_bytes(nw));
     Value *nb = constant_new(g, xprintf("%s/B_folded", conv->name), DT_FLOAT, 1, &C);
     memcpy(nb->data, b, (size_t)value_bytes(nb));
@@ -223,7 +223,7 @@ static bool fold_into_gemm(Graph *g, Node *gemm, Node *u)
     steal_output(gemm, y, u->outputs[0]);
     node_retire(u);
     record_fusion(!strcmp(u->op_type, "BatchNormalization") ? "batchnorm_into_gemm"
-                                                           : "affine_into_gemm");
+                                                            : "affine_into_gemm");
     return true;
 }
 

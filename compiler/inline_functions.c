@@ -17,7 +17,7 @@ Scope *top_scope(Model *m)
     return &top;
 }
 
-static void scope_bind(Scope *s, const char *name, Value *v)
+void scope_bind(Scope *s, const char *name, Value *v)
 {
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 8;
@@ -28,7 +28,7 @@ static void scope_bind(Scope *s, const char *name, Value *v)
     s->values[s->n++] = v;
 }
 
-static Value *scope_lookup(Model *m, const Scope *s, const char *name)
+Value *scope_lookup(Model *m, const Scope *s, const char *name)
 {
     for (; s; s = s->parent) {
         if (s == &top)
@@ -102,7 +102,8 @@ static const Attr *find_attr(const Attr *attrs, int n, const char *name)
     return NULL;
 }
 
-/* The function's default for an attribute the caller did not set (FunctionProto.attribute_proto). */
+/* The function's default for an attribute the caller did not set (FunctionProto.attribute_proto).
+ */
 static const Onnx__AttributeProto *function_default(const Onnx__FunctionProto *fn, const char *name)
 {
     for (size_t i = 0; fn && i < fn->n_attribute_proto; i++)
@@ -241,6 +242,35 @@ static void move_new_nodes(Graph *g, int at, int first_new)
     memcpy(g->nodes + at + 1, tmp, (size_t)count * sizeof(Node *));
 }
 
+Value **splice_graph(Model *m, const Node *n, const Onnx__GraphProto *g, const char *prefix,
+                     Value *const *ins, const char *what)
+{
+    Scope *s = xcalloc(1, sizeof(Scope));
+    s->parent = n->scope;
+    s->sees_parent = true;
+    if (n->scope) { /* a body inside a function sees the call's attributes too */
+        s->fn = n->scope->fn;
+        s->call_attrs = n->scope->call_attrs;
+        s->ncall_attrs = n->scope->ncall_attrs;
+    }
+    s->prefix = prefix;
+    for (size_t i = 0; ins && i < g->n_input; i++)
+        scope_bind(s, g->input[i]->name ? g->input[i]->name : "", ins[i]);
+    for (size_t i = 0; i < g->n_initializer; i++) {
+        const Onnx__TensorProto *t = g->initializer[i];
+        tensor_to_value(t, scope_define(m, s, n, t->name ? t->name : ""), "initializer");
+    }
+    convert_nodes(m, s, g->node, g->n_node);
+    Value **outs = xcalloc(g->n_output + 1, sizeof(Value *));
+    for (size_t i = 0; i < g->n_output; i++) {
+        const char *name = g->output[i]->name ? g->output[i]->name : "";
+        outs[i] = scope_lookup(m, s, name);
+        if (!outs[i])
+            fatal_at(n, "%s output '%s' is not defined", what, name);
+    }
+    return outs;
+}
+
 /* Converts one branch's nodes into the graph (after the If's position once moved) and returns
  * the values of its outputs. */
 static Value **splice_branch(Model *m, Node *n, bool then)
@@ -252,35 +282,15 @@ static Value **splice_branch(Model *m, Node *n, bool then)
     const Onnx__GraphProto *branch = a->graph;
     if (branch->n_output != (size_t)n->noutputs)
         fatal_at(n, "%s has %zu outputs, the node %d", which, branch->n_output, n->noutputs);
-    Scope *bs = xcalloc(1, sizeof(Scope));
-    bs->parent = n->scope;
-    bs->sees_parent = true;
-    if (n->scope) { /* a branch inside a function sees the call's attributes too */
-        bs->fn = n->scope->fn;
-        bs->call_attrs = n->scope->call_attrs;
-        bs->ncall_attrs = n->scope->ncall_attrs;
-    }
-    bs->prefix = xprintf("%s/%s/", n->name[0] ? n->name : "If", then ? "then" : "else");
-    for (size_t i = 0; i < branch->n_initializer; i++) {
-        const Onnx__TensorProto *t = branch->initializer[i];
-        tensor_to_value(t, scope_define(m, bs, n, t->name ? t->name : ""), "initializer");
-    }
-    convert_nodes(m, bs, branch->node, branch->n_node);
-    Value **outs = xcalloc((size_t)n->noutputs + 1, sizeof(Value *));
-    for (int i = 0; i < n->noutputs; i++) {
-        const char *name = branch->output[i]->name ? branch->output[i]->name : "";
-        outs[i] = scope_lookup(m, bs, name);
-        if (!outs[i])
-            fatal_at(n, "%s output '%s' is not defined", which, name);
-    }
-    return outs;
+    const char *prefix = xprintf("%s/%s/", n->name[0] ? n->name : "If", then ? "then" : "else");
+    return splice_graph(m, n, branch, prefix, NULL, which);
 }
 
 /* A node computing output i of the If from the branch results. */
 static void join_output(Model *m, Node *n, int i, const char *op, int ninputs, Value **ins)
 {
-    Node *j = node_new(m->graph, xprintf("%s/out%d", n->name[0] ? n->name : "If", i), op,
-                       ninputs, 1);
+    Node *j =
+        node_new(m->graph, xprintf("%s/out%d", n->name[0] ? n->name : "If", i), op, ninputs, 1);
     j->opset = opset_of(m->proto, "");
     j->scope = n->scope;
     for (int k = 0; k < ninputs; k++)

@@ -51,6 +51,14 @@ Graph *graph_new(void)
     return g;
 }
 
+Value *value_new_unique(Graph *g, const char *base)
+{
+    char *name = xstrdup(base);
+    for (int k = 2; value_lookup(g, name); k++)
+        name = xprintf("%s~%d", base, k);
+    return value_new(g, name);
+}
+
 Value *value_lookup(Graph *g, const char *name)
 {
     if (!g->by_name->cap)
@@ -161,18 +169,14 @@ size_t dtype_size(DType t)
     case DT_UINT16:
     case DT_INT16:
     case DT_FLOAT16:
-    case DT_BFLOAT16:
-        return 2;
+    case DT_BFLOAT16: return 2;
     case DT_FLOAT:
     case DT_INT32:
-    case DT_UINT32:
-        return 4;
+    case DT_UINT32: return 4;
     case DT_INT64:
     case DT_UINT64:
-    case DT_DOUBLE:
-        return 8;
-    default:
-        return 0;
+    case DT_DOUBLE: return 8;
+    default: return 0;
     }
 }
 
@@ -213,11 +217,22 @@ const char *dtype_ctype(DType t)
     switch (t) {
     case DT_FLOAT: return "float";
     case DT_DOUBLE: return "double";
-    case DT_UINT8: case DT_BOOL: return "uint8_t";
-    case DT_INT8: case DT_INT4: case DT_INT2: return "int8_t";
-    case DT_FLOAT8E4M3FN: case DT_FLOAT8E4M3FNUZ: case DT_FLOAT8E5M2: case DT_FLOAT8E5M2FNUZ:
-    case DT_FLOAT8E8M0: case DT_FLOAT4E2M1: case DT_UINT4: case DT_UINT2: return "uint8_t";
-    case DT_UINT16: case DT_FLOAT16: case DT_BFLOAT16: return "uint16_t";
+    case DT_UINT8:
+    case DT_BOOL: return "uint8_t";
+    case DT_INT8:
+    case DT_INT4:
+    case DT_INT2: return "int8_t";
+    case DT_FLOAT8E4M3FN:
+    case DT_FLOAT8E4M3FNUZ:
+    case DT_FLOAT8E5M2:
+    case DT_FLOAT8E5M2FNUZ:
+    case DT_FLOAT8E8M0:
+    case DT_FLOAT4E2M1:
+    case DT_UINT4:
+    case DT_UINT2: return "uint8_t";
+    case DT_UINT16:
+    case DT_FLOAT16:
+    case DT_BFLOAT16: return "uint16_t";
     case DT_INT16: return "int16_t";
     case DT_INT32: return "int32_t";
     case DT_UINT32: return "uint32_t";
@@ -232,8 +247,11 @@ const char *dtype_ctype(DType t)
 int dtype_packed_bits(DType t)
 {
     switch (t) {
-    case DT_UINT4: case DT_INT4: case DT_FLOAT4E2M1: return 4;
-    case DT_UINT2: case DT_INT2: return 2;
+    case DT_UINT4:
+    case DT_INT4:
+    case DT_FLOAT4E2M1: return 4;
+    case DT_UINT2:
+    case DT_INT2: return 2;
     default: return 0;
     }
 }
@@ -385,7 +403,6 @@ Node *sole_user(const Value *v)
 {
     return v->nusers == 1 && !v->is_output ? v->users[0].node : NULL;
 }
-
 
 void number_nodes(Graph *g)
 {

@@ -1,6 +1,6 @@
 /* load.c — read an ONNX ModelProto with protobuf-c and convert it to the IR. */
-#include "onnx2c.h"
 #include "load.h"
+#include "onnx2c.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -46,22 +46,12 @@ static void copy_typed_field(const Onnx__TensorProto *t, DType dt, int64_t numel
 {
     size_t have;
     switch (dt) {
-    case DT_FLOAT:
-        have = t->n_float_data;
-        break;
-    case DT_DOUBLE:
-        have = t->n_double_data;
-        break;
-    case DT_INT64:
-        have = t->n_int64_data;
-        break;
+    case DT_FLOAT: have = t->n_float_data; break;
+    case DT_DOUBLE: have = t->n_double_data; break;
+    case DT_INT64: have = t->n_int64_data; break;
     case DT_UINT32:
-    case DT_UINT64:
-        have = t->n_uint64_data;
-        break;
-    default:
-        have = t->n_int32_data;
-        break;
+    case DT_UINT64: have = t->n_uint64_data; break;
+    default: have = t->n_int32_data; break;
     }
     if ((int64_t)have != numel)
         fatal("%s '%s' holds %zu elements, its shape needs %lld", what, t->name ? t->name : "",
@@ -203,9 +193,7 @@ void convert_attr(Attr *a, const Onnx__AttributeProto *p)
         a->type = ATTR_GRAPH;
         a->graph = p->g;
         break;
-    default:
-        a->type = ATTR_OTHER;
-        break;
+    default: a->type = ATTR_OTHER; break;
     }
 }
 

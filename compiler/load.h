@@ -28,6 +28,12 @@ void convert_attr(Attr *a, const Onnx__AttributeProto *p);
 int opset_of(const Onnx__ModelProto *mp, const char *domain);
 
 Scope *top_scope(Model *m);
+void scope_bind(Scope *s, const char *name, Value *v);
+Value *scope_lookup(Model *m, const Scope *s, const char *name); /* NULL if not visible */
 void convert_nodes(Model *m, Scope *s, Onnx__NodeProto *const *nodes, size_t n);
+/* Converts subgraph g (an If branch, a loop body, a modifier graph) in a scope below node n's,
+ * its values named prefix+name, its inputs bound to ins; returns its outputs' values. */
+Value **splice_graph(Model *m, const Node *n, const Onnx__GraphProto *g, const char *prefix,
+                     Value *const *ins, const char *what);
 
 #endif

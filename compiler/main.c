@@ -19,7 +19,8 @@ static const char usage_text[] =
     "  --report               print what the compiler did\n"
     "  --report-json FILE     write the same facts as JSON\n"
     "  --emit-onnx FILE       write the optimised graph as an ONNX model\n"
-    "  -O0 | -O1              -O0 turns off rewrites; folding for static shapes stays (default -O1)\n"
+    "  -O0 | -O1              -O0 turns off rewrites; folding for static shapes stays (default "
+    "-O1)\n"
     "  --list-ops             print the supported operators and exit\n"
     "  --help                 this text\n";
 
@@ -28,16 +29,18 @@ static int by_name(const void *a, const void *b)
     return strcmp((*(const OpDef *const *)a)->name, (*(const OpDef *const *)b)->name);
 }
 
-/* One line per op of the default domain: name, oldest supported opset. */
+/* One line per supported op: name, oldest supported opset. Rows that only refuse (no fold, no
+ * emit) and the variants an op rebinds to ("Cast(low)") are not ops of their own. */
 static void list_ops(void)
 {
     const OpDef *table;
-    int n = op_table_entries(&table);
+    int n = op_table_entries(&table), shown = 0;
     const OpDef **sorted = xcalloc((size_t)n + 1, sizeof(OpDef *));
     for (int i = 0; i < n; i++)
-        sorted[i] = &table[i];
-    qsort(sorted, (size_t)n, sizeof(OpDef *), by_name);
-    for (int i = 0; i < n; i++)
+        if (!strchr(table[i].name, '(') && (table[i].fold || table[i].emit))
+            sorted[shown++] = &table[i];
+    qsort(sorted, (size_t)shown, sizeof(OpDef *), by_name);
+    for (int i = 0; i < shown; i++)
         printf("%s (opset %d+)\n", sorted[i]->name, sorted[i]->min_opset);
 }
 
@@ -139,7 +142,8 @@ static Options parse_args(int argc, char **argv)
         } else if (is_option(a, "--name")) {
             o.name = option_value(argc, argv, &i, "--name");
         } else if (is_option(a, "--dim")) {
-            add_binding(&o.dims, &o.ndims, parse_binding(option_value(argc, argv, &i, "--dim"), "--dim", true));
+            add_binding(&o.dims, &o.ndims,
+                        parse_binding(option_value(argc, argv, &i, "--dim"), "--dim", true));
         } else if (is_option(a, "--shape")) {
             add_binding(&o.shapes, &o.nshapes,
                         parse_binding(option_value(argc, argv, &i, "--shape"), "--shape", false));

@@ -79,9 +79,9 @@ typedef struct Use {
 /* A tensor: graph input, weight, folded constant or intermediate. */
 typedef struct Value {
     char *name;
-    int id;       /* index in Graph.values; names C symbols */
-    DType dtype;  /* DT_UNDEFINED until inferred */
-    int rank;     /* -1 until inferred */
+    int id;      /* index in Graph.values; names C symbols */
+    DType dtype; /* DT_UNDEFINED until inferred */
+    int rank;    /* -1 until inferred */
     int64_t dims[MAX_RANK];
     char *dim_params[MAX_RANK]; /* symbolic dim names from the model (NULL where numeric) */
     void *data;                 /* host data when the value is a compile-time constant */
@@ -118,7 +118,7 @@ typedef struct Attr {
     int n; /* number of floats / ints */
     float *floats;
     int64_t *ints;
-    Value *t;         /* ATTR_TENSOR: a constant value (not in the graph) */
+    Value *t;          /* ATTR_TENSOR: a constant value (not in the graph) */
     const void *graph; /* ATTR_GRAPH: the Onnx__GraphProto, spliced in by fold_if */
 } Attr;
 
@@ -207,7 +207,7 @@ typedef struct Options {
     Binding *shapes; /* --shape INPUT=AxB */
     struct InputValue {
         const char *name, *path;
-    } *values; /* --bind-input INPUT=FILE.pb */
+    } * values; /* --bind-input INPUT=FILE.pb */
 } Options;
 
 /* ---- util.c: memory, errors, strings ---- */
@@ -228,6 +228,7 @@ int64_t checked_add(const Node *n, int64_t a, int64_t b);
 Graph *graph_new(void);
 Value *value_new(Graph *g, const char *name);
 Value *value_lookup(Graph *g, const char *name);
+Value *value_new_unique(Graph *g, const char *base); /* base, or base~2, base~3 ... */
 Node *node_new(Graph *g, const char *name, const char *op_type, int ninputs, int noutputs);
 const Attr *attr_get(const Node *n, const char *name);
 int64_t attr_int(const Node *n, const char *name, int64_t dflt);
@@ -240,10 +241,10 @@ void attr_set_string(Node *n, const char *name, const char *v);
 bool value_is_used(const Value *v); /* read by a live node or a graph output */
 void node_set_input(Node *n, int i, Value *v);
 void node_resize_inputs(Node *n, int ninputs); /* new slots are empty; removed ones released */
-void node_retire(Node *n); /* dead: its inputs lose their uses */
+void node_retire(Node *n);                     /* dead: its inputs lose their uses */
 void value_replace_uses(Value *old, Value *with);
 Node *sole_user(const Value *v); /* the one node reading v, if v is not also a graph output */
-void number_nodes(Graph *g);                    /* order keys from the current array order */
+void number_nodes(Graph *g);     /* order keys from the current array order */
 void node_place_before(Graph *g, Node *n, const Node *anchor);
 Value *constant_new(Graph *g, const char *name, DType t, int rank, const int64_t *dims);
 void record_fusion(const char *name); /* counts a rewrite for --report */
@@ -271,14 +272,14 @@ typedef struct Emitter Emitter;
 struct OpDef {
     const char *name;
     int min_inputs, max_inputs;
-    int min_opset; /* oldest opset version whose semantics this implements */
-    void (*infer)(Node *n);             /* set output types and shapes, check attributes */
-    void (*fold)(Node *n);              /* compute outputs' data from constant inputs */
-    void (*emit)(Emitter *e, Node *n);  /* write the C that computes the outputs */
-    bool is_view;                       /* output 0 is input 0's buffer, reinterpreted */
-    double (*flops)(const Node *n);     /* floating point operations per inference */
-    int64_t (*scratch)(const Node *n);  /* bytes of temporary arena memory the emitted code needs */
-    const char *templates;              /* template files the emitted code calls, space-separated */
+    int min_opset;                     /* oldest opset version whose semantics this implements */
+    void (*infer)(Node *n);            /* set output types and shapes, check attributes */
+    void (*fold)(Node *n);             /* compute outputs' data from constant inputs */
+    void (*emit)(Emitter *e, Node *n); /* write the C that computes the outputs */
+    bool is_view;                      /* output 0 is input 0's buffer, reinterpreted */
+    double (*flops)(const Node *n);    /* floating point operations per inference */
+    int64_t (*scratch)(const Node *n); /* bytes of temporary arena memory the emitted code needs */
+    const char *templates;             /* template files the emitted code calls, space-separated */
 };
 const OpDef *op_lookup(const char *name);
 int op_table_entries(const OpDef **out); /* the whole table, for --list-ops */
@@ -343,7 +344,7 @@ void println(Emitter *e, const char *fmt, ...) __attribute__((format(printf, 2, 
 const char *value_cname(Emitter *e, Value *v); /* C expression of the value's data */
 const char *scratch_cname(Emitter *e, const Node *n, DType t, int64_t byte_offset);
 const char *c_float(float f);
-const char *comment_text(const char *s); /* safe inside a C comment */
+const char *comment_text(const char *s);                          /* safe inside a C comment */
 const char *emit_dims(Emitter *e, int rank, const int64_t *dims); /* static array in the body */
 const char *emit_constant(Emitter *e, DType t, int rank, const int64_t *dims, void *data);
 void emit_epilogues(Emitter *e, Node *n); /* after a Gemm/Conv: its fused epilogues */

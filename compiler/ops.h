@@ -16,7 +16,7 @@ int64_t *const_ints(const Node *n, const Value *v, int *count); /* int64/int32 c
 void broadcast_shape(const Node *n, const Value *a, const Value *b, int *rank, int64_t *dims);
 void broadcast_strides(const Value *in, int rank, const int64_t *out_dims, int64_t *strides);
 double numel_flops(const Node *n); /* one op per output element */
-void same_shape_infer(Node *n);   /* output 0 = input 0's type and shape */
+void same_shape_infer(Node *n);    /* output 0 = input 0's type and shape */
 
 /* ---- ops_elementwise.c ---- */
 void unary_infer(Node *n);

@@ -6,8 +6,8 @@
  * ONNX weight reordered to that k order, at compile time when W is constant. 1-D ops are 2-D
  * ops with H = 1; 3-D Conv uses the 3-D im2col. With one input channel per group (depthwise)
  * the direct depthwise_conv_f32 loop gives the same bits without the per-group products. */
-#include "ops.h"
 #include "kernels.h"
+#include "ops.h"
 
 #include <string.h>
 
@@ -115,14 +115,13 @@ static Window window_geometry(const Node *n, const Value *x, const int64_t *kern
         if (same)
             same_pads(w.in[i], w.k[i], w.s[i], w.d[i], !strcmp(auto_pad, "SAME_UPPER"), &w.pb[i],
                       &w.pe[i]);
-        w.out[i] = out_size(n, w.in[i], w.k[i], w.s[i], w.d[i], w.pb[i] + w.pe[i], ceil_mode,
-                            w.pb[i]);
+        w.out[i] =
+            out_size(n, w.in[i], w.k[i], w.s[i], w.d[i], w.pb[i] + w.pe[i], ceil_mode, w.pb[i]);
     }
     return w;
 }
 
-static void set_window_output(Value *y, DType t, const Value *x, int64_t channels,
-                              const Window *w)
+static void set_window_output(Value *y, DType t, const Value *x, int64_t channels, const Window *w)
 {
     int64_t dims[5] = {x->dims[0], channels};
     for (int j = 0; j < w->sp; j++)
@@ -300,8 +299,8 @@ void conv_emit(Emitter *e, Node *n)
         e->indent++;
         const char *col;
         if (conv_is_pointwise(&s)) {
-            col = xprintf("%s + (n * %lld + g * %lld) * %lld", x, (long long)s.C,
-                          (long long)s.Cg, HW);
+            col = xprintf("%s + (n * %lld + g * %lld) * %lld", x, (long long)s.C, (long long)s.Cg,
+                          HW);
         } else if (w->sp == 3) {
             col = scratch_cname(e, n, DT_FLOAT, 0);
             println(e, "im2col_3d_f32(g * %lld, %lld, %s, %s, %s, %s, %s, %s, %s + n * %lld, %s);",
@@ -313,10 +312,10 @@ void conv_emit(Emitter *e, Node *n)
                     "im2col_f32(%lld, %lld, %lld, g * %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
                     "%lld, %lld, %lld, %lld, %lld, %s + n * %lld, %s);",
                     (long long)s.C, (long long)w->in[1], (long long)w->in[2], (long long)s.Cg,
-                    (long long)s.Cg, (long long)w->k[1], (long long)w->k[2],
-                    (long long)w->out[1], (long long)w->out[2], (long long)w->s[1],
-                    (long long)w->s[2], (long long)w->pb[1], (long long)w->pb[2],
-                    (long long)w->d[1], (long long)w->d[2], x, (long long)s.C * HW, col);
+                    (long long)s.Cg, (long long)w->k[1], (long long)w->k[2], (long long)w->out[1],
+                    (long long)w->out[2], (long long)w->s[1], (long long)w->s[2],
+                    (long long)w->pb[1], (long long)w->pb[2], (long long)w->d[1],
+                    (long long)w->d[2], x, (long long)s.C * HW, col);
         }
         emit_product(e, s.OCg, s.P, s.K, xprintf("%s + g * %lld", wr, (long long)(s.OCg * s.K)),
                      s.K, 1, col, s.P, 1,
@@ -429,8 +428,8 @@ void convtranspose_emit(Emitter *e, Node *n)
     WindowArrays a = emit_window(e, &s.w);
     const char *y = value_cname(e, n->outputs[0]);
     println(e, "convtranspose_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %s, %s, %s);",
-            (long long)s.N, (long long)s.C, (long long)s.G, (long long)s.OCg, a.in, a.out, a.k,
-            a.s, a.pads, a.d, value_cname(e, n->inputs[0]), value_cname(e, n->inputs[1]), y);
+            (long long)s.N, (long long)s.C, (long long)s.G, (long long)s.OCg, a.in, a.out, a.k, a.s,
+            a.pads, a.d, value_cname(e, n->inputs[0]), value_cname(e, n->inputs[1]), y);
     Value *b = node_input(n, 2);
     if (b)
         println(e, "add_channel_bias_f32(%lld, %lld, %lld, %s, %s);", (long long)s.N,
@@ -496,19 +495,20 @@ void pool_emit(Emitter *e, Node *n)
         println(e,
                 "%s(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
                 "%lld, %lld,%s %s, %s);",
-                is_max ? "maxpool_f32" : "avgpool_f32", NC, (long long)w.in[1],
-                (long long)w.in[2], (long long)w.out[1], (long long)w.out[2], (long long)w.k[1],
-                (long long)w.k[2], (long long)w.s[1], (long long)w.s[2], (long long)w.pb[1],
-                (long long)w.pb[2], (long long)w.pe[1], (long long)w.pe[2], (long long)w.d[1],
-                (long long)w.d[2], extra, value_cname(e, n->inputs[0]),
-                value_cname(e, n->outputs[0]));
+                is_max ? "maxpool_f32" : "avgpool_f32", NC, (long long)w.in[1], (long long)w.in[2],
+                (long long)w.out[1], (long long)w.out[2], (long long)w.k[1], (long long)w.k[2],
+                (long long)w.s[1], (long long)w.s[2], (long long)w.pb[1], (long long)w.pb[2],
+                (long long)w.pe[1], (long long)w.pe[2], (long long)w.d[1], (long long)w.d[2], extra,
+                value_cname(e, n->inputs[0]), value_cname(e, n->outputs[0]));
         return;
     }
     WindowArrays a = emit_window(e, &w);
     if (is_max)
         println(e, "maxpool_nd_%s(%lld, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s);",
-                x->dtype == DT_UINT8 ? "u8" : x->dtype == DT_INT8 ? "i8" : "f32", NC, a.in,
-                a.out, a.k, a.s, a.pads, a.d, (int)attr_int(n, "storage_order", 0),
+                x->dtype == DT_UINT8  ? "u8"
+                : x->dtype == DT_INT8 ? "i8"
+                                      : "f32",
+                NC, a.in, a.out, a.k, a.s, a.pads, a.d, (int)attr_int(n, "storage_order", 0),
                 value_cname(e, n->inputs[0]), value_cname(e, n->outputs[0]),
                 indices ? value_cname(e, n->outputs[1]) : "NULL");
     else
@@ -533,8 +533,8 @@ static void maxunpool_shape(const Node *n, int64_t *dims, int64_t *unpooled)
     dims[0] = x->dims[0];
     dims[1] = x->dims[1];
     for (int j = 0, i = 3 - w.sp; j < w.sp; j++, i++)
-        dims[2 + j] = checked_add(n, checked_mul(n, w.in[i] - 1, w.s[i]), w.k[i]) - w.pb[i] -
-                      w.pe[i];
+        dims[2 + j] =
+            checked_add(n, checked_mul(n, w.in[i] - 1, w.s[i]), w.k[i]) - w.pb[i] - w.pe[i];
     memcpy(unpooled, dims, sizeof(int64_t) * (size_t)x->rank);
     if (shape) {
         int count;
@@ -564,8 +564,7 @@ void maxunpool_emit(Emitter *e, Node *n)
     maxunpool_shape(n, dims, unpooled);
     println(e, "maxunpool_f32(%lld, %s, %s, %d, %s, %s, %s);", (long long)value_numel(n->inputs[0]),
             value_cname(e, n->inputs[0]), value_cname(e, n->inputs[1]), rank,
-            emit_dims(e, rank, unpooled), emit_dims(e, rank, dims),
-            value_cname(e, n->outputs[0]));
+            emit_dims(e, rank, unpooled), emit_dims(e, rank, dims), value_cname(e, n->outputs[0]));
 }
 
 /* ---- GlobalAveragePool, GlobalMaxPool ---- */
@@ -590,8 +589,8 @@ void global_pool_emit(Emitter *e, Node *n)
         hw *= x->dims[i];
     println(e, "%s(%lld, %lld, %s, %s);",
             strcmp(n->op_type, "GlobalMaxPool") ? "global_avgpool_f32" : "global_maxpool_f32",
-            (long long)(x->dims[0] * x->dims[1]),
-            (long long)hw, value_cname(e, n->inputs[0]), value_cname(e, n->outputs[0]));
+            (long long)(x->dims[0] * x->dims[1]), (long long)hw, value_cname(e, n->inputs[0]),
+            value_cname(e, n->outputs[0]));
 }
 
 /* ---- BatchNormalization (inference) ---- */
@@ -655,9 +654,9 @@ void batchnorm_fold(Node *n)
     batchnorm_geometry(n, &N, &C, &HW);
     if (batchnorm_training(n)) {
         batchnorm_train_f32(N, C, HW, n->inputs[0]->data, n->inputs[1]->data, n->inputs[2]->data,
-                            n->inputs[3]->data, n->inputs[4]->data,
-                            attr_float(n, "epsilon", 1e-5f), attr_float(n, "momentum", 0.9f),
-                            n->outputs[0]->data, batchnorm_stat(n, 1), batchnorm_stat(n, 2));
+                            n->inputs[3]->data, n->inputs[4]->data, attr_float(n, "epsilon", 1e-5f),
+                            attr_float(n, "momentum", 0.9f), n->outputs[0]->data,
+                            batchnorm_stat(n, 1), batchnorm_stat(n, 2));
         return;
     }
     batchnorm_f32(N, C, HW, n->inputs[0]->data, n->inputs[1]->data, n->inputs[2]->data,
@@ -681,10 +680,10 @@ void batchnorm_emit(Emitter *e, Node *n)
         return;
     }
     println(e, "batchnorm_f32(%lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %s);", (long long)N,
-            (long long)C, (long long)HW, value_cname(e, n->inputs[0]),
-            value_cname(e, n->inputs[1]), value_cname(e, n->inputs[2]),
-            value_cname(e, n->inputs[3]), value_cname(e, n->inputs[4]),
-            c_float(attr_float(n, "epsilon", 1e-5f)), value_cname(e, n->outputs[0]));
+            (long long)C, (long long)HW, value_cname(e, n->inputs[0]), value_cname(e, n->inputs[1]),
+            value_cname(e, n->inputs[2]), value_cname(e, n->inputs[3]),
+            value_cname(e, n->inputs[4]), c_float(attr_float(n, "epsilon", 1e-5f)),
+            value_cname(e, n->outputs[0]));
 }
 
 /* ---- Softmax, LogSoftmax ---- */

@@ -3,8 +3,8 @@
  * EyeLike, Compress, NonZero, CumSum, TopK, ArgMax, ArgMin, Hardmax, the activations Shrink,
  * ThresholdedRelu, Celu, Mish, PRelu, and Einsum. Kernels in templates/data.c (DepthToSpace,
  * SpaceToDepth and Compress use transpose_bytes and gather_bytes of movement.c). */
-#include "ops.h"
 #include "kernels.h"
+#include "ops.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -90,8 +90,9 @@ static int scatter_reduction(const Node *n)
         if (!strcmp(r, names[i])) {
             DType t = n->inputs[0]->dtype;
             if (i && type_code(t) == TY_BYTES)
-                fatal_at(n, "reduction '%s' on type %s is not supported (float32, float64, "
-                            "int32, int64 are)",
+                fatal_at(n,
+                         "reduction '%s' on type %s is not supported (float32, float64, "
+                         "int32, int64 are)",
                          r, dtype_name(t));
             return i;
         }
@@ -140,8 +141,8 @@ void gather_elements_emit(Emitter *e, Node *n)
         return;
     const char *xd = emit_dims(e, x->rank, x->dims), *id = emit_dims(e, idx->rank, idx->dims);
     println(e, "gather_elements_bytes(%d, %s, %s, %d, %d, %s, %s, %s);", x->rank, xd, id,
-            elements_axis(n), (int)dtype_size(x->dtype), value_cname(e, x),
-            indices_cname(e, idx), value_cname(e, n->outputs[0]));
+            elements_axis(n), (int)dtype_size(x->dtype), value_cname(e, x), indices_cname(e, idx),
+            value_cname(e, n->outputs[0]));
 }
 
 void scatter_elements_infer(Node *n)
@@ -159,8 +160,8 @@ void scatter_elements_fold(Node *n)
 {
     const Value *x = n->inputs[0], *idx = n->inputs[1];
     scatter_elements(x->rank, x->dims, idx->dims, elements_axis(n), type_code(x->dtype),
-                     scatter_reduction(n), (int64_t)dtype_size(x->dtype), x->data,
-                     indices_i64(idx), n->inputs[2]->data, n->outputs[0]->data);
+                     scatter_reduction(n), (int64_t)dtype_size(x->dtype), x->data, indices_i64(idx),
+                     n->inputs[2]->data, n->outputs[0]->data);
 }
 
 void scatter_elements_emit(Emitter *e, Node *n)
@@ -170,9 +171,9 @@ void scatter_elements_emit(Emitter *e, Node *n)
         return;
     const char *xd = emit_dims(e, x->rank, x->dims), *id = emit_dims(e, idx->rank, idx->dims);
     println(e, "scatter_elements(%d, %s, %s, %d, %d, %d, %d, %s, %s, %s, %s);", x->rank, xd, id,
-            elements_axis(n), type_code(x->dtype), scatter_reduction(n),
-            (int)dtype_size(x->dtype), value_cname(e, x), indices_cname(e, idx),
-            value_cname(e, n->inputs[2]), value_cname(e, n->outputs[0]));
+            elements_axis(n), type_code(x->dtype), scatter_reduction(n), (int)dtype_size(x->dtype),
+            value_cname(e, x), indices_cname(e, idx), value_cname(e, n->inputs[2]),
+            value_cname(e, n->outputs[0]));
 }
 
 /* ---- GatherND, ScatterND ---- */
@@ -260,8 +261,7 @@ void scatter_nd_infer(Node *n)
         dims[r++] = idx->dims[d];
     for (int d = (int)g.k; d < x->rank; d++)
         dims[r++] = x->dims[d];
-    if (u->dtype != x->dtype || u->rank != r ||
-        memcmp(u->dims, dims, sizeof(int64_t) * (size_t)r))
+    if (u->dtype != x->dtype || u->rank != r || memcmp(u->dims, dims, sizeof(int64_t) * (size_t)r))
         fatal_at(n, "updates must have the data's type and shape indices.shape[:-1] + "
                     "data.shape[k:]");
     scatter_reduction(n);
@@ -296,7 +296,7 @@ void scatter_nd_emit(Emitter *e, Node *n)
 typedef struct PadPlan {
     int mode; /* 0 constant, 1 reflect, 2 edge, 3 wrap */
     int64_t begin[MAX_RANK], end[MAX_RANK];
-    const Value *value;       /* constant_value input, or NULL */
+    const Value *value;          /* constant_value input, or NULL */
     unsigned char attr_value[8]; /* value when there is no input (the attribute, or zero) */
 } PadPlan;
 
@@ -421,7 +421,7 @@ typedef struct ResizeDim {
 
 typedef struct ResizePlan {
     int rank;
-    int mode; /* 0 nearest, 1 linear, 2 cubic */
+    int mode;    /* 0 nearest, 1 linear, 2 cubic */
     bool interp; /* run 1-D interpolation passes (linear, cubic, or nearest with extrapolation) */
     float extrapolation;
     ResizeDim d[MAX_RANK];
@@ -468,8 +468,8 @@ static ResizePlan resize_plan(const Node *n)
     else
         fatal_at(n, "mode '%s' is not supported (nearest, linear%s are)", mode,
                  old ? "" : ", cubic");
-    const char *ctm = old ? "asymmetric"
-                          : attr_string(n, "coordinate_transformation_mode", "half_pixel");
+    const char *ctm =
+        old ? "asymmetric" : attr_string(n, "coordinate_transformation_mode", "half_pixel");
     const char *nearest = old ? "floor" : attr_string(n, "nearest_mode", "round_prefer_floor");
     double A = attr_float(n, "cubic_coeff_a", -0.75f);
     bool exclude_outside = attr_int(n, "exclude_outside", 0) != 0;
@@ -481,9 +481,9 @@ static ResizePlan resize_plan(const Node *n)
     if (strcmp(policy, "stretch") && strcmp(policy, "not_larger") && strcmp(policy, "not_smaller"))
         fatal_at(n, "keep_aspect_ratio_policy '%s' is not one of stretch, not_larger, not_smaller",
                  policy);
-    static const char *const ctms[] = {"half_pixel", "align_corners", "asymmetric",
-                                       "pytorch_half_pixel", "tf_crop_and_resize",
-                                       "half_pixel_symmetric"};
+    static const char *const ctms[] = {"half_pixel",         "align_corners",
+                                       "asymmetric",         "pytorch_half_pixel",
+                                       "tf_crop_and_resize", "half_pixel_symmetric"};
     int ct = -1;
     for (int i = 0; i < 6; i++)
         if (!strcmp(ctm, ctms[i]))
@@ -712,7 +712,7 @@ static ResizePlan resize_plan(const Node *n)
                         v = 1 - a;
                         v = v < 0 ? 0 : v > 1 ? 1 : v;
                     } else {
-                        v = a <= 1   ? (A + 2) * a * a * a - (A + 3) * a * a + 1
+                        v = a <= 1  ? (A + 2) * a * a * a - (A + 3) * a * a + 1
                             : a < 2 ? A * a * a * a - 5 * A * a * a + 8 * A * a - 4 * A
                                     : 0.0;
                     }
@@ -905,8 +905,8 @@ void resize_emit(Emitter *e, Node *n)
             outer *= prev[k];
         for (int k = d + 1; k < p.rank; k++)
             inner *= prev[k];
-        const char *dst = i + 1 == np ? value_cname(e, y)
-                                      : scratch_cname(e, n, DT_FLOAT, (i % 2) * bytes);
+        const char *dst =
+            i + 1 == np ? value_cname(e, y) : scratch_cname(e, n, DT_FLOAT, (i % 2) * bytes);
         int64_t cnt = p.d[d].out * p.d[d].taps;
         const char *ix = emit_constant(e, DT_INT64, 1, &cnt, p.d[d].idx);
         const char *w = emit_constant(e, DT_FLOAT, 1, &cnt, p.d[d].w);
@@ -988,8 +988,8 @@ void d2s_fold(Node *n)
 {
     int64_t out[4];
     D2SPlan p = d2s_plan(n, out);
-    transpose_bytes(6, p.dims, p.perm, (int64_t)dtype_size(n->inputs[0]->dtype),
-                    n->inputs[0]->data, n->outputs[0]->data);
+    transpose_bytes(6, p.dims, p.perm, (int64_t)dtype_size(n->inputs[0]->dtype), n->inputs[0]->data,
+                    n->outputs[0]->data);
 }
 
 void d2s_emit(Emitter *e, Node *n)
@@ -1000,8 +1000,8 @@ void d2s_emit(Emitter *e, Node *n)
         return;
     const char *dims = emit_dims(e, 6, p.dims);
     const char *pname = xprintf("perm%d", e->counter++);
-    println(e, "static const int32_t %s[] = {%d, %d, %d, %d, %d, %d};", pname, p.perm[0],
-            p.perm[1], p.perm[2], p.perm[3], p.perm[4], p.perm[5]);
+    println(e, "static const int32_t %s[] = {%d, %d, %d, %d, %d, %d};", pname, p.perm[0], p.perm[1],
+            p.perm[2], p.perm[3], p.perm[4], p.perm[5]);
     println(e, "transpose_bytes(6, %s, %s, %d, %s, %s);", dims, pname,
             (int)dtype_size(n->inputs[0]->dtype), value_cname(e, n->inputs[0]),
             value_cname(e, n->outputs[0]));
@@ -1164,10 +1164,15 @@ static void store_one(DType t, void *p, int64_t i)
     case DT_DOUBLE: ((double *)p)[i] = 1.0; break;
     case DT_FLOAT16: ((uint16_t *)p)[i] = 0x3c00; break;
     case DT_BFLOAT16: ((uint16_t *)p)[i] = 0x3f80; break;
-    case DT_INT8: case DT_UINT8: case DT_BOOL: ((uint8_t *)p)[i] = 1; break;
-    case DT_INT16: case DT_UINT16: ((uint16_t *)p)[i] = 1; break;
-    case DT_INT32: case DT_UINT32: ((uint32_t *)p)[i] = 1; break;
-    case DT_INT64: case DT_UINT64: ((uint64_t *)p)[i] = 1; break;
+    case DT_INT8:
+    case DT_UINT8:
+    case DT_BOOL: ((uint8_t *)p)[i] = 1; break;
+    case DT_INT16:
+    case DT_UINT16: ((uint16_t *)p)[i] = 1; break;
+    case DT_INT32:
+    case DT_UINT32: ((uint32_t *)p)[i] = 1; break;
+    case DT_INT64:
+    case DT_UINT64: ((uint64_t *)p)[i] = 1; break;
     default: break;
     }
 }
@@ -1271,8 +1276,8 @@ void compress_emit(Emitter *e, Node *n)
         return;
     const char *idx = emit_constant(e, DT_INT64, 1, &p.count, p.idx);
     println(e, "gather_bytes(%lld, %lld, %lld, %s, %s, %lld, %s);", (long long)outer,
-            (long long)len, (long long)inner, value_cname(e, n->inputs[0]), idx,
-            (long long)p.count, value_cname(e, n->outputs[0]));
+            (long long)len, (long long)inner, value_cname(e, n->inputs[0]), idx, (long long)p.count,
+            value_cname(e, n->outputs[0]));
 }
 
 /* ---- NonZero: the output's shape depends on the data, so only constant inputs work ---- */
@@ -1533,9 +1538,9 @@ void topk_emit(Emitter *e, Node *n)
     split_at(x, normalize_axis(n, attr_int(n, "axis", -1), x->rank), &outer, &len, &inner);
     if (!value_numel(n->outputs[0]))
         return;
-    println(e, "topk_%s(%lld, %lld, %lld, %lld, %d, %s, %s, %s);", topk_suffix(n), (long long)outer, (long long)len, (long long)inner,
-            (long long)topk_k(n), attr_int(n, "largest", 1) != 0, value_cname(e, x),
-            value_cname(e, n->outputs[0]), value_cname(e, n->outputs[1]));
+    println(e, "topk_%s(%lld, %lld, %lld, %lld, %d, %s, %s, %s);", topk_suffix(n), (long long)outer,
+            (long long)len, (long long)inner, (long long)topk_k(n), attr_int(n, "largest", 1) != 0,
+            value_cname(e, x), value_cname(e, n->outputs[0]), value_cname(e, n->outputs[1]));
 }
 
 /* ---- Hardmax: along `axis` from opset 13; before, on the 2-D flattening at `axis` ---- */
@@ -1624,8 +1629,8 @@ void act_emit(Emitter *e, Node *n)
         args = xprintf("shrink_f32(%lld, %s, %s, ", len, c_float(attr_float(n, "lambd", 0.5f)),
                        c_float(attr_float(n, "bias", 0.0f)));
     else if (!strcmp(op, "ThresholdedRelu"))
-        args = xprintf("thresholded_relu_f32(%lld, %s, ", len,
-                       c_float(attr_float(n, "alpha", 1.0f)));
+        args =
+            xprintf("thresholded_relu_f32(%lld, %s, ", len, c_float(attr_float(n, "alpha", 1.0f)));
     else if (!strcmp(op, "Celu"))
         args = xprintf("celu_f32(%lld, %s, ", len, c_float(attr_float(n, "alpha", 1.0f)));
     else
@@ -1643,8 +1648,7 @@ void prelu_infer(Node *n)
     int rank;
     int64_t dims[MAX_RANK];
     Value sv = *s;
-    if (n->opset < 7 && s->rank == 1 && x->rank >= 2 && s->dims[0] == x->dims[1] &&
-        x->rank > 2) {
+    if (n->opset < 7 && s->rank == 1 && x->rank >= 2 && s->dims[0] == x->dims[1] && x->rank > 2) {
         /* old PRelu: a per-channel slope [C] */
         sv.rank = x->rank - 1;
         for (int d = 0; d < sv.rank; d++)
@@ -1903,13 +1907,16 @@ void einsum_emit(Emitter *e, Node *n)
     if (!value_numel(n->outputs[0]))
         return;
     const char *od = emit_dims(e, p.out_rank, p.out_dims);
-    const char *oa = emit_dims(e, p.out_rank, p.out_s[0]), *ob = emit_dims(e, p.out_rank, p.out_s[1]);
+    const char *oa = emit_dims(e, p.out_rank, p.out_s[0]),
+               *ob = emit_dims(e, p.out_rank, p.out_s[1]);
     const char *rd = emit_dims(e, p.red_rank, p.red_dims);
-    const char *ra = emit_dims(e, p.red_rank, p.red_s[0]), *rb = emit_dims(e, p.red_rank, p.red_s[1]);
+    const char *ra = emit_dims(e, p.red_rank, p.red_s[0]),
+               *rb = emit_dims(e, p.red_rank, p.red_s[1]);
     bool f32 = n->inputs[0]->dtype == DT_FLOAT;
     println(e, "einsum_%s(%d, %s, %s, %s, %d, %s, %s, %s, %s, %s, %s);", f32 ? "f32" : "f64",
             p.out_rank, od, oa, ob, p.red_rank, rd, ra, rb, value_cname(e, n->inputs[0]),
-            p.nops == 2 ? value_cname(e, n->inputs[1]) : (f32 ? "(const float *)0" : "(const double *)0"),
+            p.nops == 2 ? value_cname(e, n->inputs[1])
+                        : (f32 ? "(const float *)0" : "(const double *)0"),
             value_cname(e, n->outputs[0]));
 }
 

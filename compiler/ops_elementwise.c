@@ -1,7 +1,7 @@
 /* ops_elementwise.c — unary activations and broadcasting binary arithmetic.
  * Each op maps to one template kernel: called here to fold, named in the emitted C. */
-#include "ops.h"
 #include "kernels.h"
+#include "ops.h"
 
 #include <string.h>
 
@@ -61,10 +61,10 @@ static const struct {
     DType t;
     const char *suffix, *min, *max; /* the type's range as C macros */
 } clip_int_types[] = {
-    {DT_INT8, "i8", "INT8_MIN", "INT8_MAX"},      {DT_UINT8, "u8", "0", "UINT8_MAX"},
-    {DT_INT16, "i16", "INT16_MIN", "INT16_MAX"},  {DT_UINT16, "u16", "0", "UINT16_MAX"},
-    {DT_INT32, "i32", "INT32_MIN", "INT32_MAX"},  {DT_UINT32, "u32", "0", "UINT32_MAX"},
-    {DT_INT64, "i64", "INT64_MIN", "INT64_MAX"},  {DT_UINT64, "u64", "0", "UINT64_MAX"},
+    {DT_INT8, "i8", "INT8_MIN", "INT8_MAX"},     {DT_UINT8, "u8", "0", "UINT8_MAX"},
+    {DT_INT16, "i16", "INT16_MIN", "INT16_MAX"}, {DT_UINT16, "u16", "0", "UINT16_MAX"},
+    {DT_INT32, "i32", "INT32_MIN", "INT32_MAX"}, {DT_UINT32, "u32", "0", "UINT32_MAX"},
+    {DT_INT64, "i64", "INT64_MIN", "INT64_MAX"}, {DT_UINT64, "u64", "0", "UINT64_MAX"},
 };
 
 static int clip_int_index(const Node *n)
@@ -226,8 +226,10 @@ static const char *binary_suffix(const Node *n, DType t)
     for (size_t i = 0; i < sizeof binary_types / sizeof binary_types[0]; i++)
         if (binary_types[i].t == t)
             return binary_types[i].suffix;
-    fatal_at(n, "type %s is not supported (float16, bfloat16, float32, float64 and [u]int8..64 "
-                "are)", dtype_name(t));
+    fatal_at(n,
+             "type %s is not supported (float16, bfloat16, float32, float64 and [u]int8..64 "
+             "are)",
+             dtype_name(t));
 }
 
 void binary_infer(Node *n)

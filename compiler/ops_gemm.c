@@ -2,8 +2,8 @@
  * --gemm=libxsmm a JIT kernel dispatched once in init, else the portable gemm_f32 template.
  * Both accumulate over k ascending with fmaf from 0, so they give the same bits. float64
  * models take gemm_f64 (fma, same order) and never libxsmm. */
-#include "ops.h"
 #include "kernels.h"
+#include "ops.h"
 
 /* ---- shared product emission ---- */
 
@@ -12,7 +12,7 @@
  * are contiguous row-major. Other layouts (a transposed non-constant operand) take the portable
  * kernel, which gives the same bits. */
 void emit_product(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a, int64_t a_rs,
-                         int64_t a_cs, const char *b, int64_t b_rs, int64_t b_cs, const char *y)
+                  int64_t a_cs, const char *b, int64_t b_rs, int64_t b_cs, const char *y)
 {
     bool contiguous = a_cs == 1 && a_rs == K && b_cs == 1 && b_rs == N;
     if (e->opt->gemm == GEMM_LIBXSMM && contiguous && M && N && K) {
@@ -20,8 +20,8 @@ void emit_product(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a, in
         println(e, "%s(%s, %s, %s);", k, b, a, y);
     } else {
         println(e, "gemm_f32(%lld, %lld, %lld, %s, %lld, %lld, %s, %lld, %lld, %s);", (long long)M,
-                (long long)N, (long long)K, a, (long long)a_rs, (long long)a_cs, b,
-                (long long)b_rs, (long long)b_cs, y);
+                (long long)N, (long long)K, a, (long long)a_rs, (long long)a_cs, b, (long long)b_rs,
+                (long long)b_cs, y);
     }
 }
 
@@ -156,8 +156,8 @@ void gemm_emit(Emitter *e, Node *n)
     const char *b = gemm_b_operand(e, n, &s);
     const char *y = value_cname(e, n->outputs[0]);
     DType t = n->outputs[0]->dtype;
-    emit_product_typed(e, t, s.M, s.N, s.K, value_cname(e, n->inputs[0]), s.a_rs, s.a_cs, b,
-                       s.b_rs, s.b_cs, y);
+    emit_product_typed(e, t, s.M, s.N, s.K, value_cname(e, n->inputs[0]), s.a_rs, s.a_cs, b, s.b_rs,
+                       s.b_cs, y);
     Value *c = node_input(n, 2);
     if (gemm_has_epilogue(n, &s))
         println(e, "gemm_epilogue_%s(%lld, %lld, %s, %s, %lld, %lld, %s, %s);",
@@ -196,8 +196,7 @@ MatMulShape matmul_geometry(const Node *n, const Value *a, const Value *b, int *
         int ia = i - (rbatch - ra), ib = i - (rbatch - rb);
         int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
         if (da != db && da != 1 && db != 1)
-            fatal_at(n, "batch dims do not broadcast (%lld vs %lld)", (long long)da,
-                     (long long)db);
+            fatal_at(n, "batch dims do not broadcast (%lld vs %lld)", (long long)da, (long long)db);
         bdims[i] = da == 1 ? db : da;
         s.batch = checked_mul(n, s.batch, bdims[i]);
     }

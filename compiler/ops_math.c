@@ -3,8 +3,8 @@
  * functions, Softplus, Softsign, HardSigmoid, HardSwish, Elu, Selu, Gelu, Swish), Pow with
  * broadcasting, the variadic Max, Min, Sum, Mean, and Det. Kernels in templates/math.c (Sum
  * and Mean use add_f32/div_f32 of elementwise.c). */
-#include "ops.h"
 #include "kernels.h"
+#include "ops.h"
 
 #include <string.h>
 
@@ -257,7 +257,10 @@ static const char *variadic_kernel(const Node *n)
         fatal_at(n, "type %s is not supported (%s)", dtype_name(t),
                  minmax ? "float16, bfloat16, float32, float64 and [u]int8..64 are"
                         : "float16, bfloat16, float32 and float64 are");
-    return xprintf("%s_%s", !strcmp(op, "Max") ? "max" : !strcmp(op, "Min") ? "min" : "add",
+    return xprintf("%s_%s",
+                   !strcmp(op, "Max")   ? "max"
+                   : !strcmp(op, "Min") ? "min"
+                                        : "add",
                    types[k].suffix);
 }
 
@@ -284,8 +287,7 @@ void variadic_infer(Node *n)
 }
 
 /* Kernels of one step, by name (the templates' functions, as the compiler links them). */
-static void variadic_step(const char *k, const LoopSpace *l, const void *a, const void *b,
-                          void *y)
+static void variadic_step(const char *k, const LoopSpace *l, const void *a, const void *b, void *y)
 {
     const int64_t *d = l->dims, *sa = l->strides[0], *sb = l->strides[1];
 #define VARIADIC_STEP(NAME)                                                                        \
@@ -362,7 +364,8 @@ void variadic_emit(Emitter *e, Node *n)
     for (int i = 1; i < n->ninputs; i++) {
         LoopSpace l = variadic_loop(n, i);
         const char *dims = emit_dims(e, l.rank, l.dims);
-        const char *sa = emit_dims(e, l.rank, l.strides[0]), *sb = emit_dims(e, l.rank, l.strides[1]);
+        const char *sa = emit_dims(e, l.rank, l.strides[0]),
+                   *sb = emit_dims(e, l.rank, l.strides[1]);
         println(e, "%s(%d, %s, %s, %s, %s, %s, %s);", k, l.rank, dims, sa, sb,
                 i == 1 ? value_cname(e, n->inputs[0]) : yname, value_cname(e, n->inputs[i]), yname);
     }
@@ -375,9 +378,10 @@ void variadic_emit(Emitter *e, Node *n)
         else
             *(float *)count = (float)n->ninputs;
         const char *dims = emit_dims(e, l.rank, l.dims);
-        const char *sa = emit_dims(e, l.rank, l.strides[0]), *sb = emit_dims(e, l.rank, l.strides[1]);
-        println(e, "div_%s(%d, %s, %s, %s, %s, %s, %s);", f64 ? "f64" : "f32", l.rank, dims, sa,
-                sb, yname, emit_constant(e, y->dtype, 0, NULL, count), yname);
+        const char *sa = emit_dims(e, l.rank, l.strides[0]),
+                   *sb = emit_dims(e, l.rank, l.strides[1]);
+        println(e, "div_%s(%d, %s, %s, %s, %s, %s, %s);", f64 ? "f64" : "f32", l.rank, dims, sa, sb,
+                yname, emit_constant(e, y->dtype, 0, NULL, count), yname);
     }
 }
 

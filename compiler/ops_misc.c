@@ -419,10 +419,17 @@ typedef struct Trees {
     int64_t nnodes, nleaves, ntrees, targets;
     int64_t *nodes, *roots, *leaf_target;
     uint8_t *root_leaf;
-    float *splits, *members, *leaf_weight;
+    DType dtype; /* of x, y, splits, members and weights: float or double */
+    const void *splits, *members, *leaf_weight;
     int64_t nmembers;
     int agg;
 } Trees;
+
+static bool tree_member_is_nan(const Trees *t, int64_t i)
+{
+    return t->dtype == DT_DOUBLE ? isnan(((const double *)t->members)[i])
+                                 : isnan(((const float *)t->members)[i]);
+}
 
 static const int64_t *tree_ints(const Node *n, const char *name, int64_t want)
 {
@@ -465,12 +472,13 @@ static void tree_check_acyclic(const Node *n, const Trees *t, int64_t id, uint8_
 static Trees tree_model(const Node *n)
 {
     Trees t = {0};
-    const Value *splits = tree_tensor(n, "nodes_splits", DT_FLOAT, true);
+    t.dtype = n->inputs[0]->dtype == DT_DOUBLE ? DT_DOUBLE : DT_FLOAT;
+    const Value *splits = tree_tensor(n, "nodes_splits", t.dtype, true);
     t.nnodes = splits->dims[0];
     t.splits = splits->data;
     const Value *modes = tree_tensor(n, "nodes_modes", DT_UINT8, true);
-    const Value *weights = tree_tensor(n, "leaf_weights", DT_FLOAT, true);
-    const Value *members = tree_tensor(n, "membership_values", DT_FLOAT, false);
+    const Value *weights = tree_tensor(n, "leaf_weights", t.dtype, true);
+    const Value *members = tree_tensor(n, "membership_values", t.dtype, false);
     t.nleaves = weights->dims[0];
     t.leaf_weight = weights->data;
     if (modes->dims[0] != t.nnodes)
@@ -511,7 +519,7 @@ static Trees tree_model(const Node *n)
                 fatal_at(n, "node %lld has a child out of range", (long long)i);
         if (mode == 6) { /* the next NaN-terminated set of membership_values */
             nd[7] = next_member;
-            while (next_member < nvals && !isnan(t.members[next_member]))
+            while (next_member < nvals && !tree_member_is_nan(&t, next_member))
                 next_member++;
             nd[8] = next_member - nd[7];
             if (next_member++ >= nvals)
@@ -543,7 +551,8 @@ static Trees tree_model(const Node *n)
 void tree_ensemble_infer(Node *n)
 {
     const Value *x = n->inputs[0];
-    require_float(n, x);
+    if (x->dtype != DT_DOUBLE)
+        require_float(n, x);
     if (x->rank != 2)
         fatal_at(n, "input must be [N, features]");
     Trees t = tree_model(n);
@@ -552,13 +561,19 @@ void tree_ensemble_infer(Node *n)
             fatal_at(n, "node %lld reads feature %lld, the input has %lld", (long long)i,
                      (long long)t.nodes[9 * i], (long long)x->dims[1]);
     int64_t dims[2] = {x->dims[0], t.targets};
-    set_shape(n->outputs[0], DT_FLOAT, 2, dims);
+    set_shape(n->outputs[0], t.dtype, 2, dims);
 }
 
 void tree_ensemble_fold(Node *n)
 {
     const Value *x = n->inputs[0];
     Trees t = tree_model(n);
+    if (t.dtype == DT_DOUBLE) {
+        tree_ensemble_f64(x->dims[0], x->dims[1], x->data, t.ntrees, t.roots, t.root_leaf, t.nodes,
+                          t.splits, t.members, t.leaf_target, t.leaf_weight, t.agg, t.targets,
+                          n->outputs[0]->data);
+        return;
+    }
     tree_ensemble(x->dims[0], x->dims[1], x->data, t.ntrees, t.roots, t.root_leaf, t.nodes,
                   t.splits, t.members, t.leaf_target, t.leaf_weight, t.agg, t.targets,
                   n->outputs[0]->data);
@@ -569,16 +584,17 @@ void tree_ensemble_emit(Emitter *e, Node *n)
     const Value *x = n->inputs[0];
     Trees t = tree_model(n);
     int64_t nn = 9 * t.nnodes, nm = t.nmembers ? t.nmembers : 1;
-    const char *members = t.members ? emit_constant(e, DT_FLOAT, 1, &nm, t.members) : "NULL";
-    println(e, "tree_ensemble(%lld, %lld, %s, %lld, %s, %s, %s, %s, %s, %s, %s, %d, %lld, %s);",
-            (long long)x->dims[0], (long long)x->dims[1], value_cname(e, n->inputs[0]),
-            (long long)t.ntrees, emit_constant(e, DT_INT64, 1, &t.ntrees, t.roots),
+    const char *members = t.members ? emit_constant(e, t.dtype, 1, &nm, (void *)t.members) : "NULL";
+    println(e, "tree_ensemble%s(%lld, %lld, %s, %lld, %s, %s, %s, %s, %s, %s, %s, %d, %lld, %s);",
+            t.dtype == DT_DOUBLE ? "_f64" : "", (long long)x->dims[0], (long long)x->dims[1],
+            value_cname(e, n->inputs[0]), (long long)t.ntrees,
+            emit_constant(e, DT_INT64, 1, &t.ntrees, t.roots),
             emit_constant(e, DT_UINT8, 1, &t.ntrees, t.root_leaf),
             emit_constant(e, DT_INT64, 1, &nn, t.nodes),
-            emit_constant(e, DT_FLOAT, 1, &t.nnodes, t.splits), members,
+            emit_constant(e, t.dtype, 1, &t.nnodes, (void *)t.splits), members,
             emit_constant(e, DT_INT64, 1, &t.nleaves, t.leaf_target),
-            emit_constant(e, DT_FLOAT, 1, &t.nleaves, t.leaf_weight), t.agg, (long long)t.targets,
-            value_cname(e, n->outputs[0]));
+            emit_constant(e, t.dtype, 1, &t.nleaves, (void *)t.leaf_weight), t.agg,
+            (long long)t.targets, value_cname(e, n->outputs[0]));
 }
 
 /* ---- ai.onnx.ml ArrayFeatureExtractor ---- */

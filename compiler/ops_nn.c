@@ -1,8 +1,8 @@
 /* ops_nn.c — normalisations of the nn family: InstanceNormalization, GroupNormalization,
  * LRN, MeanVarianceNormalization, LpNormalization (templates/norm.c, templates/nn.c).
  * ConvTranspose and the pools are in ops_conv.c, next to the window geometry they share. */
-#include "ops.h"
 #include "kernels.h"
+#include "ops.h"
 
 #include <string.h>
 
@@ -60,9 +60,8 @@ void groupnorm_infer(Node *n)
 void groupnorm_fold(Node *n)
 {
     GroupNormShape s = groupnorm_shape(n);
-    groupnorm_f32(s.N, s.C, s.G, s.HW, n->inputs[0]->data, n->inputs[1]->data,
-                  n->inputs[2]->data, s.per_channel, attr_float(n, "epsilon", 1e-5f),
-                  n->outputs[0]->data);
+    groupnorm_f32(s.N, s.C, s.G, s.HW, n->inputs[0]->data, n->inputs[1]->data, n->inputs[2]->data,
+                  s.per_channel, attr_float(n, "epsilon", 1e-5f), n->outputs[0]->data);
 }
 
 void groupnorm_emit(Emitter *e, Node *n)

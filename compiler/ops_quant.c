@@ -9,8 +9,8 @@
  *   QLinearMatMul, QLinearConv  the same, requantised to uint8/int8 (float32 or float16
  *                     scales), as the onnx reference rounds: half to even, then saturate.
  * Scales and zero points may be runtime inputs: the kernels read them at run time. */
-#include "ops.h"
 #include "kernels.h"
+#include "ops.h"
 
 #include <string.h>
 
@@ -27,8 +27,7 @@ static bool is_q16(DType t)
 /* [u]int4, [u]int2: integers like the 8-bit types, one element per byte. */
 static bool is_q_int(DType t)
 {
-    return is_q8(t) || is_q16(t) || t == DT_UINT4 || t == DT_INT4 || t == DT_UINT2 ||
-           t == DT_INT2;
+    return is_q8(t) || is_q16(t) || t == DT_UINT4 || t == DT_INT4 || t == DT_UINT2 || t == DT_INT2;
 }
 
 /* float8 e4m3/e5m2 types and float4e2m1: quantize_linear_low / dequantize_linear_low in
@@ -105,8 +104,9 @@ static DType quantize_type(const Node *n)
         fatal_at(n, "output_dtype %lld differs from the zero point's type %s", (long long)od,
                  dtype_name(zp->dtype));
     if (!is_q_int(t) && !is_q_float(t))
-        fatal_at(n, "output type %s is not supported ([u]int8, [u]int16, [u]int4, [u]int2, "
-                    "float8 and float4e2m1 are)",
+        fatal_at(n,
+                 "output type %s is not supported ([u]int8, [u]int16, [u]int4, [u]int2, "
+                 "float8 and float4e2m1 are)",
                  dtype_name(t));
     return t;
 }
@@ -173,8 +173,9 @@ void dequantize_infer(Node *n)
         return;
     const Value *x = n->inputs[0], *scale = n->inputs[1], *zp = node_input(n, 2);
     if (!is_q_int(x->dtype) && !is_q_float(x->dtype) && x->dtype != DT_INT32)
-        fatal_at(n, "input type %s is not supported ([u]int8, [u]int16, int32, [u]int4, [u]int2, "
-                    "float8, float4e2m1 are)",
+        fatal_at(n,
+                 "input type %s is not supported ([u]int8, [u]int16, int32, [u]int4, [u]int2, "
+                 "float8, float4e2m1 are)",
                  dtype_name(x->dtype));
     if (scale->dtype != DT_FLOAT)
         fatal_at(n, "scale type %s is not supported (float32 is)", dtype_name(scale->dtype));
@@ -249,10 +250,9 @@ void dynamic_quantize_fold(Node *n)
 
 void dynamic_quantize_emit(Emitter *e, Node *n)
 {
-    println(e, "dynamic_quantize_linear_f32(%lld, %s, %s, %s, %s);",
-            (long long)numel(n->inputs[0]), value_cname(e, n->inputs[0]),
-            value_cname(e, n->outputs[0]), value_cname(e, n->outputs[1]),
-            value_cname(e, n->outputs[2]));
+    println(e, "dynamic_quantize_linear_f32(%lld, %s, %s, %s, %s);", (long long)numel(n->inputs[0]),
+            value_cname(e, n->inputs[0]), value_cname(e, n->outputs[0]),
+            value_cname(e, n->outputs[1]), value_cname(e, n->outputs[2]));
 }
 
 /* ---- MatMulInteger / QLinearMatMul ---- */
@@ -261,8 +261,10 @@ void dynamic_quantize_emit(Emitter *e, Node *n)
 static void require_scalar(const Node *n, const Value *v, const char *what)
 {
     if (v && (numel(v) != 1 || v->rank > 1))
-        fatal_at(n, "%s '%s' must be a scalar or have one element (per-row and blocked forms "
-                    "are not supported)", what, v->name);
+        fatal_at(n,
+                 "%s '%s' must be a scalar or have one element (per-row and blocked forms "
+                 "are not supported)",
+                 what, v->name);
 }
 
 /* A per-tensor or per-output-channel parameter: stride 0 or 1 over `count` channels. */
@@ -391,15 +393,17 @@ void qmatmul_emit(Emitter *e, Node *n)
     const char *yn = value_cname(e, n->outputs[0]);
     const char *ap = an, *bp = bn, *yp = yn;
     if (q.batch > 1) {
-        const char *oa = offsets_table(e, q.a_off, q.batch), *ob = offsets_table(e, q.b_off, q.batch);
+        const char *oa = offsets_table(e, q.a_off, q.batch),
+                   *ob = offsets_table(e, q.b_off, q.batch);
         println(e, "for (int64_t p = 0; p < %lld; p++) {", (long long)q.batch);
         e->indent++;
         ap = xprintf("%s + %s[p]", an, oa);
         bp = xprintf("%s + %s[p]", bn, ob);
         yp = xprintf("%s + p * %lld", yn, (long long)(q.M * q.N));
     }
-    println(e, "qmatmul(%lld, %lld, %lld, %d, %s, %s, %d, %s, %s, %lld, %d, %s, %s, %lld, %s, %d, "
-               "%s, %s);",
+    println(e,
+            "qmatmul(%lld, %lld, %lld, %d, %s, %s, %d, %s, %s, %lld, %d, %s, %s, %lld, %s, %d, "
+            "%s, %s);",
             (long long)q.M, (long long)q.N, (long long)q.K, (int)a->dtype, ap,
             opt_input_name(e, n, q.az), (int)b->dtype, bp, opt_input_name(e, n, q.bz),
             (long long)q.b_zp_stride, q.scale_type, opt_input_name(e, n, q.as),
@@ -444,11 +448,11 @@ static QConv qconv_shape(const Node *n)
 {
     QConv q;
     if (!strcmp(n->op_type, "ConvInteger"))
-        q = (QConv){.x = 0, .w = 1, .xs = -1, .xz = 2, .ws = -1, .wz = 3, .ys = -1, .yz = -1,
-                    .bias = -1};
+        q = (QConv){
+            .x = 0, .w = 1, .xs = -1, .xz = 2, .ws = -1, .wz = 3, .ys = -1, .yz = -1, .bias = -1};
     else
-        q = (QConv){.x = 0, .w = 3, .xs = 1, .xz = 2, .ws = 4, .wz = 5, .ys = 6, .yz = 7,
-                    .bias = 8};
+        q = (QConv){
+            .x = 0, .w = 3, .xs = 1, .xz = 2, .ws = 4, .wz = 5, .ys = 6, .yz = 7, .bias = 8};
     const Value *x = n->inputs[q.x], *w = n->inputs[q.w];
     if (!is_q8(x->dtype) || !is_q8(w->dtype))
         fatal_at(n, "input types %s, %s are not supported (uint8 and int8 are)",
@@ -460,8 +464,8 @@ static QConv qconv_shape(const Node *n)
         fatal_at(n, "weight rank %d differs from input rank %d", w->rank, x->rank);
     int64_t N = x->dims[0], C = x->dims[1], OC = w->dims[0], G = attr_int(n, "group", 1);
     if (G <= 0 || C % G || OC % G)
-        fatal_at(n, "group %lld does not divide %lld input and %lld output channels",
-                 (long long)G, (long long)C, (long long)OC);
+        fatal_at(n, "group %lld does not divide %lld input and %lld output channels", (long long)G,
+                 (long long)C, (long long)OC);
     if (w->dims[1] != C / G)
         fatal_at(n, "weight has %lld input channels per group, input gives %lld",
                  (long long)w->dims[1], (long long)(C / G));
@@ -503,8 +507,8 @@ static QConv qconv_shape(const Node *n)
             out[j] = (padded - span) / st[j] + 1;
         }
     }
-    int64_t g[22] = {N, C, in[0], in[1], in[2], OC, G, k[0], k[1], k[2], out[0], out[1], out[2],
-                     st[0], st[1], st[2], pb[0], pb[1], pb[2], dl[0], dl[1], dl[2]};
+    int64_t g[22] = {N,      C,      in[0], in[1], in[2], OC,    G,     k[0],  k[1],  k[2],  out[0],
+                     out[1], out[2], st[0], st[1], st[2], pb[0], pb[1], pb[2], dl[0], dl[1], dl[2]};
     memcpy(q.geo, g, sizeof g);
     q.out_rank = x->rank;
     q.out_dims[0] = N;
@@ -557,9 +561,8 @@ void qconv_fold(Node *n)
     QConv q = qconv_shape(n);
     qconv(q.geo, (int)n->inputs[q.x]->dtype, n->inputs[q.x]->data, opt_data(n, q.xz),
           (int)n->inputs[q.w]->dtype, n->inputs[q.w]->data, opt_data(n, q.wz), q.w_zp_stride,
-          opt_data(n, q.bias), q.scale_type, opt_data(n, q.xs), opt_data(n, q.ws),
-          q.w_scale_stride, opt_data(n, q.ys), (int)q.y_type, opt_data(n, q.yz),
-          n->outputs[0]->data);
+          opt_data(n, q.bias), q.scale_type, opt_data(n, q.xs), opt_data(n, q.ws), q.w_scale_stride,
+          opt_data(n, q.ys), (int)q.y_type, opt_data(n, q.yz), n->outputs[0]->data);
 }
 
 void qconv_emit(Emitter *e, Node *n)
@@ -568,12 +571,11 @@ void qconv_emit(Emitter *e, Node *n)
     const char *geo = emit_dims(e, 22, q.geo);
     println(e, "qconv(%s, %d, %s, %s, %d, %s, %s, %lld, %s, %d, %s, %s, %lld, %s, %d, %s, %s);",
             geo, (int)n->inputs[q.x]->dtype, value_cname(e, n->inputs[q.x]),
-            opt_input_name(e, n, q.xz), (int)n->inputs[q.w]->dtype,
-            value_cname(e, n->inputs[q.w]), opt_input_name(e, n, q.wz),
-            (long long)q.w_zp_stride, opt_input_name(e, n, q.bias), q.scale_type,
-            opt_input_name(e, n, q.xs), opt_input_name(e, n, q.ws), (long long)q.w_scale_stride,
-            opt_input_name(e, n, q.ys), (int)q.y_type, opt_input_name(e, n, q.yz),
-            value_cname(e, n->outputs[0]));
+            opt_input_name(e, n, q.xz), (int)n->inputs[q.w]->dtype, value_cname(e, n->inputs[q.w]),
+            opt_input_name(e, n, q.wz), (long long)q.w_zp_stride, opt_input_name(e, n, q.bias),
+            q.scale_type, opt_input_name(e, n, q.xs), opt_input_name(e, n, q.ws),
+            (long long)q.w_scale_stride, opt_input_name(e, n, q.ys), (int)q.y_type,
+            opt_input_name(e, n, q.yz), value_cname(e, n->outputs[0]));
 }
 
 double qconv_flops(const Node *n)

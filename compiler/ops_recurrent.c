@@ -7,8 +7,8 @@
  * The activations attribute (a list of strings) is not kept by the loader, so a node that
  * sets it is refused; the default activations (RNN: Tanh; GRU: Sigmoid, Tanh; LSTM: Sigmoid,
  * Tanh, Tanh) take no alpha/beta, so activation_alpha/beta are then unused. */
-#include "ops.h"
 #include "kernels.h"
+#include "ops.h"
 
 #include <string.h>
 
@@ -16,8 +16,8 @@
 enum { ACT_TANH = 1, ACT_SIGMOID = 2 };
 
 typedef struct RnnShape {
-    int gates;       /* RNN 1, GRU 3, LSTM 4 */
-    int nacts;       /* activations per direction */
+    int gates; /* RNN 1, GRU 3, LSTM 4 */
+    int nacts; /* activations per direction */
     int64_t T, B, I, H, D;
     int layout;
     int reverse_mask; /* bit d: direction d runs backwards */
@@ -125,8 +125,8 @@ static RnnShape rnn_shape(const Node *n)
             for (int64_t i = 0; i < s.B; i++) {
                 int32_t v = ((const int32_t *)sl->data)[i];
                 if (v < 1 || v > s.T)
-                    fatal_at(n, "sequence_lens[%lld] = %d is outside 1..%lld", (long long)i,
-                             (int)v, (long long)s.T);
+                    fatal_at(n, "sequence_lens[%lld] = %d is outside 1..%lld", (long long)i, (int)v,
+                             (long long)s.T);
             }
     }
     if (attr_get(n, "activations"))
@@ -224,12 +224,11 @@ void recurrent_fold(Node *n)
         rnn_f32(s.T, s.B, s.I, s.H, s.D, s.layout, s.reverse_mask, x, w, r, b, sl, h0, s.act,
                 s.alpha, s.beta, s.has_clip, s.clip, out_data(n, 0), out_data(n, 1), scratch);
     else if (s.gates == 3)
-        gru_f32(s.T, s.B, s.I, s.H, s.D, s.layout, s.reverse_mask, s.lbr, x, w, r, b, sl, h0,
-                s.act, s.alpha, s.beta, s.has_clip, s.clip, out_data(n, 0), out_data(n, 1),
-                scratch);
+        gru_f32(s.T, s.B, s.I, s.H, s.D, s.layout, s.reverse_mask, s.lbr, x, w, r, b, sl, h0, s.act,
+                s.alpha, s.beta, s.has_clip, s.clip, out_data(n, 0), out_data(n, 1), scratch);
     else
-        lstm_f32(s.T, s.B, s.I, s.H, s.D, s.layout, s.reverse_mask, s.input_forget, x, w, r, b,
-                 sl, h0, in_data(n, 6), in_data(n, 7), s.act, s.alpha, s.beta, s.has_clip, s.clip,
+        lstm_f32(s.T, s.B, s.I, s.H, s.D, s.layout, s.reverse_mask, s.input_forget, x, w, r, b, sl,
+                 h0, in_data(n, 6), in_data(n, 7), s.act, s.alpha, s.beta, s.has_clip, s.clip,
                  out_data(n, 0), out_data(n, 1), out_data(n, 2), scratch);
 }
 
@@ -250,7 +249,8 @@ void recurrent_emit(Emitter *e, Node *n)
     int nact = (int)s.D * s.nacts;
     int64_t ad[1] = {nact};
     int32_t *act = xcalloc((size_t)nact, sizeof(int32_t));
-    float *alpha = xcalloc((size_t)nact, sizeof(float)), *beta = xcalloc((size_t)nact, sizeof(float));
+    float *alpha = xcalloc((size_t)nact, sizeof(float)),
+          *beta = xcalloc((size_t)nact, sizeof(float));
     memcpy(act, s.act, (size_t)nact * sizeof(int32_t));
     memcpy(alpha, s.alpha, (size_t)nact * sizeof(float));
     memcpy(beta, s.beta, (size_t)nact * sizeof(float));
@@ -258,12 +258,12 @@ void recurrent_emit(Emitter *e, Node *n)
     const char *al = emit_constant(e, DT_FLOAT, 1, ad, alpha);
     const char *be = emit_constant(e, DT_FLOAT, 1, ad, beta);
     const char *scratch = scratch_cname(e, n, DT_FLOAT, 0);
-    const char *common = xprintf("%lld, %lld, %lld, %lld, %lld, %d, %d", (long long)s.T,
-                                 (long long)s.B, (long long)s.I, (long long)s.H, (long long)s.D,
-                                 s.layout, s.reverse_mask);
-    const char *ins = xprintf("%s, %s, %s, %s, %s, %s", in_name(e, n, 0), in_name(e, n, 1),
-                              in_name(e, n, 2), in_name(e, n, 3), in_name(e, n, 4),
-                              in_name(e, n, 5));
+    const char *common =
+        xprintf("%lld, %lld, %lld, %lld, %lld, %d, %d", (long long)s.T, (long long)s.B,
+                (long long)s.I, (long long)s.H, (long long)s.D, s.layout, s.reverse_mask);
+    const char *ins =
+        xprintf("%s, %s, %s, %s, %s, %s", in_name(e, n, 0), in_name(e, n, 1), in_name(e, n, 2),
+                in_name(e, n, 3), in_name(e, n, 4), in_name(e, n, 5));
     const char *tail = xprintf("%s, %s, %s, %d, %s", a, al, be, s.has_clip, c_float(s.clip));
     if (s.gates == 1)
         println(e, "rnn_f32(%s, %s, %s, %s, %s, %s);", common, ins, tail, out_name(e, n, 0),
@@ -272,7 +272,7 @@ void recurrent_emit(Emitter *e, Node *n)
         println(e, "gru_f32(%s, %d, %s, %s, %s, %s, %s);", common, s.lbr, ins, tail,
                 out_name(e, n, 0), out_name(e, n, 1), scratch);
     else
-        println(e, "lstm_f32(%s, %d, %s, %s, %s, %s, %s, %s, %s, %s);", common, s.input_forget,
-                ins, in_name(e, n, 6), in_name(e, n, 7), tail, out_name(e, n, 0),
-                out_name(e, n, 1), out_name(e, n, 2), scratch);
+        println(e, "lstm_f32(%s, %d, %s, %s, %s, %s, %s, %s, %s, %s);", common, s.input_forget, ins,
+                in_name(e, n, 6), in_name(e, n, 7), tail, out_name(e, n, 0), out_name(e, n, 1),
+                out_name(e, n, 2), scratch);
 }

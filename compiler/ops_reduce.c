@@ -1,8 +1,8 @@
 /* ops_reduce.c — reductions (ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd,
  * ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp) and LayerNormalization.
  * Kernels in templates/reduce.c. */
-#include "ops.h"
 #include "kernels.h"
+#include "ops.h"
 
 #include <string.h>
 
@@ -287,10 +287,10 @@ void layernorm_emit(Emitter *e, Node *n)
     LayerNormArgs a = layernorm_args(n);
     Value *b = node_input(n, 2);
     Value *mean = layernorm_output(n, 1), *inv = layernorm_output(n, 2);
-    println(e, "layernorm_f32(%lld, %lld, %s, %s, %d, %s, %d, %s, %s, %s, %s);",
-            (long long)a.rows, (long long)a.n, value_cname(e, n->inputs[0]),
-            value_cname(e, n->inputs[1]), (int)a.scale_stride, b ? value_cname(e, b) : "NULL",
-            (int)a.bias_stride, c_float(a.eps), value_cname(e, n->outputs[0]),
+    println(e, "layernorm_f32(%lld, %lld, %s, %s, %d, %s, %d, %s, %s, %s, %s);", (long long)a.rows,
+            (long long)a.n, value_cname(e, n->inputs[0]), value_cname(e, n->inputs[1]),
+            (int)a.scale_stride, b ? value_cname(e, b) : "NULL", (int)a.bias_stride, c_float(a.eps),
+            value_cname(e, n->outputs[0]),
             mean && value_is_used(mean) ? value_cname(e, mean) : "NULL",
             inv && value_is_used(inv) ? value_cname(e, inv) : "NULL");
 }

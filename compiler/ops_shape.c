@@ -1,8 +1,8 @@
 /* ops_shape.c — constants, shape arithmetic and data movement: Constant, Identity, Dropout,
  * Shape, Reshape, Flatten, Squeeze, Unsqueeze (views of their input's buffer), Transpose,
  * Concat, Gather. On constant inputs (shape subgraphs of exported models) they fold. */
-#include "ops.h"
 #include "kernels.h"
+#include "ops.h"
 
 #include <string.h>
 
@@ -379,8 +379,7 @@ static GatherGeometry gather_geometry(const Node *n)
 {
     const Value *x = n->inputs[0];
     int axis = normalize_axis(n, attr_int(n, "axis", 0), x->rank);
-    GatherGeometry g = {1, x->dims[axis], (int64_t)dtype_size(x->dtype),
-                        value_numel(n->inputs[1])};
+    GatherGeometry g = {1, x->dims[axis], (int64_t)dtype_size(x->dtype), value_numel(n->inputs[1])};
     for (int i = 0; i < axis; i++)
         g.outer *= x->dims[i];
     for (int i = axis + 1; i < x->rank; i++)

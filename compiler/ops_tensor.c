@@ -3,8 +3,8 @@
  * Tile), and the ops that only ever fold (Size, ConstantOfShape, Range). The kernels are in
  * templates/tensor.c; this file also holds the loop-space helpers the broadcasting kernels
  * of math.c and tensor.c share (broadcast_loop). */
-#include "ops.h"
 #include "kernels.h"
+#include "ops.h"
 
 #include <string.h>
 
@@ -62,8 +62,8 @@ void emit_broadcast_binary(Emitter *e, Node *n, const char *kernel)
     Value *y = n->outputs[0];
     LoopSpace l = broadcast_loop(y, 2, n->inputs);
     emit_loop_call(e, kernel, &l, 2,
-                   xprintf("%s, %s, %s", value_cname(e, n->inputs[0]),
-                           value_cname(e, n->inputs[1]), value_cname(e, y)));
+                   xprintf("%s, %s, %s", value_cname(e, n->inputs[0]), value_cname(e, n->inputs[1]),
+                           value_cname(e, y)));
 }
 
 /* A strided copy y[i] = x[offset + sum i_d*strides[d]] (see strided_gather_bytes); up to 16
@@ -131,9 +131,9 @@ static const struct {
     DType t;
     const char *suffix;
 } tensor_types[] = {
-    {DT_FLOAT, "f32"},  {DT_DOUBLE, "f64"}, {DT_INT8, "i8"},   {DT_UINT8, "u8"},
-    {DT_INT16, "i16"},  {DT_UINT16, "u16"}, {DT_INT32, "i32"}, {DT_UINT32, "u32"},
-    {DT_INT64, "i64"},  {DT_UINT64, "u64"}, {DT_BOOL, "u8"},
+    {DT_FLOAT, "f32"}, {DT_DOUBLE, "f64"}, {DT_INT8, "i8"},   {DT_UINT8, "u8"},
+    {DT_INT16, "i16"}, {DT_UINT16, "u16"}, {DT_INT32, "i32"}, {DT_UINT32, "u32"},
+    {DT_INT64, "i64"}, {DT_UINT64, "u64"}, {DT_BOOL, "u8"},
 };
 #define NUM_TENSOR_TYPES ((int)(sizeof tensor_types / sizeof tensor_types[0]))
 
@@ -154,8 +154,9 @@ static void require_numeric(const Node *n, const Value *v, bool allow_bool)
 {
     int i = tensor_type_index(v->dtype);
     if (i < 0 || (!allow_bool && v->dtype == DT_BOOL))
-        fatal_at(n, "input '%s' has type %s, which this op does not support (float32, float64, "
-                    "[u]int8..64%s are)",
+        fatal_at(n,
+                 "input '%s' has type %s, which this op does not support (float32, float64, "
+                 "[u]int8..64%s are)",
                  v->name, dtype_name(v->dtype), allow_bool ? ", bool" : "");
 }
 
@@ -165,8 +166,10 @@ typedef void (*CompareFn)(int, const int64_t *, const int64_t *, const int64_t *
                           const void *, uint8_t *);
 
 #define COMPARE_ROW(op)                                                                            \
-    {op##_f32, op##_f64, op##_i8, op##_u8, op##_i16, op##_u16, op##_i32, op##_u32, op##_i64,      \
-     op##_u64, op##_u8}
+    {                                                                                              \
+        op##_f32, op##_f64, op##_i8, op##_u8, op##_i16, op##_u16, op##_i32, op##_u32, op##_i64,    \
+            op##_u64, op##_u8                                                                      \
+    }
 
 static const struct {
     const char *op, *kernel;
@@ -344,12 +347,14 @@ void cast_infer(Node *n)
     }
     bool half = is_half_type(x->dtype) || is_half_type(to); /* cast_half in templates/types.c */
     if (tensor_type_index(x->dtype) < 0 && !(half && is_half_type(x->dtype)))
-        fatal_at(n, "cast from %s is not supported (float16, bfloat16, float32, float64, [u]int8..64 "
-                    "and bool are)",
+        fatal_at(n,
+                 "cast from %s is not supported (float16, bfloat16, float32, float64, [u]int8..64 "
+                 "and bool are)",
                  type_text(x->dtype));
     if (tensor_type_index(to) < 0 && !(half && is_half_type(to)))
-        fatal_at(n, "cast to %s is not supported (float16, bfloat16, float32, float64, [u]int8..64 "
-                    "and bool are)",
+        fatal_at(n,
+                 "cast to %s is not supported (float16, bfloat16, float32, float64, [u]int8..64 "
+                 "and bool are)",
                  type_text(to));
     set_shape(n->outputs[0], to, x->rank, x->dims);
 }
@@ -385,8 +390,9 @@ void cast_fold(Node *n)
                        : x->dtype == DT_FLOAT16 ? half_to_float(h[i])
                                                 : bfloat16_to_float(h[i]);
             if (!float_fits(v, y->dtype))
-                fatal_at(n, "cannot fold the cast of %g (element %lld) to %s: the value is NaN or "
-                            "out of range, where numpy, onnxruntime and C all differ",
+                fatal_at(n,
+                         "cannot fold the cast of %g (element %lld) to %s: the value is NaN or "
+                         "out of range, where numpy, onnxruntime and C all differ",
                          v, (long long)i, dtype_name(y->dtype));
         }
     }
@@ -401,9 +407,8 @@ void cast_emit(Emitter *e, Node *n)
     Value *x = n->inputs[0], *y = n->outputs[0];
     bool half = is_half_type(x->dtype) || is_half_type(y->dtype);
     println(e, "%s(%lld, %d, %s, %d, %s); /* %s -> %s */", half ? "cast_half" : "cast_tensor",
-            (long long)value_numel(x),
-            (int)x->dtype, value_cname(e, x), (int)y->dtype, value_cname(e, y),
-            dtype_name(x->dtype), dtype_name(y->dtype));
+            (long long)value_numel(x), (int)x->dtype, value_cname(e, x), (int)y->dtype,
+            value_cname(e, y), dtype_name(x->dtype), dtype_name(y->dtype));
 }
 
 /* ---- Expand ---- */
@@ -784,8 +789,8 @@ static int64_t range_count(const Node *n)
         double start = range_scalar(n, 0), limit = range_scalar(n, 1), delta = range_scalar(n, 2);
         double c = ceil((limit - start) / delta);
         if (delta == 0 || !isfinite(c) || c > (double)((int64_t)1 << 48))
-            fatal_at(n, "the range has no finite size (start %g, limit %g, delta %g)", start,
-                     limit, delta);
+            fatal_at(n, "the range has no finite size (start %g, limit %g, delta %g)", start, limit,
+                     delta);
         return c > 0 ? (int64_t)c : 0;
     }
     int64_t start = range_int(n, 0), limit = range_int(n, 1), delta = range_int(n, 2);
@@ -805,12 +810,16 @@ static int64_t range_count(const Node *n)
 
 void range_infer(Node *n)
 {
+    if (half_infer(n, range_infer))
+        return;
     int64_t count = range_count(n);
     set_shape(n->outputs[0], n->inputs[0]->dtype, 1, &count);
 }
 
 void range_fold(Node *n)
 {
+    if (half_fold(n, range_fold))
+        return;
     Value *y = n->outputs[0];
     int64_t count = y->dims[0];
     DType t = y->dtype;

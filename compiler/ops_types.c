@@ -2,8 +2,8 @@
  * BitwiseNot) and float classification (IsNaN, IsInf). Kernels in templates/types.c; the
  * broadcasting ones use the loop spaces of ops_tensor.c (broadcast_loop). float16 and
  * bfloat16 operands compute in float32 (see promote_half.c). */
-#include "ops.h"
 #include "kernels.h"
+#include "ops.h"
 
 #include <string.h>
 
@@ -20,7 +20,10 @@ static const struct {
     {DT_INT32, "i32"}, {DT_UINT32, "u32"}, {DT_INT64, "i64"}, {DT_UINT64, "u64"},
 };
 #define NUM_INT_TYPES ((int)(sizeof int_types / sizeof int_types[0]))
-#define INT_ROW(op) {op##_i8, op##_u8, op##_i16, op##_u16, op##_i32, op##_u32, op##_i64, op##_u64}
+#define INT_ROW(op)                                                                                \
+    {                                                                                              \
+        op##_i8, op##_u8, op##_i16, op##_u16, op##_i32, op##_u32, op##_i64, op##_u64               \
+    }
 
 static const TypesBinary fmod_int[] = INT_ROW(fmod), mod_int[] = INT_ROW(mod),
                          shl_int[] = INT_ROW(shl), shr_int[] = INT_ROW(shr),
@@ -63,8 +66,10 @@ static TypesKernel types_binary_kernel(const Node *n)
             return r;
         }
         if (k < 0)
-            fatal_at(n, "type %s is not supported (float16, bfloat16, float32, float64 and "
-                        "[u]int8..64 are)", dtype_name(t));
+            fatal_at(n,
+                     "type %s is not supported (float16, bfloat16, float32, float64 and "
+                     "[u]int8..64 are)",
+                     dtype_name(t));
         r.fn = fmod ? fmod_int[k] : mod_int[k];
         r.name = xprintf("%s_%s", fmod ? "fmod" : "mod", int_types[k].suffix);
         return r;

@@ -22,8 +22,8 @@
  *
  * The node order: new nodes go right before (input casts) or after (output casts) the node
  * they serve in g->nodes, which number_nodes() turns into order keys right after this pass. */
-#include "ops.h"
 #include "kernels.h"
+#include "ops.h"
 #include "rewrite.h"
 
 #include <stdlib.h>
@@ -148,8 +148,8 @@ static void push(NodeList *l, Node *n)
 
 static Node *cast_node(Graph *g, const Node *anchor, Value *x, Value *y)
 {
-    Node *c = new_node_before(g, anchor, xprintf("%s/cast_%s", anchor->name, y->name), "Cast", 1,
-                              &x, y);
+    Node *c =
+        new_node_before(g, anchor, xprintf("%s/cast_%s", anchor->name, y->name), "Cast", 1, &x, y);
     c->op = op_lookup("Cast(half)");
     if (c->opset < c->op->min_opset)
         c->opset = c->op->min_opset;

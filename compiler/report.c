@@ -109,8 +109,9 @@ void write_report_json(const char *path, const Model *m, const ArenaPlan *plan)
     int nfusions = fusion_counts(&fusions);
     fprintf(f, ", \"fusions\": ");
     json_counts(f, fusions, nfusions);
-    fprintf(f, ", \"arena_bytes\": %lld, \"arena_naive_bytes\": %lld, "
-               "\"arena_lower_bound_bytes\": %lld, \"weight_bytes\": %lld, \"mflops\": %.6f}\n",
+    fprintf(f,
+            ", \"arena_bytes\": %lld, \"arena_naive_bytes\": %lld, "
+            "\"arena_lower_bound_bytes\": %lld, \"weight_bytes\": %lld, \"mflops\": %.6f}\n",
             (long long)plan->arena_bytes, (long long)plan->naive_bytes,
             (long long)plan->lower_bound_bytes, (long long)model_weight_bytes(g), model_mflops(g));
     if (ferror(f) | fclose(f)) {

@@ -5,9 +5,9 @@
 
 #include "ops.h"
 
-bool is_op(const Node *n, const char *op);             /* live node of that op */
-Node *sole_producer(const Value *v, const char *op);   /* v's producer, if v has no other use */
-bool scalar_constant(const Value *v, float *out);      /* a float32 constant of one element */
+bool is_op(const Node *n, const char *op);           /* live node of that op */
+Node *sole_producer(const Value *v, const char *op); /* v's producer, if v has no other use */
+bool scalar_constant(const Value *v, float *out);    /* a float32 constant of one element */
 void morph_node(Node *n, const char *op_type, int ninputs, Value *const *inputs);
 int append_input(Node *n, Value *v);
 Node *new_node_before(Graph *g, const Node *anchor, const char *name, const char *op_type,

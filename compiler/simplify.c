@@ -69,8 +69,8 @@ static bool bypass(Node *n, Value *x)
 
 static bool is_broadcasting_op(const Node *n)
 {
-    static const char *const ops[] = {"Add", "Sub", "Mul", "Div", "Pow", "Where", "Equal",
-                                      "Less", "Greater", "And", "Or"};
+    static const char *const ops[] = {"Add",   "Sub",  "Mul",     "Div", "Pow", "Where",
+                                      "Equal", "Less", "Greater", "And", "Or"};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (!strcmp(n->op_type, ops[i]))
             return true;

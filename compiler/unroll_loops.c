@@ -62,39 +62,6 @@ static void state_push(LoopState *st, int k, Value *v)
 
 /* ---- scopes: the body sees its inputs, its own values and everything outside ---- */
 
-static void bind(Scope *s, const char *name, Value *v)
-{
-    if (s->n == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 8;
-        s->names = xrealloc(s->names, (size_t)s->cap * sizeof(char *));
-        s->values = xrealloc(s->values, (size_t)s->cap * sizeof(Value *));
-    }
-    s->names[s->n] = name;
-    s->values[s->n++] = v;
-}
-
-static Value *lookup(Model *m, const Scope *s, const char *name)
-{
-    for (; s; s = s->parent) {
-        if (s == top_scope(m))
-            return value_lookup(m->graph, name);
-        for (int i = s->n - 1; i >= 0; i--)
-            if (!strcmp(s->names[i], name))
-                return s->values[i];
-        if (!s->sees_parent)
-            return NULL;
-    }
-    return NULL;
-}
-
-static Value *fresh_value(Graph *g, const char *base)
-{
-    char *name = xstrdup(base);
-    for (int k = 2; value_lookup(g, name); k++)
-        name = xprintf("%s~%d", base, k);
-    return value_new(g, name);
-}
-
 static const char *node_label(const Node *n)
 {
     return n->name[0] ? n->name : n->op_type;
@@ -115,32 +82,8 @@ static Value **splice_body(Model *m, Node *n, Value **ins)
     const Onnx__GraphProto *body = body_of(n);
     Graph *g = m->graph;
     int before = g->nnodes;
-    Scope *s = xcalloc(1, sizeof(Scope));
-    s->parent = n->scope;
-    s->sees_parent = true;
-    if (n->scope) { /* a body inside a function sees the call's attributes too */
-        s->fn = n->scope->fn;
-        s->call_attrs = n->scope->call_attrs;
-        s->ncall_attrs = n->scope->ncall_attrs;
-    }
-    s->prefix = xprintf("%s#%d/", node_label(n), ++splice_counter);
-    for (size_t i = 0; i < body->n_input; i++)
-        bind(s, body->input[i]->name ? body->input[i]->name : "", ins[i]);
-    for (size_t i = 0; i < body->n_initializer; i++) {
-        const Onnx__TensorProto *t = body->initializer[i];
-        const char *name = t->name ? t->name : "";
-        Value *v = fresh_value(g, xprintf("%s%s", s->prefix, name));
-        tensor_to_value(t, v, "initializer");
-        bind(s, name, v);
-    }
-    convert_nodes(m, s, body->node, body->n_node);
-    Value **outs = xcalloc(body->n_output + 1, sizeof(Value *));
-    for (size_t i = 0; i < body->n_output; i++) {
-        const char *name = body->output[i]->name ? body->output[i]->name : "";
-        outs[i] = lookup(m, s, name);
-        if (!outs[i])
-            fatal_at(n, "body output '%s' is not defined", name);
-    }
+    const char *prefix = xprintf("%s#%d/", node_label(n), ++splice_counter);
+    Value **outs = splice_graph(m, n, body, prefix, ins, "body");
     unrolled_nodes += g->nnodes - before;
     if (unrolled_nodes > UNROLL_MAX_NODES)
         fatal_at(n,
@@ -163,7 +106,7 @@ static Node *helper(Model *m, Node *n, const char *what, const char *op, int nin
     for (int i = 0; i < ninputs; i++)
         node_set_input(h, i, ins[i]);
     if (!out)
-        out = fresh_value(m->graph, h->name);
+        out = value_new_unique(m->graph, h->name);
     h->outputs[0] = out;
     out->producer = h;
     return h;
@@ -407,7 +350,7 @@ static void scan8_split(Model *m, Node *n)
         for (int i = 0; i < nins; i++)
             node_set_input(s, i, ins[i]);
         for (int i = 0; i < n->noutputs; i++) {
-            s->outputs[i] = fresh_value(m->graph, xprintf("%s/out%d", s->name, i));
+            s->outputs[i] = value_new_unique(m->graph, xprintf("%s/out%d", s->name, i));
             s->outputs[i]->producer = s;
             parts[i][b] = unsqueeze(m, n, s->outputs[i], 0);
         }

@@ -16,10 +16,10 @@ static const struct {
     int opset; /* the first opset with today's semantics */
     LegacyRule rule;
 } legacy_ops[] = {
-    {"Add", 7, LEGACY_AXIS},   {"Sub", 7, LEGACY_AXIS},     {"Mul", 7, LEGACY_AXIS},
-    {"Div", 7, LEGACY_AXIS},   {"Pow", 7, LEGACY_AXIS},     {"PRelu", 7, LEGACY_CHANNEL},
-    {"Gemm", 7, LEGACY_SAME},  {"Max", 8, LEGACY_SAME},     {"Min", 8, LEGACY_SAME},
-    {"Sum", 8, LEGACY_SAME},   {"Mean", 8, LEGACY_SAME},
+    {"Add", 7, LEGACY_AXIS},  {"Sub", 7, LEGACY_AXIS},  {"Mul", 7, LEGACY_AXIS},
+    {"Div", 7, LEGACY_AXIS},  {"Pow", 7, LEGACY_AXIS},  {"PRelu", 7, LEGACY_CHANNEL},
+    {"Gemm", 7, LEGACY_SAME}, {"Max", 8, LEGACY_SAME},  {"Min", 8, LEGACY_SAME},
+    {"Sum", 8, LEGACY_SAME},  {"Mean", 8, LEGACY_SAME},
 };
 
 /* Moves the node appended last to position `at` of the schedule array. */

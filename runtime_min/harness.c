@@ -325,9 +325,9 @@ static int o2c_load_input(const o2c_harness *h, const char *dir, int i)
 static int o2c_is_float(int32_t dtype)
 {
     return dtype == O2C_DTYPE_FLOAT || dtype == O2C_DTYPE_DOUBLE || dtype == O2C_DTYPE_FLOAT16 ||
-           dtype == O2C_DTYPE_BFLOAT16 || (dtype >= O2C_DTYPE_FLOAT8E4M3FN &&
-           dtype <= O2C_DTYPE_FLOAT8E5M2FNUZ) || dtype == O2C_DTYPE_FLOAT4E2M1 ||
-           dtype == O2C_DTYPE_FLOAT8E8M0;
+           dtype == O2C_DTYPE_BFLOAT16 ||
+           (dtype >= O2C_DTYPE_FLOAT8E4M3FN && dtype <= O2C_DTYPE_FLOAT8E5M2FNUZ) ||
+           dtype == O2C_DTYPE_FLOAT4E2M1 || dtype == O2C_DTYPE_FLOAT8E8M0;
 }
 
 static float o2c_float_from_bits(uint32_t bits)

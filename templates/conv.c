@@ -118,9 +118,9 @@ O2C_KERNEL void add_channel_bias_f32(int64_t N, int64_t C, int64_t HW, const flo
 /* 3-D im2col: x [C][D][H][W], one image; col [KD*KH*KW*Cg][OD*OH*OW] with
  *     k = ((kd*KH + kh)*KW + kw)*Cg + ic
  * (taps outer in row-major order, channels inner, as in 2-D), holding
- * x[c0+ic][od*s[0] - pad[0] + kd*dil[0]][oh*s[1] - pad[1] + kh*dil[1]][ow*s[2] - pad[2] + kw*dil[2]]
- * or 0.0f in the padding. The weights for it are conv_weight_reorder_f32 with KH = KD*KH.
- *   in = {D, H, W}, out = {OD, OH, OW}, k = {KD, KH, KW}; stride, pad (leading), dil: [3] */
+ * x[c0+ic][od*s[0] - pad[0] + kd*dil[0]][oh*s[1] - pad[1] + kh*dil[1]][ow*s[2] - pad[2] +
+ * kw*dil[2]] or 0.0f in the padding. The weights for it are conv_weight_reorder_f32 with KH =
+ * KD*KH. in = {D, H, W}, out = {OD, OH, OW}, k = {KD, KH, KW}; stride, pad (leading), dil: [3] */
 O2C_KERNEL void im2col_3d_f32(int64_t c0, int64_t Cg, const int64_t *in, const int64_t *out,
                               const int64_t *k, const int64_t *stride, const int64_t *pad,
                               const int64_t *dil, const float *x, float *col)
@@ -138,8 +138,8 @@ O2C_KERNEL void im2col_3d_f32(int64_t c0, int64_t Cg, const int64_t *in, const i
                             const int64_t ih = oh * stride[1] - pad[1] + kh * dil[1];
                             for (int64_t ow = 0; ow < out[2]; ow++) {
                                 const int64_t iw = ow * stride[2] - pad[2] + kw * dil[2];
-                                const int inside = id >= 0 && id < in[0] && ih >= 0 &&
-                                                   ih < in[1] && iw >= 0 && iw < in[2];
+                                const int inside = id >= 0 && id < in[0] && ih >= 0 && ih < in[1] &&
+                                                   iw >= 0 && iw < in[2];
                                 *d++ = inside ? xc[(id * in[1] + ih) * in[2] + iw] : 0.0f;
                             }
                         }
@@ -190,10 +190,10 @@ O2C_KERNEL int64_t depthwise_work_floats(int64_t KH, int64_t KW, int64_t OH, int
  *   x [N][C][H][W], w [C*M][KH][KW] (the ONNX layout [OC][1][KH][KW] as is),
  *   y [N][C*M][OH][OW] (not x), work [depthwise_work_floats(...)] */
 O2C_KERNEL void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W,
-                                   int64_t KH, int64_t KW, int64_t OH, int64_t OW,
-                                   int64_t stride_h, int64_t stride_w, int64_t pad_t,
-                                   int64_t pad_l, int64_t dil_h, int64_t dil_w, const float *x,
-                                   const float *w, float *y, float *work)
+                                   int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t stride_h,
+                                   int64_t stride_w, int64_t pad_t, int64_t pad_l, int64_t dil_h,
+                                   int64_t dil_w, const float *x, const float *w, float *y,
+                                   float *work)
 {
     const int64_t OC = C * M;
     const int wide = stride_h == 1 && stride_w == 1;
@@ -213,8 +213,8 @@ O2C_KERNEL void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, i
                         xp[(ih + pad_t) * PW + iw + pad_l] = xc[ih * W + iw];
                 for (int64_t kh = 0; kh < KH; kh++)
                     for (int64_t kw = 0; kw < KW; kw++)
-                        fma_row_f32(OH * PW, wk[kh * KW + kw], xp + kh * dil_h * PW + kw * dil_w,
-                                    1, acc);
+                        fma_row_f32(OH * PW, wk[kh * KW + kw], xp + kh * dil_h * PW + kw * dil_w, 1,
+                                    acc);
                 for (int64_t oh = 0; oh < OH; oh++)
                     for (int64_t ow = 0; ow < OW; ow++)
                         yc[oh * OW + ow] = acc[oh * PW + ow];
@@ -242,8 +242,8 @@ O2C_KERNEL void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, i
                         for (int64_t ow = 0; ow < ow_lo; ow++)
                             yr[ow] = fmaf(wv, 0.0f, yr[ow]);
                         if (ow_hi > ow_lo)
-                            fma_row_f32(ow_hi - ow_lo, wv, xr + ow_lo * stride_w + off_w,
-                                        stride_w, yr + ow_lo);
+                            fma_row_f32(ow_hi - ow_lo, wv, xr + ow_lo * stride_w + off_w, stride_w,
+                                        yr + ow_lo);
                         for (int64_t ow = ow_hi; ow < OW; ow++)
                             yr[ow] = fmaf(wv, 0.0f, yr[ow]);
                     }
@@ -274,7 +274,7 @@ O2C_KERNEL void convtranspose_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, 
     for (int64_t n = 0; n < N; n++)
         for (int64_t oc = 0; oc < OC; oc++) {
             const int64_t g = oc / OCg, ocg = oc % OCg;
-            const float *xg = x + (n * C + g * Cg) * isz;    /* [Cg][D][H][W] */
+            const float *xg = x + (n * C + g * Cg) * isz;     /* [Cg][D][H][W] */
             const float *wg = w + (g * Cg * OCg + ocg) * ksz; /* ic stride OCg*ksz */
             float *yc = y + (n * OC + oc) * out[0] * out[1] * out[2];
             for (int64_t od = 0; od < out[0]; od++)

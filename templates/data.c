@@ -35,10 +35,10 @@
 #endif
 
 #define O2C_DATA_BYTES 0
-#define O2C_DATA_F32 1
-#define O2C_DATA_I64 2
-#define O2C_DATA_F64 3
-#define O2C_DATA_I32 4
+#define O2C_DATA_F32   1
+#define O2C_DATA_I64   2
+#define O2C_DATA_F64   3
+#define O2C_DATA_I32   4
 
 /* Combines src into the element dst with a scatter reduction (see the header). */
 static void o2c_data_combine(int type, int reduction, int64_t elem_size, unsigned char *dst,
@@ -50,15 +50,19 @@ static void o2c_data_combine(int type, int reduction, int64_t elem_size, unsigne
         float a, b;
         memcpy(&a, dst, 4);
         memcpy(&b, src, 4);
-        a = reduction == 1 ? a + b : reduction == 2 ? a * b : reduction == 3 ? (b > a ? b : a)
-                                                                             : (b < a ? b : a);
+        a = reduction == 1   ? a + b
+            : reduction == 2 ? a * b
+            : reduction == 3 ? (b > a ? b : a)
+                             : (b < a ? b : a);
         memcpy(dst, &a, 4);
     } else if (type == O2C_DATA_F64) {
         double a, b;
         memcpy(&a, dst, 8);
         memcpy(&b, src, 8);
-        a = reduction == 1 ? a + b : reduction == 2 ? a * b : reduction == 3 ? (b > a ? b : a)
-                                                                             : (b < a ? b : a);
+        a = reduction == 1   ? a + b
+            : reduction == 2 ? a * b
+            : reduction == 3 ? (b > a ? b : a)
+                             : (b < a ? b : a);
         memcpy(dst, &a, 8);
     } else if (type == O2C_DATA_I64) {
         int64_t a, b;
@@ -120,9 +124,9 @@ O2C_KERNEL void gather_elements_bytes(int rank, const int64_t *x_dims, const int
     }
 }
 
-O2C_KERNEL void scatter_elements(int rank, const int64_t *x_dims, const int64_t *idx_dims,
-                                 int axis, int type, int reduction, int64_t elem_size,
-                                 const void *x, const int64_t *idx, const void *upd, void *y)
+O2C_KERNEL void scatter_elements(int rank, const int64_t *x_dims, const int64_t *idx_dims, int axis,
+                                 int type, int reduction, int64_t elem_size, const void *x,
+                                 const int64_t *idx, const void *upd, void *y)
 {
     int64_t xs[8], pos[8] = {0}, total = 1, numel = 1;
     int64_t s = 1;
@@ -143,8 +147,7 @@ O2C_KERNEL void scatter_elements(int rank, const int64_t *x_dims, const int64_t 
         for (int d = 0; d < rank; d++)
             off += (d == axis ? j : pos[d]) * xs[d];
         if (j >= 0 && j < x_dims[axis])
-            o2c_data_combine(type, reduction, elem_size, yb + off * elem_size,
-                             ub + i * elem_size);
+            o2c_data_combine(type, reduction, elem_size, yb + off * elem_size, ub + i * elem_size);
         for (int d = rank - 1; d >= 0; d--) {
             if (++pos[d] < idx_dims[d])
                 break;
@@ -297,8 +300,8 @@ O2C_KERNEL void resize_nearest_bytes(int rank, const int64_t *in_dims, const int
 }
 
 O2C_KERNEL void resize_1d_f32(int64_t outer, int64_t in_n, int64_t out_n, int64_t inner,
-                              int64_t taps, const int64_t *idx, const float *w,
-                              float extrapolation, const float *x, float *y)
+                              int64_t taps, const int64_t *idx, const float *w, float extrapolation,
+                              const float *x, float *y)
 {
     for (int64_t o = 0; o < outer; o++)
         for (int64_t j = 0; j < out_n; j++) {
@@ -451,13 +454,14 @@ O2C_ARG_KERNEL(arg_i64, int64_t)
  * when a is greater (largest) or smaller (smallest) than b, NaN counting as greater than
  * every number; equal values (and NaNs) by the lower index first. */
 #define O2C_TOPK_BEFORE(a, ia, b, ib, largest, ISNAN)                                              \
-    ((ISNAN(a) || ISNAN(b))                                                                        \
-         ? (ISNAN(a) && ISNAN(b) ? (ia) < (ib) : (largest) ? ISNAN(a) : ISNAN(b))                  \
-     : (a) != (b) ? ((largest) ? (a) > (b) : (a) < (b))                                            \
-                  : (ia) < (ib))
-#define O2C_DATA_ISNAN(v) ((v) != (v))
+    ((ISNAN(a) || ISNAN(b)) ? (ISNAN(a) && ISNAN(b) ? (ia) < (ib)                                  \
+                               : (largest)          ? ISNAN(a)                                     \
+                                                    : ISNAN(b))                                             \
+     : (a) != (b)           ? ((largest) ? (a) > (b) : (a) < (b))                                  \
+                            : (ia) < (ib))
+#define O2C_DATA_ISNAN(v)  ((v) != (v))
 #define O2C_DATA_NOTNAN(v) 0
-#define O2C_TOPK_KERNEL(NAME, T, ISNAN)                                                                 \
+#define O2C_TOPK_KERNEL(NAME, T, ISNAN)                                                            \
     O2C_KERNEL void NAME(int64_t outer, int64_t n, int64_t inner, int64_t k, int largest,          \
                          const T *x, T *values, int64_t *indices)                                  \
     {                                                                                              \
@@ -471,14 +475,14 @@ O2C_ARG_KERNEL(arg_i64, int64_t)
                         const T v = line[j * inner];                                               \
                         if (prev >= 0) {                                                           \
                             const T p = line[prev * inner];                                        \
-                            if (!O2C_TOPK_BEFORE(p, prev, v, j, largest, ISNAN))                     \
+                            if (!O2C_TOPK_BEFORE(p, prev, v, j, largest, ISNAN))                   \
                                 continue; /* picked already */                                     \
                         }                                                                          \
                         if (best < 0) {                                                            \
                             best = j;                                                              \
                         } else {                                                                   \
                             const T b = line[best * inner];                                        \
-                            if (O2C_TOPK_BEFORE(v, j, b, best, largest, ISNAN))                     \
+                            if (O2C_TOPK_BEFORE(v, j, b, best, largest, ISNAN))                    \
                                 best = j;                                                          \
                         }                                                                          \
                     }                                                                              \

@@ -179,8 +179,7 @@ O2C_KERNEL void broadcast_next_row(int n_outer, const int64_t *dims, const int64
 #define O2C_ADD_I(T, p, q) ((T)((uint64_t)(p) + (uint64_t)(q)))
 #define O2C_SUB_I(T, p, q) ((T)((uint64_t)(p) - (uint64_t)(q)))
 #define O2C_MUL_I(T, p, q) ((T)((uint64_t)(p) * (uint64_t)(q)))
-#define O2C_DIV_S(T, p, q)                                                                         \
-    ((q) == 0 ? (T)0 : (q) == -1 ? (T)(0u - (uint64_t)(p)) : (T)((p) / (q)))
+#define O2C_DIV_S(T, p, q) ((q) == 0 ? (T)0 : (q) == -1 ? (T)(0u - (uint64_t)(p)) : (T)((p) / (q)))
 #define O2C_DIV_U(T, p, q) ((q) == 0 ? (T)0 : (T)((p) / (q)))
 
 /* One binary kernel: walk the coalesced rows; within a row, separate loops for the common

@@ -113,8 +113,8 @@ O2C_KERNEL void gemm_f64(int64_t M, int64_t N, int64_t K, const double *A, int64
     }
 }
 
-O2C_KERNEL void gemm_epilogue_f64(int64_t M, int64_t N, double alpha, const double *C,
-                                  int64_t c_rs, int64_t c_cs, double beta, double *Y)
+O2C_KERNEL void gemm_epilogue_f64(int64_t M, int64_t N, double alpha, const double *C, int64_t c_rs,
+                                  int64_t c_cs, double beta, double *Y)
 {
     if (M <= 0 || N <= 0)
         return;

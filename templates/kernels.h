@@ -48,7 +48,7 @@ void batchnorm_train_f32(int64_t N, int64_t C, int64_t HW, const float *x, const
                          float momentum, float *y, float *out_mean, float *out_var);
 
 /* softmax.c — x, y [outer][n][inner], normalised along n. */
-float softmax_line_max(int64_t n, int64_t inner, const float *x);
+float softmax_line_max_f32(int64_t n, int64_t inner, const float *x);
 void softmax_f32(int64_t outer, int64_t n, int64_t inner, const float *x, float *y);
 void logsoftmax_f32(int64_t outer, int64_t n, int64_t inner, const float *x, float *y);
 double softmax_line_max_f64(int64_t n, int64_t inner, const double *x);
@@ -137,14 +137,14 @@ void abs_i64(int64_t n, const int64_t *x, int64_t *y);
 void neg_i64(int64_t n, const int64_t *x, int64_t *y);
 void pow_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
              const float *b, float *y);
-void pow_f32_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
-                 const int64_t *b, float *y);
-void pow_f32_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
-                 const int32_t *b, float *y);
-void pow_f32_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
-                 const uint64_t *b, float *y);
-void pow_f32_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
-                 const uint32_t *b, float *y);
+void pow_f32_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                 const float *a, const int64_t *b, float *y);
+void pow_f32_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                 const float *a, const int32_t *b, float *y);
+void pow_f32_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                 const float *a, const uint64_t *b, float *y);
+void pow_f32_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                 const float *a, const uint32_t *b, float *y);
 int64_t pow_int(int64_t a, int64_t b);
 int64_t pow_to_i64(double r);
 int32_t pow_to_i32(double r);
@@ -176,15 +176,14 @@ void min_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb
 
 /* reduce.c — y[kept dims] = reduction of x over the reduced dims, in ascending index order;
  * dims and element strides of x for the kept (out_) and reduced (red_) dims, each rank 0..8. */
-void reduce_sum_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
-                    int red_rank, const int64_t *red_dims, const int64_t *red_strides,
-                    const float *x, float *y);
-void reduce_sum_f64(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
-                    int red_rank, const int64_t *red_dims, const int64_t *red_strides,
-                    const double *x, double *y);
-void reduce_sum_i64(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
-                    int red_rank, const int64_t *red_dims, const int64_t *red_strides,
-                    const int64_t *x, int64_t *y);
+void reduce_sum_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides, int red_rank,
+                    const int64_t *red_dims, const int64_t *red_strides, const float *x, float *y);
+void reduce_sum_f64(int out_rank, const int64_t *out_dims, const int64_t *out_strides, int red_rank,
+                    const int64_t *red_dims, const int64_t *red_strides, const double *x,
+                    double *y);
+void reduce_sum_i64(int out_rank, const int64_t *out_dims, const int64_t *out_strides, int red_rank,
+                    const int64_t *red_dims, const int64_t *red_strides, const int64_t *x,
+                    int64_t *y);
 void reduce_prod_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
                      int red_rank, const int64_t *red_dims, const int64_t *red_strides,
                      const float *x, float *y);
@@ -197,33 +196,29 @@ void reduce_mean_f32(int out_rank, const int64_t *out_dims, const int64_t *out_s
 void reduce_sum_square_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
                            int red_rank, const int64_t *red_dims, const int64_t *red_strides,
                            const float *x, float *y);
-void reduce_l1_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
-                   int red_rank, const int64_t *red_dims, const int64_t *red_strides,
-                   const float *x, float *y);
-void reduce_l2_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
-                   int red_rank, const int64_t *red_dims, const int64_t *red_strides,
-                   const float *x, float *y);
+void reduce_l1_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides, int red_rank,
+                   const int64_t *red_dims, const int64_t *red_strides, const float *x, float *y);
+void reduce_l2_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides, int red_rank,
+                   const int64_t *red_dims, const int64_t *red_strides, const float *x, float *y);
 void reduce_log_sum_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
                         int red_rank, const int64_t *red_dims, const int64_t *red_strides,
                         const float *x, float *y);
-void reduce_max_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
-                    int red_rank, const int64_t *red_dims, const int64_t *red_strides,
-                    const float *x, float *y);
-void reduce_min_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
-                    int red_rank, const int64_t *red_dims, const int64_t *red_strides,
-                    const float *x, float *y);
-void reduce_max_i64(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
-                    int red_rank, const int64_t *red_dims, const int64_t *red_strides,
-                    const int64_t *x, int64_t *y);
-void reduce_min_i64(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
-                    int red_rank, const int64_t *red_dims, const int64_t *red_strides,
-                    const int64_t *x, int64_t *y);
-void reduce_max_u8(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
-                   int red_rank, const int64_t *red_dims, const int64_t *red_strides,
-                   const uint8_t *x, uint8_t *y);
-void reduce_min_u8(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
-                   int red_rank, const int64_t *red_dims, const int64_t *red_strides,
-                   const uint8_t *x, uint8_t *y);
+void reduce_max_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides, int red_rank,
+                    const int64_t *red_dims, const int64_t *red_strides, const float *x, float *y);
+void reduce_min_f32(int out_rank, const int64_t *out_dims, const int64_t *out_strides, int red_rank,
+                    const int64_t *red_dims, const int64_t *red_strides, const float *x, float *y);
+void reduce_max_i64(int out_rank, const int64_t *out_dims, const int64_t *out_strides, int red_rank,
+                    const int64_t *red_dims, const int64_t *red_strides, const int64_t *x,
+                    int64_t *y);
+void reduce_min_i64(int out_rank, const int64_t *out_dims, const int64_t *out_strides, int red_rank,
+                    const int64_t *red_dims, const int64_t *red_strides, const int64_t *x,
+                    int64_t *y);
+void reduce_max_u8(int out_rank, const int64_t *out_dims, const int64_t *out_strides, int red_rank,
+                   const int64_t *red_dims, const int64_t *red_strides, const uint8_t *x,
+                   uint8_t *y);
+void reduce_min_u8(int out_rank, const int64_t *out_dims, const int64_t *out_strides, int red_rank,
+                   const int64_t *red_dims, const int64_t *red_strides, const uint8_t *x,
+                   uint8_t *y);
 void reduce_min_bool(int out_rank, const int64_t *out_dims, const int64_t *out_strides,
                      int red_rank, const int64_t *red_dims, const int64_t *red_strides,
                      const uint8_t *x, uint8_t *y);
@@ -301,46 +296,46 @@ void greater_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t
                  const void *b, uint8_t *y);
 void greater_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
                  const void *b, uint8_t *y);
-void less_equal_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                    const void *b, uint8_t *y);
-void less_equal_f64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                    const void *b, uint8_t *y);
-void less_equal_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                   const void *b, uint8_t *y);
-void less_equal_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                   const void *b, uint8_t *y);
-void less_equal_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                    const void *b, uint8_t *y);
-void less_equal_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                    const void *b, uint8_t *y);
-void less_equal_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                    const void *b, uint8_t *y);
-void less_equal_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                    const void *b, uint8_t *y);
-void less_equal_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                    const void *b, uint8_t *y);
-void less_equal_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                    const void *b, uint8_t *y);
-void greater_equal_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                       const void *b, uint8_t *y);
-void greater_equal_f64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                       const void *b, uint8_t *y);
-void greater_equal_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                      const void *b, uint8_t *y);
-void greater_equal_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                      const void *b, uint8_t *y);
-void greater_equal_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                       const void *b, uint8_t *y);
-void greater_equal_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                       const void *b, uint8_t *y);
-void greater_equal_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                       const void *b, uint8_t *y);
-void greater_equal_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                       const void *b, uint8_t *y);
-void greater_equal_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                       const void *b, uint8_t *y);
-void greater_equal_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-                       const void *b, uint8_t *y);
+void less_equal_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                    const void *a, const void *b, uint8_t *y);
+void less_equal_f64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                    const void *a, const void *b, uint8_t *y);
+void less_equal_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                   const void *a, const void *b, uint8_t *y);
+void less_equal_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                   const void *a, const void *b, uint8_t *y);
+void less_equal_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                    const void *a, const void *b, uint8_t *y);
+void less_equal_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                    const void *a, const void *b, uint8_t *y);
+void less_equal_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                    const void *a, const void *b, uint8_t *y);
+void less_equal_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                    const void *a, const void *b, uint8_t *y);
+void less_equal_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                    const void *a, const void *b, uint8_t *y);
+void less_equal_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                    const void *a, const void *b, uint8_t *y);
+void greater_equal_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                       const void *a, const void *b, uint8_t *y);
+void greater_equal_f64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                       const void *a, const void *b, uint8_t *y);
+void greater_equal_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                      const void *a, const void *b, uint8_t *y);
+void greater_equal_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                      const void *a, const void *b, uint8_t *y);
+void greater_equal_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                       const void *a, const void *b, uint8_t *y);
+void greater_equal_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                       const void *a, const void *b, uint8_t *y);
+void greater_equal_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                       const void *a, const void *b, uint8_t *y);
+void greater_equal_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                       const void *a, const void *b, uint8_t *y);
+void greater_equal_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                       const void *a, const void *b, uint8_t *y);
+void greater_equal_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
+                       const void *a, const void *b, uint8_t *y);
 void not_bool(int64_t n, const uint8_t *x, uint8_t *y);
 void and_bool(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const uint8_t *a,
               const uint8_t *b, uint8_t *y);
@@ -363,14 +358,14 @@ void fill_bytes(int64_t n, int64_t elem_size, const void *value, void *y);
 /* ---- nn family ---- */
 /* conv.c — 3-D im2col (k = ((kd*KH + kh)*KW + kw)*Cg + ic), depthwise direct (Cg == 1, the
  * bits of im2col + gemm_f32), ConvTranspose direct. Geometry arrays: [3] = {d, h, w}. */
-void im2col_3d_f32(int64_t c0, int64_t Cg, const int64_t *in, const int64_t *out,
-                   const int64_t *k, const int64_t *stride, const int64_t *pad,
-                   const int64_t *dil, const float *x, float *col);
+void im2col_3d_f32(int64_t c0, int64_t Cg, const int64_t *in, const int64_t *out, const int64_t *k,
+                   const int64_t *stride, const int64_t *pad, const int64_t *dil, const float *x,
+                   float *col);
 void fma_row_f32(int64_t n, float w, const float *restrict x, int64_t stride, float *restrict y);
 void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W, int64_t KH,
                         int64_t KW, int64_t OH, int64_t OW, int64_t stride_h, int64_t stride_w,
-                        int64_t pad_t, int64_t pad_l, int64_t dil_h, int64_t dil_w,
-                        const float *x, const float *w, float *y, float *work);
+                        int64_t pad_t, int64_t pad_l, int64_t dil_h, int64_t dil_w, const float *x,
+                        const float *w, float *y, float *work);
 int64_t depthwise_work_floats(int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t stride_h,
                               int64_t stride_w, int64_t dil_h, int64_t dil_w);
 void convtranspose_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in,
@@ -384,11 +379,11 @@ void maxpool_nd_f32(int64_t NC, const int64_t *in, const int64_t *out, const int
                     const int64_t *stride, const int64_t *pad, const int64_t *dil,
                     int storage_order, const float *x, float *y, int64_t *indices);
 void maxpool_nd_u8(int64_t NC, const int64_t *in, const int64_t *out, const int64_t *k,
-                   const int64_t *stride, const int64_t *pad, const int64_t *dil,
-                   int storage_order, const uint8_t *x, uint8_t *y, int64_t *indices);
+                   const int64_t *stride, const int64_t *pad, const int64_t *dil, int storage_order,
+                   const uint8_t *x, uint8_t *y, int64_t *indices);
 void maxpool_nd_i8(int64_t NC, const int64_t *in, const int64_t *out, const int64_t *k,
-                   const int64_t *stride, const int64_t *pad, const int64_t *dil,
-                   int storage_order, const int8_t *x, int8_t *y, int64_t *indices);
+                   const int64_t *stride, const int64_t *pad, const int64_t *dil, int storage_order,
+                   const int8_t *x, int8_t *y, int64_t *indices);
 void avgpool_nd_f32(int64_t NC, const int64_t *in, const int64_t *out, const int64_t *k,
                     const int64_t *stride, const int64_t *pad, const int64_t *dil,
                     int count_include_pad, int64_t lp, const float *x, float *y);
@@ -396,8 +391,8 @@ void global_maxpool_f32(int64_t NC, int64_t HW, const float *x, float *y);
 void maxunpool_f32(int64_t nx, const float *x, const int64_t *indices, int rank,
                    const int64_t *in_dims, const int64_t *out_dims, float *y);
 /* norm.c — group/instance normalisation, x [N][C][HW]. */
-void groupnorm_f32(int64_t N, int64_t C, int64_t G, int64_t HW, const float *x,
-                   const float *scale, const float *bias, int per_channel, float eps, float *y);
+void groupnorm_f32(int64_t N, int64_t C, int64_t G, int64_t HW, const float *x, const float *scale,
+                   const float *bias, int per_channel, float eps, float *y);
 /* nn.c — LRN, MeanVarianceNormalization, LpNormalization. */
 void lrn_f32(int64_t N, int64_t C, int64_t HW, int64_t size, float alpha, float beta, float bias,
              const float *x, float *y);
@@ -411,11 +406,11 @@ void lpnorm_f32(int64_t outer, int64_t len, int64_t inner, int64_t p, const floa
  * range ones skipped (gathers write zeros). Layouts at each definition. */
 void gather_elements_bytes(int rank, const int64_t *x_dims, const int64_t *idx_dims, int axis,
                            int64_t elem_size, const void *x, const int64_t *idx, void *y);
-void scatter_elements(int rank, const int64_t *x_dims, const int64_t *idx_dims, int axis,
-                      int type, int reduction, int64_t elem_size, const void *x,
-                      const int64_t *idx, const void *upd, void *y);
-void gather_nd_bytes(int64_t batch, int64_t n, int64_t k, const int64_t *dims,
-                     int64_t slice_bytes, const void *x, const int64_t *idx, void *y);
+void scatter_elements(int rank, const int64_t *x_dims, const int64_t *idx_dims, int axis, int type,
+                      int reduction, int64_t elem_size, const void *x, const int64_t *idx,
+                      const void *upd, void *y);
+void gather_nd_bytes(int64_t batch, int64_t n, int64_t k, const int64_t *dims, int64_t slice_bytes,
+                     const void *x, const int64_t *idx, void *y);
 void scatter_nd(int64_t numel, int64_t n, int64_t k, const int64_t *dims, int64_t slice_elems,
                 int type, int reduction, int64_t elem_size, const void *x, const int64_t *idx,
                 const void *upd, void *y);
@@ -428,10 +423,10 @@ void resize_1d_f32(int64_t outer, int64_t in_n, int64_t out_n, int64_t inner, in
                    float *y);
 void one_hot_bytes(int64_t outer, int64_t depth, int64_t inner, int idx_type, const void *idx,
                    int64_t elem_size, const void *values, void *y);
-void trilu_bytes(int64_t batch, int64_t rows, int64_t cols, int64_t k, int upper,
-                 int64_t elem_size, const void *x, void *y);
-void cumsum_f32(int64_t outer, int64_t n, int64_t inner, int exclusive, int reverse,
-                const float *x, float *y);
+void trilu_bytes(int64_t batch, int64_t rows, int64_t cols, int64_t k, int upper, int64_t elem_size,
+                 const void *x, void *y);
+void cumsum_f32(int64_t outer, int64_t n, int64_t inner, int exclusive, int reverse, const float *x,
+                float *y);
 void cumsum_f64(int64_t outer, int64_t n, int64_t inner, int exclusive, int reverse,
                 const double *x, double *y);
 void cumsum_i32(int64_t outer, int64_t n, int64_t inner, int exclusive, int reverse,
@@ -447,14 +442,14 @@ void cumprod_i32(int64_t outer, int64_t n, int64_t inner, int exclusive, int rev
                  const int32_t *x, int32_t *y);
 void cumprod_i64(int64_t outer, int64_t n, int64_t inner, int exclusive, int reverse,
                  const int64_t *x, int64_t *y);
-void arg_f32(int64_t outer, int64_t n, int64_t inner, int is_min, int select_last,
-             const float *x, int64_t *y);
-void arg_f64(int64_t outer, int64_t n, int64_t inner, int is_min, int select_last,
-             const double *x, int64_t *y);
-void arg_i32(int64_t outer, int64_t n, int64_t inner, int is_min, int select_last,
-             const int32_t *x, int64_t *y);
-void arg_i64(int64_t outer, int64_t n, int64_t inner, int is_min, int select_last,
-             const int64_t *x, int64_t *y);
+void arg_f32(int64_t outer, int64_t n, int64_t inner, int is_min, int select_last, const float *x,
+             int64_t *y);
+void arg_f64(int64_t outer, int64_t n, int64_t inner, int is_min, int select_last, const double *x,
+             int64_t *y);
+void arg_i32(int64_t outer, int64_t n, int64_t inner, int is_min, int select_last, const int32_t *x,
+             int64_t *y);
+void arg_i64(int64_t outer, int64_t n, int64_t inner, int is_min, int select_last, const int64_t *x,
+             int64_t *y);
 void topk_f32(int64_t outer, int64_t n, int64_t inner, int64_t k, int largest, const float *x,
               float *values, int64_t *indices);
 void topk_f64(int64_t outer, int64_t n, int64_t inner, int64_t k, int largest, const double *x,
@@ -470,16 +465,14 @@ void shrink_f32(int64_t n, float lambd, float bias, const float *x, float *y);
 void thresholded_relu_f32(int64_t n, float alpha, const float *x, float *y);
 void celu_f32(int64_t n, float alpha, const float *x, float *y);
 void mish_f32(int64_t n, const float *x, float *y);
-void prelu_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb,
-               const float *a, const float *b, float *y);
-void einsum_f32(int out_rank, const int64_t *out_dims, const int64_t *out_sa,
-                const int64_t *out_sb, int red_rank, const int64_t *red_dims,
-                const int64_t *red_sa, const int64_t *red_sb, const float *a, const float *b,
-                float *y);
-void einsum_f64(int out_rank, const int64_t *out_dims, const int64_t *out_sa,
-                const int64_t *out_sb, int red_rank, const int64_t *red_dims,
-                const int64_t *red_sa, const int64_t *red_sb, const double *a, const double *b,
-                double *y);
+void prelu_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const float *a,
+               const float *b, float *y);
+void einsum_f32(int out_rank, const int64_t *out_dims, const int64_t *out_sa, const int64_t *out_sb,
+                int red_rank, const int64_t *red_dims, const int64_t *red_sa, const int64_t *red_sb,
+                const float *a, const float *b, float *y);
+void einsum_f64(int out_rank, const int64_t *out_dims, const int64_t *out_sa, const int64_t *out_sb,
+                int red_rank, const int64_t *red_dims, const int64_t *red_sa, const int64_t *red_sb,
+                const double *a, const double *b, double *y);
 /* ---- types family ---- */
 /* elementwise.c — add, sub, mul, div for the other element types (arguments as add_f32). */
 void add_f64(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
@@ -491,21 +484,21 @@ void mul_f64(int rank, const int64_t *out_dims, const int64_t *a_strides, const 
 void div_f64(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
              const double *a, const double *b, double *y);
 void add_i8(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
-             const int8_t *a, const int8_t *b, int8_t *y);
+            const int8_t *a, const int8_t *b, int8_t *y);
 void sub_i8(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
-             const int8_t *a, const int8_t *b, int8_t *y);
+            const int8_t *a, const int8_t *b, int8_t *y);
 void mul_i8(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
-             const int8_t *a, const int8_t *b, int8_t *y);
+            const int8_t *a, const int8_t *b, int8_t *y);
 void div_i8(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
-             const int8_t *a, const int8_t *b, int8_t *y);
+            const int8_t *a, const int8_t *b, int8_t *y);
 void add_u8(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
-             const uint8_t *a, const uint8_t *b, uint8_t *y);
+            const uint8_t *a, const uint8_t *b, uint8_t *y);
 void sub_u8(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
-             const uint8_t *a, const uint8_t *b, uint8_t *y);
+            const uint8_t *a, const uint8_t *b, uint8_t *y);
 void mul_u8(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
-             const uint8_t *a, const uint8_t *b, uint8_t *y);
+            const uint8_t *a, const uint8_t *b, uint8_t *y);
 void div_u8(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
-             const uint8_t *a, const uint8_t *b, uint8_t *y);
+            const uint8_t *a, const uint8_t *b, uint8_t *y);
 void add_i16(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
              const int16_t *a, const int16_t *b, int16_t *y);
 void sub_i16(int rank, const int64_t *out_dims, const int64_t *a_strides, const int64_t *b_strides,
@@ -557,13 +550,13 @@ void clip_i64(int64_t n, int64_t lo, int64_t hi, const int64_t *x, int64_t *y);
 void clip_u64(int64_t n, uint64_t lo, uint64_t hi, const uint64_t *x, uint64_t *y);
 /* math.c — max, min for the other integer types (arguments as max_i64). */
 void max_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const int8_t *a,
-             const int8_t *b, int8_t *y);
+            const int8_t *b, int8_t *y);
 void min_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const int8_t *a,
-             const int8_t *b, int8_t *y);
+            const int8_t *b, int8_t *y);
 void max_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const uint8_t *a,
-             const uint8_t *b, uint8_t *y);
+            const uint8_t *b, uint8_t *y);
 void min_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const uint8_t *a,
-             const uint8_t *b, uint8_t *y);
+            const uint8_t *b, uint8_t *y);
 void max_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const int16_t *a,
              const int16_t *b, int16_t *y);
 void min_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const int16_t *a,
@@ -601,132 +594,132 @@ void cast_half(int64_t n, int src, const void *x, int dst, void *y);
 float o2c_mod_f32(float a, float b);
 double o2c_mod_f64(double a, double b);
 void fmod_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+              const void *b, void *y);
 void mod_f32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void fmod_f64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+              const void *b, void *y);
 void mod_f64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void fmod_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void mod_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+            const void *b, void *y);
 void shl_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+            const void *b, void *y);
 void shr_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+            const void *b, void *y);
 void bitand_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+               const void *b, void *y);
 void bitor_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+              const void *b, void *y);
 void bitxor_i8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+               const void *b, void *y);
 void bitnot_i8(int64_t n, const void *x, void *y);
 void fmod_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void mod_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+            const void *b, void *y);
 void shl_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+            const void *b, void *y);
 void shr_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+            const void *b, void *y);
 void bitand_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+               const void *b, void *y);
 void bitor_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+              const void *b, void *y);
 void bitxor_u8(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+               const void *b, void *y);
 void bitnot_u8(int64_t n, const void *x, void *y);
 void fmod_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+              const void *b, void *y);
 void mod_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void shl_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void shr_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void bitand_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+                const void *b, void *y);
 void bitor_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+               const void *b, void *y);
 void bitxor_i16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+                const void *b, void *y);
 void bitnot_i16(int64_t n, const void *x, void *y);
 void fmod_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+              const void *b, void *y);
 void mod_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void shl_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void shr_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void bitand_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+                const void *b, void *y);
 void bitor_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+               const void *b, void *y);
 void bitxor_u16(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+                const void *b, void *y);
 void bitnot_u16(int64_t n, const void *x, void *y);
 void fmod_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+              const void *b, void *y);
 void mod_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void shl_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void shr_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void bitand_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+                const void *b, void *y);
 void bitor_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+               const void *b, void *y);
 void bitxor_i32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+                const void *b, void *y);
 void bitnot_i32(int64_t n, const void *x, void *y);
 void fmod_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+              const void *b, void *y);
 void mod_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void shl_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void shr_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void bitand_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+                const void *b, void *y);
 void bitor_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+               const void *b, void *y);
 void bitxor_u32(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+                const void *b, void *y);
 void bitnot_u32(int64_t n, const void *x, void *y);
 void fmod_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+              const void *b, void *y);
 void mod_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void shl_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void shr_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void bitand_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+                const void *b, void *y);
 void bitor_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+               const void *b, void *y);
 void bitxor_u64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+                const void *b, void *y);
 void bitnot_u64(int64_t n, const void *x, void *y);
 void fmod_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+              const void *b, void *y);
 void mod_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void shl_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void shr_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+             const void *b, void *y);
 void bitand_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+                const void *b, void *y);
 void bitor_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+               const void *b, void *y);
 void bitxor_i64(int rank, const int64_t *dims, const int64_t *sa, const int64_t *sb, const void *a,
-     const void *b, void *y);
+                const void *b, void *y);
 void bitnot_i64(int64_t n, const void *x, void *y);
 void isnan_f32(int64_t n, const void *x, uint8_t *y);
 void isnan_f64(int64_t n, const void *x, uint8_t *y);
@@ -738,8 +731,8 @@ void signal_dft_bin(int64_t n, int64_t count, const float *x, int64_t xs, int co
                     const float *w, int64_t k, int sign, double *re, double *im);
 void dft_f32(int64_t outer, int64_t len, int64_t inner, int c_in, int64_t n, int64_t K, int mode,
              const float *x, float *y);
-void stft_f32(int64_t B, int64_t len, int c_in, int64_t step, int64_t frames, int64_t n,
-              int64_t K, const float *w, const float *x, float *y);
+void stft_f32(int64_t B, int64_t len, int c_in, int64_t step, int64_t frames, int64_t n, int64_t K,
+              const float *w, const float *x, float *y);
 void window_f32(int kind, int64_t size, int periodic, float *y);
 void melweight_f32(int64_t bins, int64_t dft_length, int64_t sample_rate, float lower_hz,
                    float upper_hz, float *y);
@@ -761,12 +754,12 @@ void center_crop_pad_bytes(int rank, const int64_t *geo, int64_t elem_size, cons
 void roialign_f32(int64_t N, int64_t C, int64_t H, int64_t W, int64_t R, int64_t OH, int64_t OW,
                   int64_t sampling_ratio, float spatial_scale, int half_pixel, int mode_max,
                   const float *x, const float *rois, const int64_t *batch, float *y);
-void affine_grid_f32(int64_t N, int r, const int64_t *dims, int align_corners,
-                     const float *theta, float *grid);
+void affine_grid_f32(int64_t N, int r, const int64_t *dims, int align_corners, const float *theta,
+                     float *grid);
 float deform_sample(int64_t H, int64_t W, const float *x, float h, float w);
-void deform_conv_f32(int64_t N, int64_t C, int64_t H, int64_t W, int64_t OC, int64_t OH,
-                     int64_t OW, const int64_t *geo, const float *x, const float *w,
-                     const float *offset, const float *mask, const float *bias, float *y);
+void deform_conv_f32(int64_t N, int64_t C, int64_t H, int64_t W, int64_t OC, int64_t OH, int64_t OW,
+                     const int64_t *geo, const float *x, const float *w, const float *offset,
+                     const float *mask, const float *bias, float *y);
 /* ---- sequence family ---- */
 /* recurrent.c — RNN/GRU/LSTM over all steps and directions; products by gemm_f32. */
 float rnn_activation(int code, float alpha, float beta, float x);
@@ -778,8 +771,8 @@ void rnn_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, int layout, 
 void gru_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, int layout, int reverse_mask,
              int linear_before_reset, const float *X, const float *W, const float *R,
              const float *Bias, const int32_t *seq_lens, const float *h0, const int32_t *act,
-             const float *alpha, const float *beta, int has_clip, float clip, float *Y,
-             float *Y_h, float *scratch);
+             const float *alpha, const float *beta, int has_clip, float clip, float *Y, float *Y_h,
+             float *scratch);
 void lstm_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, int layout, int reverse_mask,
               int input_forget, const float *X, const float *W, const float *R, const float *Bias,
               const int32_t *seq_lens, const float *h0, const float *c0, const float *P,
@@ -788,9 +781,9 @@ void lstm_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, int layout,
 /* quant.c — quantisation with exact integer arithmetic; types as ONNX DataType numbers. */
 float quant_half_to_float(uint16_t h);
 uint16_t quant_float_to_half(float f);
-void quantize_linear_f32(int64_t outer, int64_t len, int64_t inner, int64_t block,
-                         const int64_t *s, const float *x, const float *scale, int y_type,
-                         const void *zero_point, void *y);
+void quantize_linear_f32(int64_t outer, int64_t len, int64_t inner, int64_t block, const int64_t *s,
+                         const float *x, const float *scale, int y_type, const void *zero_point,
+                         void *y);
 void dequantize_linear_f32(int64_t outer, int64_t len, int64_t inner, int64_t block,
                            const int64_t *s, int x_type, const void *x, const float *scale,
                            const void *zero_point, float *y);
@@ -798,8 +791,8 @@ void dynamic_quantize_linear_f32(int64_t n, const float *x, uint8_t *y, float *y
                                  uint8_t *y_zero_point);
 void qmatmul(int64_t M, int64_t N, int64_t K, int a_type, const void *A, const void *a_zp,
              int b_type, const void *B, const void *b_zp, int64_t b_zp_stride, int scale_type,
-             const void *a_scale, const void *b_scale, int64_t b_scale_stride,
-             const void *y_scale, int y_type, const void *y_zp, void *Y);
+             const void *a_scale, const void *b_scale, int64_t b_scale_stride, const void *y_scale,
+             int y_type, const void *y_zp, void *Y);
 void qconv(const int64_t *geo, int x_type, const void *x, const void *x_zp, int w_type,
            const void *w, const void *w_zp, int64_t w_zp_stride, const int32_t *bias,
            int scale_type, const void *x_scale, const void *w_scale, int64_t w_scale_stride,
@@ -839,24 +832,49 @@ void linear_attention_f32(int64_t B, int64_t T, int64_t Hq, int64_t Hkv, int64_t
 /* ---- attention family ---- */
 /* attention.c — ONNX Attention; geo[] indices (the template declares the same enum). */
 enum {
-    ATT_B, ATT_HQ, ATT_HKV, ATT_L, ATT_SNEW, ATT_P, ATT_D, ATT_DV,
-    ATT_Q_SB, ATT_Q_SH, ATT_Q_SL, ATT_K_SB, ATT_K_SH, ATT_K_SL,
-    ATT_V_SB, ATT_V_SH, ATT_V_SL, ATT_Y_SB, ATT_Y_SH, ATT_Y_SL,
-    ATT_MASK_KIND, ATT_M_SB, ATT_M_SH, ATT_M_SL, ATT_M_LEN,
-    ATT_CAUSAL, ATT_LEFT, ATT_RIGHT, ATT_QK_MODE, ATT_SOFTMAX, ATT_ROUND, ATT_NGEO
+    ATT_B,
+    ATT_HQ,
+    ATT_HKV,
+    ATT_L,
+    ATT_SNEW,
+    ATT_P,
+    ATT_D,
+    ATT_DV,
+    ATT_Q_SB,
+    ATT_Q_SH,
+    ATT_Q_SL,
+    ATT_K_SB,
+    ATT_K_SH,
+    ATT_K_SL,
+    ATT_V_SB,
+    ATT_V_SH,
+    ATT_V_SL,
+    ATT_Y_SB,
+    ATT_Y_SH,
+    ATT_Y_SL,
+    ATT_MASK_KIND,
+    ATT_M_SB,
+    ATT_M_SH,
+    ATT_M_SL,
+    ATT_M_LEN,
+    ATT_CAUSAL,
+    ATT_LEFT,
+    ATT_RIGHT,
+    ATT_QK_MODE,
+    ATT_SOFTMAX,
+    ATT_ROUND,
+    ATT_NGEO
 };
 enum { ATT_MASK_NONE = 0, ATT_MASK_BOOL = 1, ATT_MASK_FLOAT = 2 };
 float attention_round(int64_t type, float x);
-void attention_copy_rows(int64_t n, int64_t len, const float *src, int64_t src_stride,
-                         float *dst);
+void attention_copy_rows(int64_t n, int64_t len, const float *src, int64_t src_stride, float *dst);
 void attention_present(const int64_t *geo, int64_t len, const float *past, const float *x,
                        int64_t x_sb, int64_t x_sh, int64_t x_sl, float *present);
 float attention_bias(const int64_t *geo, const void *mask, const int64_t *nonpad, int64_t b,
                      int64_t h, int64_t i, int64_t j);
 void attention_softmax(int64_t S, int64_t type, float *x);
 const float *attention_kv_row(const int64_t *geo, const float *past, const float *x, int64_t sb,
-                              int64_t sh, int64_t sl, int64_t len, int64_t b, int64_t h,
-                              int64_t j);
+                              int64_t sh, int64_t sl, int64_t len, int64_t b, int64_t h, int64_t j);
 void attention_scores(const int64_t *geo, float sqrt_scale, float softcap, const float *qs,
                       const float *k, const float *past_k, int64_t b, int64_t hk, float *x,
                       float *qk_row);
@@ -867,16 +885,16 @@ void attention_f32(const int64_t *geo, float sqrt_scale, float softcap, const fl
 
 /* ---- lowtypes family ---- */
 /* lowtypes.c — float8 / float4 / 4-bit and 2-bit integer types, one byte per element. */
-float low_to_float(int code, uint8_t bits);                 /* 17, 18, 19, 20, 23 */
-uint8_t float_to_low(int code, double d, int saturate);    /* rounded to nearest even */
+float low_to_float(int code, uint8_t bits);             /* 17, 18, 19, 20, 23 */
+uint8_t float_to_low(int code, double d, int saturate); /* rounded to nearest even */
 float e8m0_to_float(uint8_t code);
 uint8_t float_to_e8m0(float x, int saturate, int round_mode); /* 0 up, 1 down, 2 nearest */
-int low_int_wrap(int code, int64_t v);    /* 21, 22, 25, 26: modulo 2^bits */
-int double_to_low_int(int code, double d); /* truncated, then wrapped */
+int low_int_wrap(int code, int64_t v);                        /* 21, 22, 25, 26: modulo 2^bits */
+int double_to_low_int(int code, double d);                    /* truncated, then wrapped */
 void cast_low(int64_t n, int src, const void *x, int dst, void *y, int saturate, int round_mode);
-void quantize_linear_low(int64_t outer, int64_t len, int64_t inner, int64_t block,
-                         const int64_t *s, const float *x, const float *scale, int y_type,
-                         const void *zero_point, int saturate, void *y);
+void quantize_linear_low(int64_t outer, int64_t len, int64_t inner, int64_t block, const int64_t *s,
+                         const float *x, const float *scale, int y_type, const void *zero_point,
+                         int saturate, void *y);
 void dequantize_linear_low(int64_t outer, int64_t len, int64_t inner, int64_t block,
                            const int64_t *s, int x_type, const void *x, const float *scale,
                            float *y);
@@ -884,8 +902,8 @@ void dequantize_linear_low(int64_t outer, int64_t len, int64_t inner, int64_t bl
 /* ---- control family ---- */
 /* misc.c — BitCast, ReverseSequence, TensorScatter, TfIdfVectorizer, ai.onnx.ml ops. */
 void bitcast_copy(int64_t nbytes, const void *x, void *y);
-void reverse_sequence(int64_t d0, int64_t d1, int64_t inner, int batch_axis,
-                      const int64_t *lens, int64_t esize, const void *x, void *y);
+void reverse_sequence(int64_t d0, int64_t d1, int64_t inner, int batch_axis, const int64_t *lens,
+                      int64_t esize, const void *x, void *y);
 void tensor_scatter(int64_t batch, int64_t mid, int64_t len, int64_t ulen, int64_t inner,
                     int circular, const int64_t *idx, int64_t esize, const void *past,
                     const void *update, void *y);
@@ -893,12 +911,20 @@ void tfidf_vectorize(int64_t rows, int64_t cols, const void *x, int x_i32, int64
                      const int64_t *gram_len, const int64_t *gram_off, const int64_t *gram_col,
                      const int64_t *pool, int64_t min_len, int64_t max_len, int64_t max_skip,
                      int mode, const float *weights, int64_t out_cols, float *y);
+int64_t tree_leaf_f32(const float *xr, int64_t id, int leaf, const int64_t *nodes,
+                      const float *splits, const float *members);
+int64_t tree_leaf_f64(const double *xr, int64_t id, int leaf, const int64_t *nodes,
+                      const double *splits, const double *members);
 void tree_ensemble(int64_t rows, int64_t features, const float *x, int64_t ntrees,
                    const int64_t *roots, const uint8_t *root_leaf, const int64_t *nodes,
                    const float *splits, const float *members, const int64_t *target,
                    const float *weight, int agg, int64_t targets, float *y);
-void array_feature_extract(int64_t outer, int64_t n, int64_t k, const int64_t *idx,
-                           int64_t esize, const void *x, void *y);
+void tree_ensemble_f64(int64_t rows, int64_t features, const double *x, int64_t ntrees,
+                       const int64_t *roots, const uint8_t *root_leaf, const int64_t *nodes,
+                       const double *splits, const double *members, const int64_t *target,
+                       const double *weight, int agg, int64_t targets, double *y);
+void array_feature_extract(int64_t outer, int64_t n, int64_t k, const int64_t *idx, int64_t esize,
+                           const void *x, void *y);
 void binarizer_f32(int64_t n, float threshold, const float *x, float *y);
 void binarizer_f64(int64_t n, double threshold, const double *x, double *y);
 

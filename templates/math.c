@@ -163,7 +163,8 @@ O2C_KERNEL void gelu_tanh_f32(int64_t n, const float *x, float *y)
     }
 }
 
-/* ---- Unary, float64 (the double islands of exported function bodies, e.g. ReduceLogSumExp) ---- */
+/* ---- Unary, float64 (the double islands of exported function bodies, e.g. ReduceLogSumExp) ----
+ */
 
 O2C_KERNEL void exp_f64(int64_t n, const double *x, double *y)
 {
@@ -221,11 +222,11 @@ O2C_KERNEL void neg_i64(int64_t n, const int64_t *x, int64_t *y)
 /* Pow of float32 by float32 is numpy's float32 power, powf. With an integer exponent numpy
  * promotes both operands to float64, so the onnx reference computes pow in double and rounds
  * the result to float once. */
-#define O2C_POW_F32(p, q) powf((p), (q))
+#define O2C_POW_F32(p, q)     powf((p), (q))
 #define O2C_POW_F32_INT(p, q) ((float)pow((double)(p), (double)(q)))
 /* numpy maximum/minimum: NaN in either operand gives NaN. */
-#define O2C_MAX(p, q) ((p) >= (q) || (p) != (p) ? (p) : (q))
-#define O2C_MIN(p, q) ((p) <= (q) || (p) != (p) ? (p) : (q))
+#define O2C_MAX(p, q)     ((p) >= (q) || (p) != (p) ? (p) : (q))
+#define O2C_MIN(p, q)     ((p) <= (q) || (p) != (p) ? (p) : (q))
 #define O2C_MAX_INT(p, q) ((p) >= (q) ? (p) : (q))
 #define O2C_MIN_INT(p, q) ((p) <= (q) ? (p) : (q))
 
@@ -255,7 +256,7 @@ O2C_KERNEL int32_t pow_to_i32(double r)
 {
     return r >= -2147483648.0 && r < 2147483648.0 ? (int32_t)r : INT32_MIN;
 }
-#define O2C_POW_INT(p, q) pow_int((int64_t)(p), (int64_t)(q))
+#define O2C_POW_INT(p, q)   pow_int((int64_t)(p), (int64_t)(q))
 #define O2C_POW_INT32(p, q) ((int32_t)pow_int((int64_t)(p), (int64_t)(q)))
 #define O2C_POW_I64_F(p, q) pow_to_i64(pow((double)(p), (double)(q)))
 #define O2C_POW_I32_F(p, q) pow_to_i32(pow((double)(p), (double)(q)))

@@ -129,6 +129,38 @@ O2C_KERNEL void tfidf_vectorize(int64_t rows, int64_t cols, const void *x, int x
     }
 }
 
+/* The leaf a TreeEnsemble tree gives row xr, from node `id` (already a leaf when `leaf`);
+ * node layout as for tree_ensemble below. */
+#define O2C_TREE_LEAF(SUF, T)                                                                      \
+    O2C_KERNEL int64_t tree_leaf_##SUF(const T *xr, int64_t id, int leaf, const int64_t *nodes,    \
+                                       const T *splits, const T *members)                          \
+    {                                                                                              \
+        while (!leaf) {                                                                            \
+            const int64_t *nd = nodes + 9 * id;                                                    \
+            T v = xr[nd[0]], s = splits[id];                                                       \
+            int go;                                                                                \
+            switch (nd[1]) {                                                                       \
+            case 0: go = v <= s; break;                                                            \
+            case 1: go = v < s; break;                                                             \
+            case 2: go = v >= s; break;                                                            \
+            case 3: go = v > s; break;                                                             \
+            case 4: go = v == s; break;                                                            \
+            case 5: go = v != s; break;                                                            \
+            default:                                                                               \
+                go = 0;                                                                            \
+                for (int64_t k = 0; k < nd[8]; k++)                                                \
+                    go |= v == members[nd[7] + k];                                                 \
+                break;                                                                             \
+            }                                                                                      \
+            go |= nd[6] && isnan(v);                                                               \
+            id = go ? nd[2] : nd[3];                                                               \
+            leaf = (int)(go ? nd[4] : nd[5]);                                                      \
+        }                                                                                          \
+        return id;                                                                                 \
+    }
+O2C_TREE_LEAF(f32, float)
+O2C_TREE_LEAF(f64, double)
+
 /* TreeEnsemble (ai.onnx.ml) on x [rows][features]. Node i: nodes[9*i + 0..8] = feature,
  * mode (0 <=, 1 <, 2 >=, 3 >, 4 ==, 5 !=, 6 member of members[off .. off+count)), true
  * child, false child, true child is a leaf, false child is a leaf, NaN goes true, member
@@ -147,29 +179,7 @@ O2C_KERNEL void tree_ensemble(int64_t rows, int64_t features, const float *x, in
         for (int64_t c = 0; c < targets; c++)
             yr[c] = agg == 2 ? FLT_MAX : agg == 3 ? -FLT_MAX : 0.0f;
         for (int64_t t = 0; t < ntrees; t++) {
-            int64_t id = roots[t];
-            int leaf = root_leaf[t];
-            while (!leaf) {
-                const int64_t *nd = nodes + 9 * id;
-                float v = xr[nd[0]], s = splits[id];
-                int go;
-                switch (nd[1]) {
-                case 0: go = v <= s; break;
-                case 1: go = v < s; break;
-                case 2: go = v >= s; break;
-                case 3: go = v > s; break;
-                case 4: go = v == s; break;
-                case 5: go = v != s; break;
-                default:
-                    go = 0;
-                    for (int64_t k = 0; k < nd[8]; k++)
-                        go |= v == members[nd[7] + k];
-                    break;
-                }
-                go |= nd[6] && isnan(v);
-                id = go ? nd[2] : nd[3];
-                leaf = (int)(go ? nd[4] : nd[5]);
-            }
+            int64_t id = tree_leaf_f32(xr, roots[t], root_leaf[t], nodes, splits, members);
             double w = weight[id];
             float *o = yr + target[id];
             if (agg == 0)
@@ -180,6 +190,34 @@ O2C_KERNEL void tree_ensemble(int64_t rows, int64_t features, const float *x, in
                 *o = (double)*o < w ? *o : (float)w;
             else
                 *o = (double)*o > w ? *o : (float)w;
+        }
+    }
+}
+
+/* TreeEnsemble on double x: as tree_ensemble, with double splits, members, weights and y,
+ * accumulated in double (min from DBL_MAX, max from -DBL_MAX). */
+O2C_KERNEL void tree_ensemble_f64(int64_t rows, int64_t features, const double *x, int64_t ntrees,
+                                  const int64_t *roots, const uint8_t *root_leaf,
+                                  const int64_t *nodes, const double *splits, const double *members,
+                                  const int64_t *target, const double *weight, int agg,
+                                  int64_t targets, double *y)
+{
+    for (int64_t r = 0; r < rows; r++) {
+        const double *xr = x + r * features;
+        double *yr = y + r * targets;
+        for (int64_t c = 0; c < targets; c++)
+            yr[c] = agg == 2 ? DBL_MAX : agg == 3 ? -DBL_MAX : 0.0;
+        for (int64_t t = 0; t < ntrees; t++) {
+            int64_t id = tree_leaf_f64(xr, roots[t], root_leaf[t], nodes, splits, members);
+            double w = weight[id], *o = yr + target[id];
+            if (agg == 0)
+                *o = *o + w / (double)ntrees;
+            else if (agg == 1)
+                *o = *o + w;
+            else if (agg == 2)
+                *o = *o < w ? *o : w;
+            else
+                *o = *o > w ? *o : w;
         }
     }
 }

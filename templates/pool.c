@@ -123,8 +123,8 @@ O2C_KERNEL void global_avgpool_f32(int64_t NC, int64_t HW, const float *x, float
 
 /* 1 when the tap t of output o lies in the image; *off = its offset in x's channel. */
 O2C_KERNEL int pool_tap_nd(const int64_t *in, const int64_t *k, const int64_t *stride,
-                    const int64_t *pad, const int64_t *dil, const int64_t *o, int64_t t,
-                    int64_t *pos, int *padded)
+                           const int64_t *pad, const int64_t *dil, const int64_t *o, int64_t t,
+                           int64_t *pos, int *padded)
 {
     const int64_t tap[3] = {t / (k[1] * k[2]), t / k[2] % k[1], t % k[2]};
     int inside = 1, in_pad = 1;
@@ -142,10 +142,9 @@ O2C_KERNEL int pool_tap_nd(const int64_t *in, const int64_t *k, const int64_t *s
  * ((c*D + id)*H + ih)*W + iw with c over NC, or with storage_order 1 (2-D only) the
  * column-major spatial index c*H*W + iw*H + ih. A window without input taps gives -INFINITY
  * and index -1. */
-O2C_KERNEL void maxpool_nd_f32(int64_t NC, const int64_t *in, const int64_t *out,
-                               const int64_t *k, const int64_t *stride, const int64_t *pad,
-                               const int64_t *dil, int storage_order, const float *x, float *y,
-                               int64_t *indices)
+O2C_KERNEL void maxpool_nd_f32(int64_t NC, const int64_t *in, const int64_t *out, const int64_t *k,
+                               const int64_t *stride, const int64_t *pad, const int64_t *dil,
+                               int storage_order, const float *x, float *y, int64_t *indices)
 {
     const int64_t isz = in[0] * in[1] * in[2], osz = out[0] * out[1] * out[2];
     const int64_t ksz = k[0] * k[1] * k[2];
@@ -239,10 +238,9 @@ O2C_KERNEL void maxpool_nd_i8(int64_t NC, const int64_t *in, const int64_t *out,
  *   avg: s = sum of input taps from +0.0f in tap order, y = s / count
  *   lp:  s = sum of |x|^p (x*x for p = 2, |x| for p = 1, else powf) over the input taps
  *        (padding contributes 0), y = sqrtf(s) for p = 2, s for p = 1, else powf(s, 1/p). */
-O2C_KERNEL void avgpool_nd_f32(int64_t NC, const int64_t *in, const int64_t *out,
-                               const int64_t *k, const int64_t *stride, const int64_t *pad,
-                               const int64_t *dil, int count_include_pad, int64_t lp,
-                               const float *x, float *y)
+O2C_KERNEL void avgpool_nd_f32(int64_t NC, const int64_t *in, const int64_t *out, const int64_t *k,
+                               const int64_t *stride, const int64_t *pad, const int64_t *dil,
+                               int count_include_pad, int64_t lp, const float *x, float *y)
 {
     const int64_t isz = in[0] * in[1] * in[2], osz = out[0] * out[1] * out[2];
     const int64_t ksz = k[0] * k[1] * k[2];

@@ -44,8 +44,12 @@ static int64_t quant_load(int type, const void *p, int64_t i)
     if (!p)
         return 0;
     switch (type) {
-    case 2: case 21: case 25: return ((const uint8_t *)p)[i];
-    case 3: case 22: case 26: return ((const int8_t *)p)[i];
+    case 2:
+    case 21:
+    case 25: return ((const uint8_t *)p)[i];
+    case 3:
+    case 22:
+    case 26: return ((const int8_t *)p)[i];
     case 4: return ((const uint16_t *)p)[i];
     case 5: return ((const int16_t *)p)[i];
     default: return ((const int32_t *)p)[i];
@@ -71,8 +75,12 @@ static void quant_range(int type, double *lo, double *hi)
 static void quant_store(int type, void *p, int64_t i, double v)
 {
     switch (type) {
-    case 2: case 21: case 25: ((uint8_t *)p)[i] = (uint8_t)v; break;
-    case 3: case 22: case 26: ((int8_t *)p)[i] = (int8_t)v; break;
+    case 2:
+    case 21:
+    case 25: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case 3:
+    case 22:
+    case 26: ((int8_t *)p)[i] = (int8_t)v; break;
     case 4: ((uint16_t *)p)[i] = (uint16_t)v; break;
     case 5: ((int16_t *)p)[i] = (int16_t)v; break;
     default: ((int32_t *)p)[i] = (int32_t)v; break;
@@ -196,8 +204,8 @@ O2C_KERNEL void dequantize_linear_f32(int64_t outer, int64_t len, int64_t inner,
  * max/min over x and 0 (NaN elements are skipped), then as the onnx reference:
  *   scale = (max - min) / 255 (1 when max == min), zp = rint(clamp(0 - min / scale, 0, 255)),
  *   y = saturate(rint(x / scale) + zp). */
-O2C_KERNEL void dynamic_quantize_linear_f32(int64_t n, const float *x, uint8_t *y,
-                                            float *y_scale, uint8_t *y_zero_point)
+O2C_KERNEL void dynamic_quantize_linear_f32(int64_t n, const float *x, uint8_t *y, float *y_scale,
+                                            uint8_t *y_zero_point)
 {
     float mx = 0.0f, mn = 0.0f;
     for (int64_t i = 0; i < n; i++) {
@@ -243,10 +251,9 @@ O2C_KERNEL void qmatmul(int64_t M, int64_t N, int64_t K, int a_type, const void 
                 ((int32_t *)Y)[i * N + j] = quant_wrap32(acc);
                 continue;
             }
-            const double m =
-                quant_multiplier(scale_type, quant_scale(scale_type, a_scale, 0),
-                                 quant_scale(scale_type, b_scale, j * b_scale_stride),
-                                 quant_scale(scale_type, y_scale, 0));
+            const double m = quant_multiplier(scale_type, quant_scale(scale_type, a_scale, 0),
+                                              quant_scale(scale_type, b_scale, j * b_scale_stride),
+                                              quant_scale(scale_type, y_scale, 0));
             const double t = (double)quant_wrap32(acc) * m;
             const double v = t + (double)quant_load(y_type, y_zp, 0);
             quant_store(y_type, Y, i * N + j, quant_saturate(y_type, nearbyint(v)));
@@ -260,11 +267,11 @@ O2C_KERNEL void qmatmul(int64_t M, int64_t N, int64_t K, int a_type, const void 
  * x_zp: one element or NULL; w_zp: element oc*w_zp_stride or NULL; bias: int32 [OC] or NULL.
  * y_type 6 writes the int32 sums (ConvInteger); otherwise requantised as qmatmul with
  * x_scale[0], w_scale[oc*w_scale_stride], y_scale[0], y_zp. */
-O2C_KERNEL void qconv(const int64_t *geo, int x_type, const void *x, const void *x_zp,
-                      int w_type, const void *w, const void *w_zp, int64_t w_zp_stride,
-                      const int32_t *bias, int scale_type, const void *x_scale,
-                      const void *w_scale, int64_t w_scale_stride, const void *y_scale,
-                      int y_type, const void *y_zp, void *y)
+O2C_KERNEL void qconv(const int64_t *geo, int x_type, const void *x, const void *x_zp, int w_type,
+                      const void *w, const void *w_zp, int64_t w_zp_stride, const int32_t *bias,
+                      int scale_type, const void *x_scale, const void *w_scale,
+                      int64_t w_scale_stride, const void *y_scale, int y_type, const void *y_zp,
+                      void *y)
 {
     const int64_t N = geo[0], C = geo[1], D = geo[2], H = geo[3], W = geo[4], OC = geo[5];
     const int64_t G = geo[6], KD = geo[7], KH = geo[8], KW = geo[9];

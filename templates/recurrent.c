@@ -227,11 +227,10 @@ O2C_KERNEL void rnn_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, i
 
 /* GRU: act[2*d + 0] = f, act[2*d + 1] = g (alpha, beta alongside). */
 O2C_KERNEL void gru_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, int layout,
-                        int reverse_mask, int linear_before_reset, const float *X,
-                        const float *W, const float *R, const float *Bias,
-                        const int32_t *seq_lens, const float *h0, const int32_t *act,
-                        const float *alpha, const float *beta, int has_clip, float clip,
-                        float *Y, float *Y_h, float *scratch)
+                        int reverse_mask, int linear_before_reset, const float *X, const float *W,
+                        const float *R, const float *Bias, const int32_t *seq_lens, const float *h0,
+                        const int32_t *act, const float *alpha, const float *beta, int has_clip,
+                        float clip, float *Y, float *Y_h, float *scratch)
 {
     float *xw = scratch, *hr = xw + T * B * 3 * H, *h = hr + B * 3 * H, *rh = h + B * H;
     float *hh = rh + B * H; /* GRU (lbr = 0): (r .* h) x Rh^T */
@@ -320,8 +319,8 @@ O2C_KERNEL void lstm_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, 
                          int reverse_mask, int input_forget, const float *X, const float *W,
                          const float *R, const float *Bias, const int32_t *seq_lens,
                          const float *h0, const float *c0, const float *P, const int32_t *act,
-                         const float *alpha, const float *beta, int has_clip, float clip,
-                         float *Y, float *Y_h, float *Y_c, float *scratch)
+                         const float *alpha, const float *beta, int has_clip, float clip, float *Y,
+                         float *Y_h, float *Y_c, float *scratch)
 {
     float *xw = scratch, *hr = xw + T * B * 4 * H, *h = hr + B * 4 * H, *c = h + B * H;
     for (int64_t d = 0; d < D; d++) {

@@ -93,10 +93,8 @@ O2C_REDUCE_KERNEL(reduce_l2_f32, float, float, 0.0f, acc = acc + v * v, sqrtf(ac
 /* log of the sum; -inf over an empty set (log 0), as the onnx reference */
 O2C_REDUCE_KERNEL(reduce_log_sum_f32, float, float, 0.0f, acc = acc + v, logf(acc))
 /* max/min: a NaN makes the result NaN (numpy.maximum.reduce) */
-O2C_REDUCE_KERNEL(reduce_max_f32, float, float, -INFINITY, acc = (v > acc || v != v) ? v : acc,
-                  acc)
-O2C_REDUCE_KERNEL(reduce_min_f32, float, float, INFINITY, acc = (v < acc || v != v) ? v : acc,
-                  acc)
+O2C_REDUCE_KERNEL(reduce_max_f32, float, float, -INFINITY, acc = (v > acc || v != v) ? v : acc, acc)
+O2C_REDUCE_KERNEL(reduce_min_f32, float, float, INFINITY, acc = (v < acc || v != v) ? v : acc, acc)
 O2C_REDUCE_KERNEL(reduce_max_i64, int64_t, int64_t, INT64_MIN, acc = v > acc ? v : acc, acc)
 O2C_REDUCE_KERNEL(reduce_min_i64, int64_t, int64_t, INT64_MAX, acc = v < acc ? v : acc, acc)
 /* uint8, and bool (0/1): max is "any" (false over an empty set), min of uint8 is 255 over an

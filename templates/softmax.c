@@ -30,103 +30,58 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-/* Max of the line x[0], x[inner], ..., x[(n-1)*inner]; n >= 1. */
-O2C_KERNEL float softmax_line_max(int64_t n, int64_t inner, const float *x)
-{
-    float m = x[0];
-    for (int64_t i = 1; i < n; i++)
-        if (x[i * inner] > m)
-            m = x[i * inner];
-    return m;
-}
-
-O2C_KERNEL void softmax_f32(int64_t outer, int64_t n, int64_t inner, const float *x, float *y)
-{
-    if (n <= 0)
-        return;
-    for (int64_t o = 0; o < outer; o++) {
-        for (int64_t j = 0; j < inner; j++) {
-            const float *xl = x + o * n * inner + j; /* the line, elements inner apart */
-            float *yl = y + o * n * inner + j;
-            const float m = softmax_line_max(n, inner, xl);
-            float s = 0.0f;
-            for (int64_t i = 0; i < n; i++) {
-                const float e = expf(xl[i * inner] - m);
-                yl[i * inner] = e;
-                s = s + e;
-            }
-            for (int64_t i = 0; i < n; i++)
-                yl[i * inner] = yl[i * inner] / s;
-        }
+/* Softmax and LogSoftmax over lines x[0], x[inner], ..., x[(n-1)*inner], for float (expf,
+ * logf) and double (exp, log): the same steps in the same order for both types. */
+#define O2C_SOFTMAX_KERNELS(SUF, T, EXP, LOG)                                                      \
+    /* Max of the line; n >= 1. */                                                                 \
+    O2C_KERNEL T softmax_line_max_##SUF(int64_t n, int64_t inner, const T *x)                      \
+    {                                                                                              \
+        T m = x[0];                                                                                \
+        for (int64_t i = 1; i < n; i++)                                                            \
+            if (x[i * inner] > m)                                                                  \
+                m = x[i * inner];                                                                  \
+        return m;                                                                                  \
+    }                                                                                              \
+                                                                                                   \
+    O2C_KERNEL void softmax_##SUF(int64_t outer, int64_t n, int64_t inner, const T *x, T *y)       \
+    {                                                                                              \
+        if (n <= 0)                                                                                \
+            return;                                                                                \
+        for (int64_t o = 0; o < outer; o++) {                                                      \
+            for (int64_t j = 0; j < inner; j++) {                                                  \
+                const T *xl = x + o * n * inner + j; /* the line, elements inner apart */          \
+                T *yl = y + o * n * inner + j;                                                     \
+                const T m = softmax_line_max_##SUF(n, inner, xl);                                  \
+                T s = 0;                                                                           \
+                for (int64_t i = 0; i < n; i++) {                                                  \
+                    const T e = EXP(xl[i * inner] - m);                                            \
+                    yl[i * inner] = e;                                                             \
+                    s = s + e;                                                                     \
+                }                                                                                  \
+                for (int64_t i = 0; i < n; i++)                                                    \
+                    yl[i * inner] = yl[i * inner] / s;                                             \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    O2C_KERNEL void logsoftmax_##SUF(int64_t outer, int64_t n, int64_t inner, const T *x, T *y)    \
+    {                                                                                              \
+        if (n <= 0)                                                                                \
+            return;                                                                                \
+        for (int64_t o = 0; o < outer; o++) {                                                      \
+            for (int64_t j = 0; j < inner; j++) {                                                  \
+                const T *xl = x + o * n * inner + j;                                               \
+                T *yl = y + o * n * inner + j;                                                     \
+                const T m = softmax_line_max_##SUF(n, inner, xl);                                  \
+                T s = 0;                                                                           \
+                for (int64_t i = 0; i < n; i++)                                                    \
+                    s = s + EXP(xl[i * inner] - m);                                                \
+                const T log_s = LOG(s);                                                            \
+                for (int64_t i = 0; i < n; i++)                                                    \
+                    yl[i * inner] = (xl[i * inner] - m) - log_s;                                   \
+            }                                                                                      \
+        }                                                                                          \
     }
-}
 
-O2C_KERNEL void logsoftmax_f32(int64_t outer, int64_t n, int64_t inner, const float *x, float *y)
-{
-    if (n <= 0)
-        return;
-    for (int64_t o = 0; o < outer; o++) {
-        for (int64_t j = 0; j < inner; j++) {
-            const float *xl = x + o * n * inner + j; /* the line, elements inner apart */
-            float *yl = y + o * n * inner + j;
-            const float m = softmax_line_max(n, inner, xl);
-            float s = 0.0f;
-            for (int64_t i = 0; i < n; i++)
-                s = s + expf(xl[i * inner] - m);
-            const float log_s = logf(s);
-            for (int64_t i = 0; i < n; i++)
-                yl[i * inner] = (xl[i * inner] - m) - log_s;
-        }
-    }
-}
-
-/* float64 versions for double models: the same steps with exp and log in double. */
-O2C_KERNEL double softmax_line_max_f64(int64_t n, int64_t inner, const double *x)
-{
-    double m = x[0];
-    for (int64_t i = 1; i < n; i++)
-        if (x[i * inner] > m)
-            m = x[i * inner];
-    return m;
-}
-
-O2C_KERNEL void softmax_f64(int64_t outer, int64_t n, int64_t inner, const double *x, double *y)
-{
-    if (n <= 0)
-        return;
-    for (int64_t o = 0; o < outer; o++) {
-        for (int64_t j = 0; j < inner; j++) {
-            const double *xl = x + o * n * inner + j; /* the line, elements inner apart */
-            double *yl = y + o * n * inner + j;
-            const double m = softmax_line_max_f64(n, inner, xl);
-            double s = 0.0;
-            for (int64_t i = 0; i < n; i++) {
-                const double e = exp(xl[i * inner] - m);
-                yl[i * inner] = e;
-                s = s + e;
-            }
-            for (int64_t i = 0; i < n; i++)
-                yl[i * inner] = yl[i * inner] / s;
-        }
-    }
-}
-
-O2C_KERNEL void logsoftmax_f64(int64_t outer, int64_t n, int64_t inner, const double *x,
-                               double *y)
-{
-    if (n <= 0)
-        return;
-    for (int64_t o = 0; o < outer; o++) {
-        for (int64_t j = 0; j < inner; j++) {
-            const double *xl = x + o * n * inner + j; /* the line, elements inner apart */
-            double *yl = y + o * n * inner + j;
-            const double m = softmax_line_max_f64(n, inner, xl);
-            double s = 0.0;
-            for (int64_t i = 0; i < n; i++)
-                s = s + exp(xl[i * inner] - m);
-            const double log_s = log(s);
-            for (int64_t i = 0; i < n; i++)
-                yl[i * inner] = (xl[i * inner] - m) - log_s;
-        }
-    }
-}
+O2C_SOFTMAX_KERNELS(f32, float, expf, logf)
+O2C_SOFTMAX_KERNELS(f64, double, exp, log)

@@ -32,7 +32,7 @@
 #endif
 
 /* Odometer over dims[0..rank-1] (last fastest) keeping element offsets in step. */
-#define O2C_TENSOR_NEXT2(rank, dims, sa, sb, idx, off_a, off_b)                                   \
+#define O2C_TENSOR_NEXT2(rank, dims, sa, sb, idx, off_a, off_b)                                    \
     for (int d_ = (rank)-1; d_ >= 0; d_--) {                                                       \
         idx[d_]++;                                                                                 \
         off_a += sa[d_];                                                                           \
@@ -111,7 +111,7 @@ O2C_KERNEL void not_bool(int64_t n, const uint8_t *x, uint8_t *y)
         }                                                                                          \
     }
 
-O2C_LOGIC_KERNEL(and_bool, p && q)
+O2C_LOGIC_KERNEL(and_bool, p &&q)
 O2C_LOGIC_KERNEL(or_bool, p || q)
 O2C_LOGIC_KERNEL(xor_bool, p != q)
 
@@ -221,30 +221,30 @@ O2C_KERNEL void strided_gather_bytes(int rank, const int64_t *dims, const int64_
 
 /* The types: M(A1, A2, code, C type, kind, min, max, lo, hi). kind F float, I integer, B bool;
  * a float converts to an integer type without overflow iff lo < v < hi (exact doubles). */
-#define O2C_CAST_TYPES_A(M, A1, A2)                                                                   \
-    M(A1, A2, 1, float, F, 0, 0, 0.0, 0.0)                                                            \
-    M(A1, A2, 11, double, F, 0, 0, 0.0, 0.0)                                                          \
-    M(A1, A2, 3, int8_t, I, INT8_MIN, INT8_MAX, -129.0, 128.0)                                        \
-    M(A1, A2, 2, uint8_t, I, 0, UINT8_MAX, -1.0, 256.0)                                               \
-    M(A1, A2, 5, int16_t, I, INT16_MIN, INT16_MAX, -32769.0, 32768.0)                                 \
-    M(A1, A2, 4, uint16_t, I, 0, UINT16_MAX, -1.0, 65536.0)                                           \
-    M(A1, A2, 6, int32_t, I, INT32_MIN, INT32_MAX, -2147483649.0, 2147483648.0)                       \
-    M(A1, A2, 12, uint32_t, I, 0, UINT32_MAX, -1.0, 4294967296.0)                                     \
-    M(A1, A2, 7, int64_t, I, INT64_MIN, INT64_MAX, -9223372036854777856.0, 9223372036854775808.0)     \
-    M(A1, A2, 13, uint64_t, I, 0, UINT64_MAX, -1.0, 18446744073709551616.0)                           \
+#define O2C_CAST_TYPES_A(M, A1, A2)                                                                \
+    M(A1, A2, 1, float, F, 0, 0, 0.0, 0.0)                                                         \
+    M(A1, A2, 11, double, F, 0, 0, 0.0, 0.0)                                                       \
+    M(A1, A2, 3, int8_t, I, INT8_MIN, INT8_MAX, -129.0, 128.0)                                     \
+    M(A1, A2, 2, uint8_t, I, 0, UINT8_MAX, -1.0, 256.0)                                            \
+    M(A1, A2, 5, int16_t, I, INT16_MIN, INT16_MAX, -32769.0, 32768.0)                              \
+    M(A1, A2, 4, uint16_t, I, 0, UINT16_MAX, -1.0, 65536.0)                                        \
+    M(A1, A2, 6, int32_t, I, INT32_MIN, INT32_MAX, -2147483649.0, 2147483648.0)                    \
+    M(A1, A2, 12, uint32_t, I, 0, UINT32_MAX, -1.0, 4294967296.0)                                  \
+    M(A1, A2, 7, int64_t, I, INT64_MIN, INT64_MAX, -9223372036854777856.0, 9223372036854775808.0)  \
+    M(A1, A2, 13, uint64_t, I, 0, UINT64_MAX, -1.0, 18446744073709551616.0)                        \
     M(A1, A2, 9, uint8_t, B, 0, 1, 0.0, 0.0)
 /* The same list again: a macro cannot expand itself, and the cast is a switch in a switch. */
-#define O2C_CAST_TYPES_B(M, A1, A2)                                                                   \
-    M(A1, A2, 1, float, F, 0, 0, 0.0, 0.0)                                                            \
-    M(A1, A2, 11, double, F, 0, 0, 0.0, 0.0)                                                          \
-    M(A1, A2, 3, int8_t, I, INT8_MIN, INT8_MAX, -129.0, 128.0)                                        \
-    M(A1, A2, 2, uint8_t, I, 0, UINT8_MAX, -1.0, 256.0)                                               \
-    M(A1, A2, 5, int16_t, I, INT16_MIN, INT16_MAX, -32769.0, 32768.0)                                 \
-    M(A1, A2, 4, uint16_t, I, 0, UINT16_MAX, -1.0, 65536.0)                                           \
-    M(A1, A2, 6, int32_t, I, INT32_MIN, INT32_MAX, -2147483649.0, 2147483648.0)                       \
-    M(A1, A2, 12, uint32_t, I, 0, UINT32_MAX, -1.0, 4294967296.0)                                     \
-    M(A1, A2, 7, int64_t, I, INT64_MIN, INT64_MAX, -9223372036854777856.0, 9223372036854775808.0)     \
-    M(A1, A2, 13, uint64_t, I, 0, UINT64_MAX, -1.0, 18446744073709551616.0)                           \
+#define O2C_CAST_TYPES_B(M, A1, A2)                                                                \
+    M(A1, A2, 1, float, F, 0, 0, 0.0, 0.0)                                                         \
+    M(A1, A2, 11, double, F, 0, 0, 0.0, 0.0)                                                       \
+    M(A1, A2, 3, int8_t, I, INT8_MIN, INT8_MAX, -129.0, 128.0)                                     \
+    M(A1, A2, 2, uint8_t, I, 0, UINT8_MAX, -1.0, 256.0)                                            \
+    M(A1, A2, 5, int16_t, I, INT16_MIN, INT16_MAX, -32769.0, 32768.0)                              \
+    M(A1, A2, 4, uint16_t, I, 0, UINT16_MAX, -1.0, 65536.0)                                        \
+    M(A1, A2, 6, int32_t, I, INT32_MIN, INT32_MAX, -2147483649.0, 2147483648.0)                    \
+    M(A1, A2, 12, uint32_t, I, 0, UINT32_MAX, -1.0, 4294967296.0)                                  \
+    M(A1, A2, 7, int64_t, I, INT64_MIN, INT64_MAX, -9223372036854777856.0, 9223372036854775808.0)  \
+    M(A1, A2, 13, uint64_t, I, 0, UINT64_MAX, -1.0, 18446744073709551616.0)                        \
     M(A1, A2, 9, uint8_t, B, 0, 1, 0.0, 0.0)
 
 /* Element conversion by (source kind, destination kind). */
@@ -259,7 +259,7 @@ O2C_KERNEL void strided_gather_bytes(int rank, const int64_t *dims, const int64_
 #define O2C_CONVERT_BF(v, T, MIN, MAX, LO, HI) ((T)((v) != 0))
 #define O2C_CONVERT_BI(v, T, MIN, MAX, LO, HI) ((T)((v) != 0))
 
-#define O2C_CAST_DST_CASE(ST, SK, CODE, T, KIND, MIN, MAX, LO, HI)                                \
+#define O2C_CAST_DST_CASE(ST, SK, CODE, T, KIND, MIN, MAX, LO, HI)                                 \
     case CODE: {                                                                                   \
         const ST *xs = (const ST *)x;                                                              \
         T *yd = (T *)y;                                                                            \
@@ -269,10 +269,10 @@ O2C_KERNEL void strided_gather_bytes(int rank, const int64_t *dims, const int64_
         }                                                                                          \
         break;                                                                                     \
     }
-#define O2C_CAST_SRC_CASE(U1, U2, CODE, T, KIND, MIN, MAX, LO, HI)                                \
+#define O2C_CAST_SRC_CASE(U1, U2, CODE, T, KIND, MIN, MAX, LO, HI)                                 \
     case CODE:                                                                                     \
         switch (dst) {                                                                             \
-            O2C_CAST_TYPES_B(O2C_CAST_DST_CASE, T, KIND)                                         \
+            O2C_CAST_TYPES_B(O2C_CAST_DST_CASE, T, KIND)                                           \
         default: break;                                                                            \
         }                                                                                          \
         break;

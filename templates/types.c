@@ -42,8 +42,7 @@
 /* float16 bits -> float, exact. */
 O2C_KERNEL float half_to_float(uint16_t h)
 {
-    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu,
-                   man = h & 0x3ffu;
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
     uint32_t bits;
     if (exp == 0x1f) { /* inf, NaN: payload moves to the top of the float mantissa */
         bits = sign | 0x7f800000u | (man << 13);
@@ -195,8 +194,12 @@ O2C_KERNEL void o2c_store_from_float(int code, void *y, int64_t i, float v)
     case 1: ((float *)y)[i] = v; break;
     case 11: ((double *)y)[i] = v; break;
     case 2: ((uint8_t *)y)[i] = O2C_FLOAT_TO_INT(v, uint8_t, 0, UINT8_MAX, -1.0f, 256.0f); break;
-    case 3: ((int8_t *)y)[i] = O2C_FLOAT_TO_INT(v, int8_t, INT8_MIN, INT8_MAX, -129.0f, 128.0f); break;
-    case 4: ((uint16_t *)y)[i] = O2C_FLOAT_TO_INT(v, uint16_t, 0, UINT16_MAX, -1.0f, 65536.0f); break;
+    case 3:
+        ((int8_t *)y)[i] = O2C_FLOAT_TO_INT(v, int8_t, INT8_MIN, INT8_MAX, -129.0f, 128.0f);
+        break;
+    case 4:
+        ((uint16_t *)y)[i] = O2C_FLOAT_TO_INT(v, uint16_t, 0, UINT16_MAX, -1.0f, 65536.0f);
+        break;
     case 5:
         ((int16_t *)y)[i] = O2C_FLOAT_TO_INT(v, int16_t, INT16_MIN, INT16_MAX, -32769.0f, 32768.0f);
         break;
@@ -279,8 +282,8 @@ O2C_KERNEL void cast_half(int64_t n, int src, const void *x, int dst, void *y)
 #define O2C_FMOD_S(T, p, q) ((q) == 0 || (q) == -1 ? (T)0 : (T)((p) % (q)))
 #define O2C_FMOD_U(T, p, q) ((q) == 0 ? (T)0 : (T)((p) % (q)))
 #define O2C_MOD_S(T, p, q)                                                                         \
-    ((q) == 0 || (q) == -1       ? (T)0                                                            \
-     : (p) % (q) == 0            ? (T)0                                                            \
+    ((q) == 0 || (q) == -1          ? (T)0                                                         \
+     : (p) % (q) == 0               ? (T)0                                                         \
      : ((p) % (q) < 0) != ((q) < 0) ? (T)((p) % (q) + (q))                                         \
                                     : (T)((p) % (q)))
 #define O2C_FMOD_F32(T, p, q) fmodf((p), (q))
@@ -329,18 +332,18 @@ O2C_TYPES_BINARY(mod_f64, double, double, O2C_MOD_F64)
 /* Signed right shift of a negative value is implementation-defined in C; written out as the
  * complement of the shifted complement so that it is arithmetic everywhere. */
 #define O2C_SHR_S(T, p, q)                                                                         \
-    ((q) < 0 || (uint64_t)(q) >= 8 * sizeof(T)                                                     \
-         ? ((p) < 0 ? (T)-1 : (T)0)                                                                \
-         : (p) < 0 ? (T) ~(T)((T) ~(p) >> (q)) : (T)((p) >> (q)))
+    ((q) < 0 || (uint64_t)(q) >= 8 * sizeof(T) ? ((p) < 0 ? (T)-1 : (T)0)                          \
+     : (p) < 0                                 ? (T) ~(T)((T) ~(p) >> (q))                         \
+                                               : (T)((p) >> (q)))
 #define O2C_AND(T, p, q) ((T)((p) & (q)))
-#define O2C_OR(T, p, q) ((T)((p) | (q)))
+#define O2C_OR(T, p, q)  ((T)((p) | (q)))
 #define O2C_XOR(T, p, q) ((T)((p) ^ (q)))
 
 /* Every integer kernel of one element type. */
-#define O2C_TYPES_INT(SUFFIX, T, FMOD, MOD, SHL, SHR)                                                   \
+#define O2C_TYPES_INT(SUFFIX, T, FMOD, MOD, SHL, SHR)                                              \
     O2C_TYPES_BINARY(fmod_##SUFFIX, T, T, FMOD)                                                    \
     O2C_TYPES_BINARY(mod_##SUFFIX, T, T, MOD)                                                      \
-    O2C_TYPES_BINARY(shl_##SUFFIX, T, T, SHL)                                                  \
+    O2C_TYPES_BINARY(shl_##SUFFIX, T, T, SHL)                                                      \
     O2C_TYPES_BINARY(shr_##SUFFIX, T, T, SHR)                                                      \
     O2C_TYPES_BINARY(bitand_##SUFFIX, T, T, O2C_AND)                                               \
     O2C_TYPES_BINARY(bitor_##SUFFIX, T, T, O2C_OR)                                                 \

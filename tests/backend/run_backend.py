@@ -128,6 +128,8 @@ def run_one(job):
                                timeout=timeout)
         except subprocess.TimeoutExpired:
             return None, "", ""
+        except OSError as e:  # e.g. the binary is being rebuilt: a failed run, not a dead runner
+            return 127, "", f"cannot run {cmd[0]}: {e}\n"
         out = p.stdout.decode("utf-8", "replace")
         err = p.stderr.decode("utf-8", "replace")
         with open(os.path.join(work, log), "w") as f:

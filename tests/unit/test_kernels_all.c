@@ -6,28 +6,28 @@
 #include "../../templates/kernels.h"
 
 #define O2C_KERNEL
+#include "../../templates/attention.c"
 #include "../../templates/conv.c"
+#include "../../templates/data.c"
 #include "../../templates/elementwise.c"
 #include "../../templates/gemm.c"
+#include "../../templates/image.c"
+#include "../../templates/llm.c"
+#include "../../templates/loss.c"
+#include "../../templates/lowtypes.c"
+#include "../../templates/math.c"
 #include "../../templates/movement.c"
+#include "../../templates/nn.c"
 #include "../../templates/norm.c"
 #include "../../templates/pool.c"
-#include "../../templates/softmax.c"
-#include "../../templates/math.c"
-#include "../../templates/reduce.c"
-#include "../../templates/tensor.c"
-#include "../../templates/data.c"
-#include "../../templates/nn.c"
-#include "../../templates/types.c"
-#include "../../templates/signal.c"
-#include "../../templates/image.c"
-#include "../../templates/recurrent.c"
 #include "../../templates/quant.c"
-#include "../../templates/loss.c"
 #include "../../templates/random.c"
-#include "../../templates/llm.c"
-#include "../../templates/attention.c"
-#include "../../templates/lowtypes.c"
+#include "../../templates/recurrent.c"
+#include "../../templates/reduce.c"
+#include "../../templates/signal.c"
+#include "../../templates/softmax.c"
+#include "../../templates/tensor.c"
+#include "../../templates/types.c"
 
 #include <stdio.h>
 
@@ -56,7 +56,7 @@ int main(void)
         (any_fn)avgpool_f32,
         (any_fn)global_avgpool_f32,
         (any_fn)batchnorm_f32,
-        (any_fn)softmax_line_max,
+        (any_fn)softmax_line_max_f32,
         (any_fn)softmax_f32,
         (any_fn)logsoftmax_f32,
         (any_fn)relu_f32,

@@ -5,8 +5,8 @@
 #include "../../templates/kernels.h"
 
 #define O2C_KERNEL
-#include "../../templates/types.c" /* the 16-bit conversions attention.c uses */
 #include "../../templates/attention.c"
+#include "../../templates/types.c" /* the 16-bit conversions attention.c uses */
 
 #include <stdio.h>
 #include <string.h>

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 static uint32_t rng_state = 521288629u; /* seeds rnd() in check.h */
 #define CHECK_WITH_RND
 #include "check.h"
@@ -108,12 +107,13 @@ static void run_case(const ConvCase *c)
         R[total] = 4242.0f;
         const int64_t wf = depthwise_work_floats(c->KH, c->KW, OH, OW, c->sh, c->sw, c->dh, c->dw);
         WORK[wf] = 777.0f; /* the kernel must stay inside its work memory */
-        depthwise_conv_f32(c->N, c->C, c->OC / c->C, c->H, c->W, c->KH, c->KW, OH, OW, c->sh,
-                           c->sw, c->pt, c->pl, c->dh, c->dw, X, Wt, R, WORK);
+        depthwise_conv_f32(c->N, c->C, c->OC / c->C, c->H, c->W, c->KH, c->KW, OH, OW, c->sh, c->sw,
+                           c->pt, c->pl, c->dh, c->dw, X, Wt, R, WORK);
         add_channel_bias_f32(c->N, c->OC, OH * OW, B, R);
         snprintf(what, sizeof what, "depthwise %s bit-identical to im2col + gemm", c->name);
         check(memcmp(Y, R, (size_t)total * sizeof(float)) == 0 && R[total] == 4242.0f &&
-                  WORK[wf] == 777.0f, what);
+                  WORK[wf] == 777.0f,
+              what);
     }
 }
 

@@ -213,8 +213,8 @@ static void test_epilogue_random(float alpha, float beta, int c_mode)
 /* float64: hand values; one case only a fused multiply-add gets right. */
 static void test_f64(void)
 {
-    const double A[6] = {1, 2, 3, 4, 5, 6};    /* [2][3] */
-    const double B[6] = {7, 8, 9, 10, 11, 12}; /* [3][2] */
+    const double A[6] = {1, 2, 3, 4, 5, 6};     /* [2][3] */
+    const double B[6] = {7, 8, 9, 10, 11, 12};  /* [3][2] */
     const double Bt[6] = {7, 9, 11, 8, 10, 12}; /* B stored [2][3] */
     double Y[4];
     gemm_f64(2, 2, 3, A, 3, 1, B, 2, 1, Y);

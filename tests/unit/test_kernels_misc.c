@@ -88,6 +88,28 @@ static void test_tree_ensemble(void)
     check(y[0] == 10 && y[1] == FLT_MAX, "tree_ensemble min, untouched target");
 }
 
+/* The same trees on doubles; a feature 1 + 1e-12 is not <= 1 (it would be in float). */
+static void test_tree_ensemble_f64(void)
+{
+    const int64_t nodes[18] = {0, 0, 1, 2, 0, 1, 0, 0, 0, 1, 6, 0, 1, 1, 1, 1, 0, 2};
+    const double splits[2] = {1, 0}, members[3] = {5, 7, NAN}, weight[3] = {0.1, 0.2, 0.3};
+    const int64_t roots[2] = {0, 0}, target[3] = {0, 0, 1};
+    const uint8_t root_leaf[2] = {0, 0};
+    const double x[6] = {0, 7, 0, 6, 1 + 1e-12, 5};
+    double y[6];
+    tree_ensemble_f64(3, 2, x, 2, roots, root_leaf, nodes, splits, members, target, weight, 1, 2,
+                      y);
+    check(y[0] == 0.1 + 0.1 && y[1] == 0 && y[2] == 0.2 + 0.2 && y[3] == 0 && y[4] == 0 &&
+              y[5] == 0.3 + 0.3,
+          "tree_ensemble_f64 sum, double threshold");
+    tree_ensemble_f64(3, 2, x, 2, roots, root_leaf, nodes, splits, members, target, weight, 0, 2,
+                      y);
+    check(y[0] == 0.1 / 2 + 0.1 / 2 && y[5] == 0.3 / 2 + 0.3 / 2, "tree_ensemble_f64 average");
+    tree_ensemble_f64(1, 2, x, 2, roots, root_leaf, nodes, splits, members, target, weight, 3, 2,
+                      y);
+    check(y[0] == 0.1 && y[1] == -DBL_MAX, "tree_ensemble_f64 max, untouched target");
+}
+
 static void test_ml_misc(void)
 {
     const float x[6] = {1, 2, 3, 4, 5, 6};
@@ -108,6 +130,7 @@ int main(void)
     test_tensor_scatter();
     test_tfidf();
     test_tree_ensemble();
+    test_tree_ensemble_f64();
     test_ml_misc();
     printf("%d passed, %d failed\n", n_passed, n_failed);
     return n_failed != 0;

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 static uint32_t rng_state = 2718281828u; /* seeds rnd() in check.h */
 #define CHECK_WITH_RND
 #include "check.h"

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 static uint32_t rng_state = 3141592653u; /* seeds rnd() in check.h */
 #define CHECK_WITH_RND
 #include "check.h"

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 static uint32_t rng_state = 1597334677u; /* seeds rnd() in check.h */
 #define CHECK_WITH_RND
 #include "check.h"
@@ -269,8 +268,7 @@ static void test_nd_hand(void)
     const int64_t inq[3] = {1, 1, 4}, outq[3] = {1, 1, 3}, kq[3] = {1, 1, 2};
     const int64_t padq[6] = {0, 0, 1, 0, 0, 0};
     maxpool_nd_u8(1, inq, outq, kq, one, padq, one, 0, xu, yu, idx);
-    check(yu[0] == 7 && yu[1] == 200 && yu[2] == 200 && idx[0] == 0 && idx[1] == 1 &&
-              idx[2] == 1,
+    check(yu[0] == 7 && yu[1] == 200 && yu[2] == 200 && idx[0] == 0 && idx[1] == 1 && idx[2] == 1,
           "maxpool uint8 with pad and ties");
     const int8_t xs[4] = {-100, -128, -5, -7};
     int8_t ys[4];

@@ -41,10 +41,12 @@ static void test_activations(void)
     check(rnn_activation(5, 1.0f, 0, 0.5f) == 0.0f && rnn_activation(5, 1.0f, 0, 2.0f) == 2.0f,
           "thresholded relu");
     check(rnn_activation(6, 2.0f, 0.5f, 0.0f) == 0.0f, "scaled tanh(0)");
-    check(rnn_activation(7, 0.25f, 0.5f, 1.0f) == 0.75f && rnn_activation(7, 0.25f, 0.5f, 9.0f) == 1.0f &&
+    check(rnn_activation(7, 0.25f, 0.5f, 1.0f) == 0.75f &&
+              rnn_activation(7, 0.25f, 0.5f, 9.0f) == 1.0f &&
               rnn_activation(7, 0.25f, 0.5f, -9.0f) == 0.0f,
           "hard sigmoid");
-    check(rnn_activation(8, 1.0f, 0, 0.0f) == 0.0f && rnn_activation(8, 2.0f, 0, -INFINITY) == -2.0f,
+    check(rnn_activation(8, 1.0f, 0, 0.0f) == 0.0f &&
+              rnn_activation(8, 2.0f, 0, -INFINITY) == -2.0f,
           "elu");
     check(rnn_activation(9, 0, 0, 1.0f) == 0.5f, "softsign(1)");
     check(fabsf(rnn_activation(10, 0, 0, 0.0f) - 0.69314718f) < 1e-7f, "softplus(0)");
@@ -76,8 +78,8 @@ static void test_rnn_hand(void)
     const float h0[4] = {2.0f, 0.0f, 0.0f, 0.0f}; /* [B][D][1] */
     float Yb[8], Yhb[4];
     rnn_f32(2, 2, 1, 1, 2, 1, 2, Xl, W, R, Bias, NULL, h0, act, al, be, 0, 0.0f, Yb, Yhb, scratch);
-    /* b0 fwd: h1 = 0.5 + 0.5 = 1, h2 = 1 + 0.25 = 1.25; b0 bwd: t1 = 1 + 1 = 2, t0 = 0.5 + 0.5 + 1 = 2
-     * b1 fwd: 2, 4 + 0.5 = 4.5; b1 bwd: t1 = 4 + 1 = 5, t0 = 2 + 1.25 + 1 = 4.25 */
+    /* b0 fwd: h1 = 0.5 + 0.5 = 1, h2 = 1 + 0.25 = 1.25; b0 bwd: t1 = 1 + 1 = 2, t0 = 0.5 + 0.5 + 1
+     * = 2 b1 fwd: 2, 4 + 0.5 = 4.5; b1 bwd: t1 = 4 + 1 = 5, t0 = 2 + 1.25 + 1 = 4.25 */
     const float yb[8] = {1.0f, 2.0f, 1.25f, 2.0f, 2.0f, 4.25f, 4.5f, 5.0f};
     const float yhb[4] = {1.25f, 2.0f, 4.5f, 4.25f};
     check(same_all(Yb, yb, 8, "Y") && same_all(Yhb, yhb, 4, "Y_h"),
@@ -126,21 +128,21 @@ static void test_lstm_hand(void)
     const int32_t act[3] = {AFFINE, AFFINE, AFFINE};
     const float al[3] = {1.0f, 1.0f, 1.0f}, be[3] = {0, 0, 0};
     float Y[1], Yh[1], Yc[1];
-    lstm_f32(1, 1, 1, 1, 1, 0, 0, 0, X, W, R, NULL, NULL, NULL, c0, P, act, al, be, 0, 0.0f, Y,
-             Yh, Yc, scratch);
+    lstm_f32(1, 1, 1, 1, 1, 0, 0, 0, X, W, R, NULL, NULL, NULL, c0, P, act, al, be, 0, 0.0f, Y, Yh,
+             Yc, scratch);
     check(Y[0] == 35.0f && Yh[0] == 35.0f && Yc[0] == 10.0f, "lstm peepholes");
-    lstm_f32(1, 1, 1, 1, 1, 0, 0, 1, X, W, R, NULL, NULL, NULL, c0, P, act, al, be, 0, 0.0f, Y,
-             Yh, Yc, scratch);
+    lstm_f32(1, 1, 1, 1, 1, 0, 0, 1, X, W, R, NULL, NULL, NULL, c0, P, act, al, be, 0, 0.0f, Y, Yh,
+             Yc, scratch);
     check(Y[0] == 3.0f && Yc[0] == 2.0f, "lstm input_forget");
     /* clip 1.2 on i, f, c, o (not on h's input C): C = 1.2 * 2 + 1.2 * 1.2, H = 1.2 * C */
-    lstm_f32(1, 1, 1, 1, 1, 0, 0, 0, X, W, R, NULL, NULL, NULL, c0, P, act, al, be, 1, 1.2f, Y,
-             Yh, Yc, scratch);
+    lstm_f32(1, 1, 1, 1, 1, 0, 0, 0, X, W, R, NULL, NULL, NULL, c0, P, act, al, be, 1, 1.2f, Y, Yh,
+             Yc, scratch);
     const float t1 = 1.2f * 2.0f, t2 = 1.2f * 1.2f;
     const float C = t1 + t2;
     check(Yc[0] == C && Yh[0] == 1.2f * C, "lstm clip");
     /* no Y wanted (NULL) still gives Y_h and Y_c */
-    lstm_f32(1, 1, 1, 1, 1, 0, 0, 0, X, W, R, NULL, NULL, NULL, c0, P, act, al, be, 0, 0.0f,
-             NULL, Yh, Yc, scratch);
+    lstm_f32(1, 1, 1, 1, 1, 0, 0, 0, X, W, R, NULL, NULL, NULL, c0, P, act, al, be, 0, 0.0f, NULL,
+             Yh, Yc, scratch);
     check(Yh[0] == 35.0f && Yc[0] == 10.0f, "lstm without Y");
 }
 

@@ -38,8 +38,7 @@ static void test_half(void)
     check(float_to_half(1023.5f * ldexpf(1.0f, -24)) == 0x0400, "to half subnormal carries");
     check(float_to_half(-0.0f) == 0x8000, "to half -0");
     check(float_to_half(INFINITY) == 0x7c00, "to half inf");
-    check((float_to_half(NAN) & 0x7c00) == 0x7c00 && (float_to_half(NAN) & 0x3ff),
-          "to half NaN");
+    check((float_to_half(NAN) & 0x7c00) == 0x7c00 && (float_to_half(NAN) & 0x3ff), "to half NaN");
     check(float_to_half(ldexpf(1.0f, -30)) == 0, "to half underflow");
     /* 1 + 2^-11 + 2^-40: via float it would be the tie 1 + 2^-11 and round to 1 */
     check(double_to_half(1.0 + ldexp(1.0, -11) + ldexp(1.0, -40)) == 0x3c01,

@@ -318,8 +318,8 @@ static const char *decode_hex(const char *hex, o2c_tensor *t)
 static void test_low_types(void)
 {
     static const int8_t i4[5] = {-8, -3, 0, 1, 7};
-    static const uint8_t u2[5] = {0, 1, 2, 3, 1}, want_enc[] = {0x08, 0x05, 0x10, 0x16, 0x4a,
-                                                                0x03, 0xd8, 0x10, 0x07};
+    static const uint8_t u2[5] = {0, 1, 2, 3, 1},
+                         want_enc[] = {0x08, 0x05, 0x10, 0x16, 0x4a, 0x03, 0xd8, 0x10, 0x07};
     static const int64_t five[1] = {5};
     o2c_tensor t;
     uint8_t *enc = NULL;
@@ -328,16 +328,16 @@ static void test_low_types(void)
     CHECK("int4 raw", decode_hex("08 05 10 16 4a 03 d8 10 07", &t) == NULL && t.count == 5 &&
                           memcmp(t.data, i4, 5) == 0);
     o2c_tensor_free(&t);
-    CHECK("int4 encode", o2c_tensor_encode(NULL, O2C_DTYPE_INT4, 1, five, i4, &enc, &enc_len) ==
-                                 NULL &&
-                             enc_len == sizeof want_enc && memcmp(enc, want_enc, enc_len) == 0);
+    CHECK("int4 encode",
+          o2c_tensor_encode(NULL, O2C_DTYPE_INT4, 1, five, i4, &enc, &enc_len) == NULL &&
+              enc_len == sizeof want_enc && memcmp(enc, want_enc, enc_len) == 0);
     free(enc);
     /* uint2 [5] = 0 1 2 3 1 in int32_data, one packed byte per entry: 0xe4 (228), 0x01 */
-    CHECK("uint2 int32_data", decode_hex("08 05 10 19 2a 03 e4 01 01", &t) == NULL &&
-                                  memcmp(t.data, u2, 5) == 0);
+    CHECK("uint2 int32_data",
+          decode_hex("08 05 10 19 2a 03 e4 01 01", &t) == NULL && memcmp(t.data, u2, 5) == 0);
     o2c_tensor_free(&t);
-    CHECK("uint2 raw", decode_hex("08 05 10 19 4a 02 e4 01", &t) == NULL &&
-                           memcmp(t.data, u2, 5) == 0);
+    CHECK("uint2 raw",
+          decode_hex("08 05 10 19 4a 02 e4 01", &t) == NULL && memcmp(t.data, u2, 5) == 0);
     o2c_tensor_free(&t);
     CHECK("int2 sign", decode_hex("08 04 10 1a 4a 01 e4", &t) == NULL &&
                            ((int8_t *)t.data)[2] == -2 && ((int8_t *)t.data)[3] == -1);
@@ -349,21 +349,19 @@ static void test_low_types(void)
     CHECK("e4m3fn raw", decode_hex("08 03 10 11 4a 03 38 7e b0", &t) == NULL && t.count == 3 &&
                             o2c_low_float_value(t.dtype, ((uint8_t *)t.data)[1]) == 448.0);
     o2c_tensor_free(&t);
-    CHECK("e4m3fn int32_data", decode_hex("08 01 10 11 28 b0 01", &t) == NULL &&
-                                   ((uint8_t *)t.data)[0] == 0xb0);
+    CHECK("e4m3fn int32_data",
+          decode_hex("08 01 10 11 28 b0 01", &t) == NULL && ((uint8_t *)t.data)[0] == 0xb0);
     o2c_tensor_free(&t);
-    CHECK("e4m3fn codes", o2c_low_float_value(17, 0x38) == 1.0 &&
-                              o2c_low_float_value(17, 0xb0) == -0.5 &&
-                              o2c_low_float_value(17, 0x01) == 1.0 / 512 &&
-                              isnan(o2c_low_float_value(17, 0x7f)) &&
-                              isnan(o2c_low_float_value(17, 0xff)));
+    CHECK("e4m3fn codes",
+          o2c_low_float_value(17, 0x38) == 1.0 && o2c_low_float_value(17, 0xb0) == -0.5 &&
+              o2c_low_float_value(17, 0x01) == 1.0 / 512 && isnan(o2c_low_float_value(17, 0x7f)) &&
+              isnan(o2c_low_float_value(17, 0xff)));
     CHECK("e4m3fnuz codes", o2c_low_float_value(18, 0x7f) == 240.0 &&
                                 isnan(o2c_low_float_value(18, 0x80)) &&
                                 o2c_low_float_value(18, 0x40) == 1.0);
-    CHECK("e5m2 codes", o2c_low_float_value(19, 0x7b) == 57344.0 &&
-                            isinf(o2c_low_float_value(19, 0xfc)) &&
-                            o2c_low_float_value(19, 0xfc) < 0 &&
-                            isnan(o2c_low_float_value(19, 0x7d)));
+    CHECK("e5m2 codes",
+          o2c_low_float_value(19, 0x7b) == 57344.0 && isinf(o2c_low_float_value(19, 0xfc)) &&
+              o2c_low_float_value(19, 0xfc) < 0 && isnan(o2c_low_float_value(19, 0x7d)));
     CHECK("e5m2fnuz codes", o2c_low_float_value(20, 0x7f) == 57344.0 &&
                                 isnan(o2c_low_float_value(20, 0x80)) &&
                                 o2c_low_float_value(20, 0x01) == ldexp(1.0, -17));
