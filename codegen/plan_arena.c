@@ -123,7 +123,13 @@ ArenaPlan plan_arena(Graph *g)
     compute_liveness(g);
     FreeList fl = {0};
     int64_t live = 0;
-    Value **ending = xcalloc((size_t)g->nvalues + 1, sizeof(Value *));
+    /* A node may read one value many times (Concat of x with itself), so the list of what
+     * dies at a step is as long as the longest node, not the number of values. */
+    int most = 1;
+    for (int s = 0; s < g->nnodes; s++)
+        if (g->nodes[s]->ninputs + g->nodes[s]->noutputs > most)
+            most = g->nodes[s]->ninputs + g->nodes[s]->noutputs;
+    Value **ending = xcalloc((size_t)most, sizeof(Value *));
     for (int s = 0; s < g->nnodes; s++) {
         Node *n = g->nodes[s];
         for (int i = 0; i < n->noutputs; i++) {
