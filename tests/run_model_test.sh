@@ -12,6 +12,8 @@
 #
 #   e.g. tests/run_model_test.sh --gemm=libxsmm build/onnx2c tests/models/lenet5 /tmp/lenet5
 #
+# MODEL_DIR/tolerance, when present, holds harness options (e.g. --rtol 0 --atol 0.018: one
+# quantum of an int8 model's output; tests/models/gen_qdq_models.py writes it).
 # Generated code is built with  CC -std=c99 -O2 -Wall -Wextra -pedantic -Werror  and linked
 # with -lm (portable) or -lxsmm -lxsmmnoblas -lpthread -lm -ldl (libxsmm).
 set -eu
@@ -117,11 +119,15 @@ step "$cc" -std=c99 -O2 -Wall -Wextra -pedantic -Werror "$out.c" -o "$out" $libs
 "$cc" -std=c99 -O2 -Wall -Wextra -pedantic -Werror "$out.c" -o "$out" $libs ||
     fail "generated C does not build warning-free with $cc"
 
+tol=
+if [ -f "$model_dir/tolerance" ]; then tol=$(cat "$model_dir/tolerance"); fi
 set -- "$model_dir"/test_data_set_*
 [ -d "$1" ] || fail "no test_data_set_* in $model_dir"
-step "$out" "$@"
+# shellcheck disable=SC2086 # $tol is a list of options
+step "$out" $tol "$@"
 set +e
-"$out" "$@"
+# shellcheck disable=SC2086
+"$out" $tol "$@"
 rc=$?
 set -e
 case $rc in
