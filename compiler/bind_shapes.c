@@ -78,7 +78,7 @@ static void bind_input_value(Graph *g, const char *name, const char *path)
     if (!t)
         fatal("%snot a serialized TensorProto", what);
     Value c = {.name = v->name, .rank = -1};
-    tensor_to_value(t, &c, xprintf("--bind-input %s: tensor", name));
+    tensor_to_value_at(t, &c, xprintf("--bind-input %s: tensor", name), dir_of(path));
     onnx__tensor_proto__free_unpacked(t, NULL);
     check_bound_tensor(v, &c, path);
     v->dtype = c.dtype;

@@ -1,10 +1,13 @@
 /* load.c — read an ONNX ModelProto with protobuf-c and convert it to the IR. */
+#define _XOPEN_SOURCE 700 /* realpath, fileno, fseeko for external data */
 #include "load.h"
 #include "onnx2c.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* `what` prefixes the error messages ("" for the model, which fatal() names already). */
 uint8_t *read_file(const char *path, const char *what, size_t *len)
@@ -114,8 +117,145 @@ static void load_packed(const Onnx__TensorProto *t, DType dt, int64_t numel, uin
     unpack_bits(dt, src, numel, dst);
 }
 
+/* ---- external data (TensorProto.external_data, as PyTorch's exporter writes by default) ----
+ * Keys: "location" (required; a path relative to the model's folder), "offset" and "length"
+ * (decimal strings; the default length runs to the end of the file). The model comes from
+ * someone else, so the location may name only a regular file inside the model's folder:
+ * absolute paths, ".." components and symlinks that resolve outside it are refused. */
+
+static const char *external_key(const Onnx__TensorProto *t, const char *key)
+{
+    const char *found = NULL;
+    for (size_t i = 0; i < t->n_external_data; i++) {
+        const Onnx__StringStringEntryProto *e = t->external_data[i];
+        if (e->key && !strcmp(e->key, key))
+            found = e->value ? e->value : "";
+    }
+    return found;
+}
+
+/* A decimal string of at most 18 digits: no sign, no spaces, no overflow. */
+static int64_t external_int(const char *s, const char *key, const char *what, const char *name)
+{
+    int64_t v = 0;
+    size_t n = strlen(s);
+    if (n == 0 || n > 18)
+        fatal("%s '%s' has an external data %s that is not a byte count", what, name, key);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            fatal("%s '%s' has an external data %s that is not a byte count", what, name, key);
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+/* "a/b/model.onnx" -> "a/b", "model.onnx" -> "." */
+char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return xstrdup(".");
+    if (slash == path)
+        return xstrdup("/");
+    char *d = xcalloc(1, (size_t)(slash - path) + 1);
+    memcpy(d, path, (size_t)(slash - path));
+    return d;
+}
+
+/* The location as the spec allows it: relative, no "..", no empty name. */
+static void check_location(const char *loc, const char *what, const char *name)
+{
+    if (!*loc)
+        fatal("%s '%s' has external data with an empty location", what, name);
+    if (loc[0] == '/')
+        fatal("%s '%s' has external data at an absolute path, which is refused (the location "
+              "must be relative to the model's folder)",
+              what, name);
+    for (const char *p = loc; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            fatal("%s '%s' has an external data location with '..', which is refused (the "
+                  "file must be inside the model's folder)",
+                  what, name);
+        p += n;
+        p += *p == '/';
+    }
+}
+
+/* Opens the file the location names, after resolving symlinks, only when it lies inside dir. */
+static FILE *open_external(const char *dir, const char *loc, const char *what, const char *name)
+{
+    char real_dir[PATH_MAX], real_file[PATH_MAX];
+    if (!realpath(dir, real_dir))
+        fatal("%s '%s': cannot resolve the model's folder: %s", what, name, strerror(errno));
+    const char *joined = xprintf("%s/%s", dir, loc);
+    if (!realpath(joined, real_file))
+        fatal("%s '%s': cannot open its external data file: %s", what, name, strerror(errno));
+    size_t n = strlen(real_dir);
+    bool inside = !strcmp(real_dir, "/") ? real_file[0] == '/'
+                                         : !strncmp(real_file, real_dir, n) && real_file[n] == '/';
+    if (!inside)
+        fatal("%s '%s' has an external data file that resolves outside the model's folder, "
+              "which is refused",
+              what, name);
+    FILE *f = fopen(real_file, "rb");
+    if (!f)
+        fatal("%s '%s': cannot open its external data file: %s", what, name, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        fatal("%s '%s' has an external data location that is not a regular file", what, name);
+    }
+    return f;
+}
+
+/* Reads the `bytes` bytes a tensor keeps in an external file into dst. */
+static void read_external(const Onnx__TensorProto *t, const char *dir, int64_t bytes, void *dst,
+                          const char *what)
+{
+    const char *name = t->name ? t->name : "";
+    const char *loc = external_key(t, "location");
+    if (!loc)
+        fatal("%s '%s' keeps its data in an external file but names no location", what, name);
+    check_location(loc, what, name);
+    const char *s_off = external_key(t, "offset"), *s_len = external_key(t, "length");
+    int64_t offset = s_off ? external_int(s_off, "offset", what, name) : 0;
+    FILE *f = open_external(dir, loc, what, name);
+    struct stat st;
+    fstat(fileno(f), &st);
+    int64_t size = (int64_t)st.st_size;
+    if (offset > size) {
+        fclose(f);
+        fatal("%s '%s' has an external data offset %lld past the end of '%s' (%lld bytes)", what,
+              name, (long long)offset, loc, (long long)size);
+    }
+    int64_t length = s_len ? external_int(s_len, "length", what, name) : size - offset;
+    if (length > size - offset) {
+        fclose(f);
+        fatal("%s '%s' has external data (offset %lld, length %lld) past the end of '%s' (%lld "
+              "bytes)",
+              what, name, (long long)offset, (long long)length, loc, (long long)size);
+    }
+    if (length != bytes) {
+        fclose(f);
+        fatal("%s '%s' has %lld bytes of external data, its shape needs %lld", what, name,
+              (long long)length, (long long)bytes);
+    }
+    bool ok =
+        fseeko(f, (off_t)offset, SEEK_SET) == 0 && fread(dst, 1, (size_t)bytes, f) == (size_t)bytes;
+    fclose(f);
+    if (!ok)
+        fatal("%s '%s': cannot read its external data from '%s'", what, name, loc);
+}
+
 /* Fills v's type, shape and data from a TensorProto (initializer or Constant attribute). */
 void tensor_to_value(const Onnx__TensorProto *t, Value *v, const char *what)
+{
+    tensor_to_value_at(t, v, what, dir_of(g_model_path));
+}
+
+/* The same, for a tensor whose external data is relative to the folder `dir`. */
+void tensor_to_value_at(const Onnx__TensorProto *t, Value *v, const char *what, const char *dir)
 {
     DType dt = (DType)t->data_type;
     if (!dtype_size(dt))
@@ -124,9 +264,6 @@ void tensor_to_value(const Onnx__TensorProto *t, Value *v, const char *what)
     if (t->n_dims > MAX_RANK)
         fatal("%s '%s' has rank %zu, more than %d", what, t->name ? t->name : "", t->n_dims,
               MAX_RANK);
-    if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-        fatal("%s '%s' keeps its data in an external file, which onnx2c does not read", what,
-              t->name ? t->name : "");
     int64_t numel = tensor_numel(t, what);
     v->dtype = dt;
     v->rank = (int)t->n_dims;
@@ -134,7 +271,16 @@ void tensor_to_value(const Onnx__TensorProto *t, Value *v, const char *what)
         v->dims[i] = t->dims[i];
     int64_t bytes = checked_mul(NULL, numel, (int64_t)dtype_size(dt));
     v->data = xcalloc(1, (size_t)bytes + 1);
-    if (dtype_packed_bits(dt)) {
+    bool external =
+        t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    if (external && dtype_packed_bits(dt)) {
+        int64_t per_byte = 8 / dtype_packed_bits(dt);
+        uint8_t *packed = xcalloc((size_t)(numel / per_byte) + 2, 1);
+        read_external(t, dir, (numel + per_byte - 1) / per_byte, packed, what);
+        unpack_bits(dt, packed, numel, v->data);
+    } else if (external) {
+        read_external(t, dir, bytes, v->data, what);
+    } else if (dtype_packed_bits(dt)) {
         load_packed(t, dt, numel, v->data, what);
     } else if (t->has_raw_data) {
         if ((int64_t)t->raw_data.len != bytes)

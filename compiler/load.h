@@ -23,7 +23,10 @@ typedef struct Scope {
 } Scope;
 
 uint8_t *read_file(const char *path, const char *what, size_t *len);
+/* External data is read relative to the model's folder (tensor_to_value) or dir. */
 void tensor_to_value(const Onnx__TensorProto *t, Value *v, const char *what);
+void tensor_to_value_at(const Onnx__TensorProto *t, Value *v, const char *what, const char *dir);
+char *dir_of(const char *path); /* "a/b/m.onnx" -> "a/b", "m.onnx" -> "." */
 void convert_attr(Attr *a, const Onnx__AttributeProto *p);
 int opset_of(const Onnx__ModelProto *mp, const char *domain);
 

@@ -15,6 +15,17 @@
     truncated.onnx          valid.onnx cut inside its weight data
     not_onnx.onnx           a text file
     empty.onnx              zero bytes
+    ext/                    models keeping W (64x32 float, 8192 bytes) in external data:
+      weights.bin             W's bytes at offset 4096 after 4096 zero bytes (12288 bytes)
+      sub/                    a folder (not a regular file)
+      link.bin                symlink to ../outside.bin (escapes the model's folder)
+      inner_link.bin          symlink to weights.bin (stays inside: allowed)
+      ok.onnx                 location weights.bin, offset 4096, length 8192 (compiles)
+      ok_link.onnx            location inner_link.bin, offset 4096
+      absolute.onnx, dotdot.onnx, symlink_escape.onnx, missing_file.onnx, no_location.onnx,
+      directory.onnx, offset_past_end.onnx, length_past_end.onnx, length_mismatch.onnx,
+      bad_offset.onnx         one bad location or range each
+    outside.bin             a file outside ext/ that ext/ models must not reach
 The models are built with onnx.helper and not checked (most of them are invalid on purpose).
 Deterministic: the same bytes on every run.
 """
@@ -32,6 +43,44 @@ def model(nodes, inputs, outputs, initializers=(), opsets=OPSET, name="g"):
     m = helper.make_model(graph, opset_imports=opsets, producer_name="onnx2c-negative-tests")
     m.ir_version = 8
     return m.SerializeToString()
+
+
+def external_models(w, b, f32):
+    """valid.onnx with W moved to external data, once per location and range under test."""
+    def ext(location, offset="4096", length="8192"):
+        t = TensorProto()
+        t.CopyFrom(w)
+        t.ClearField("raw_data")
+        t.data_location = TensorProto.EXTERNAL
+        for key, value in (("location", location), ("offset", offset), ("length", length)):
+            if value is not None:
+                e = t.external_data.add()
+                e.key, e.value = key, value
+        return model(
+            [helper.make_node("Gemm", ["X", "W", "B"], ["H"], name="gemm0"),
+             helper.make_node("Relu", ["H"], ["Y"], name="relu0")],
+            [helper.make_tensor_value_info("X", f32, [1, 64])],
+            [helper.make_tensor_value_info("Y", f32, [1, 32])],
+            [t, b])
+    cases = {
+        "ok": ext("weights.bin"),
+        "ok_link": ext("inner_link.bin"),
+        "ok_no_length": ext("weights.bin", length=None),
+        "absolute": ext("/etc/hostname"),
+        "dotdot": ext("sub/../../outside.bin", offset="0"),
+        "symlink_escape": ext("link.bin", offset="0"),
+        "missing_file": ext("no_such_file.bin"),
+        "no_location": ext(None),
+        "empty_location": ext(""),
+        "directory": ext("sub"),
+        "offset_past_end": ext("weights.bin", offset="20000"),
+        "length_past_end": ext("weights.bin", offset="8192", length="8192"),
+        "length_mismatch": ext("weights.bin", offset="0", length="4096"),
+        "no_length_mismatch": ext("weights.bin", offset="0", length=None),
+        "bad_offset": ext("weights.bin", offset="-4096"),
+        "huge_offset": ext("weights.bin", offset="99999999999999999999999"),
+    }
+    return {f"ext/{name}.onnx": data for name, data in cases.items()}
 
 
 def main():
@@ -84,9 +133,20 @@ def main():
          helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
         [helper.make_tensor_value_info("Y", f32, [3, 2])])
 
+    files.update(external_models(w, b, f32))
+    os.makedirs(os.path.join(out, "ext", "sub"), exist_ok=True)
     for name, data in files.items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)
+    with open(os.path.join(out, "ext", "weights.bin"), "wb") as f:
+        f.write(bytes(4096) + w.raw_data)
+    with open(os.path.join(out, "outside.bin"), "wb") as f:
+        f.write(w.raw_data)
+    for link, target in (("link.bin", "../outside.bin"), ("inner_link.bin", "weights.bin")):
+        path = os.path.join(out, "ext", link)
+        if os.path.lexists(path):
+            os.remove(path)
+        os.symlink(target, path)
 
     x = rng.standard_normal((2, 3)).astype(np.float32)
     shape_dir = os.path.join(out, "shape_input_data")
