@@ -170,3 +170,63 @@ ArenaPlan plan_arena(Graph *g)
     plan.arena_bytes = fl.top;
     return plan;
 }
+
+/* The node-order bound (DESIGN.md "Memory figures"): the most bytes of intermediate tensors
+ * alive at one step when the model's nodes run in the order of the file, each tensor in a
+ * buffer of its own, with no fusion and no in-place. main.c takes it right after shape
+ * inference: functions are inlined, If on known conditions replaced by their branch, loops
+ * unrolled and the constant subgraphs (Shape arithmetic, ...) folded, so the folded nodes do
+ * not run; no rewrite has run yet (not even promote_half's float32 working copies of float16
+ * tensors). Like the arena, every tensor is counted rounded up to ARENA_ALIGN; a view
+ * (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout) shares its source's buffer
+ * unless it is a graph output. Graph inputs, outputs and constants are not counted. A tensor
+ * is alive from the step of its producer through the last step that reads it or one of its
+ * views; one nobody reads, at its producer's step. */
+int64_t node_order_bound(const Graph *g)
+{
+    int nv = g->nvalues, ns = 0;
+    int *root = xcalloc((size_t)nv + 1, sizeof(int));
+    int *first = xcalloc((size_t)nv + 1, sizeof(int));
+    int *last = xcalloc((size_t)nv + 1, sizeof(int));
+    for (int i = 0; i < nv; i++) {
+        root[i] = i;
+        first[i] = last[i] = -1;
+    }
+    for (int s = 0; s < g->nnodes; s++) {
+        const Node *n = g->nodes[s];
+        if (n->dead)
+            continue;
+        for (int i = 0; i < n->ninputs; i++)
+            if (n->inputs[i])
+                last[root[n->inputs[i]->id]] = ns;
+        const Value *out0 = n->noutputs ? n->outputs[0] : NULL;
+        if (n->op && n->op->is_view && out0 && n->ninputs && n->inputs[0] && !out0->data &&
+            !out0->is_output)
+            root[out0->id] = root[n->inputs[0]->id];
+        for (int i = 0; i < n->noutputs; i++) {
+            int r = root[n->outputs[i]->id];
+            if (first[r] < 0)
+                first[r] = ns;
+            if (last[r] < ns)
+                last[r] = ns;
+        }
+        ns++;
+    }
+    /* Bytes that start being alive at each step, and that stop after it. */
+    int64_t *delta = xcalloc((size_t)ns + 1, sizeof(int64_t));
+    for (int i = 0; i < nv; i++) {
+        const Value *v = g->values[i];
+        if (root[i] != i || first[i] < 0 || v->data || v->is_input || v->is_output)
+            continue;
+        int64_t size = align_up(value_bytes(v));
+        delta[first[i]] += size;
+        delta[last[i] + 1] -= size;
+    }
+    int64_t live = 0, most = 0;
+    for (int s = 0; s < ns; s++) {
+        live += delta[s];
+        if (live > most)
+            most = live;
+    }
+    return most; /* the arrays go with everything else at exit (util.c) */
+}

@@ -235,6 +235,7 @@ int main(int argc, char **argv)
     bind_input_values(m, &opt);
     bind_shapes(m, &opt);
     infer_shapes(m);
+    m->node_order_bound_bytes = node_order_bound(m->graph);
     promote_half(m->graph);
     number_nodes(m->graph);
     if (opt.opt_level > 0) {

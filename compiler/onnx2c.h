@@ -172,7 +172,8 @@ typedef struct Model {
     int64_t ir_version;
     int opset; /* default domain */
     Graph *graph;
-    int nodes_before; /* node count as loaded */
+    int nodes_before;               /* node count as loaded */
+    int64_t node_order_bound_bytes; /* node_order_bound() of the graph after shape inference */
     int ops_before_n;
     struct OpCount *ops_before;
 } Model;
@@ -322,6 +323,7 @@ typedef struct ArenaPlan {
     int64_t lower_bound_bytes; /* largest total live at one step */
 } ArenaPlan;
 ArenaPlan plan_arena(Graph *g);
+int64_t node_order_bound(const Graph *g); /* bytes a naive plan in the model's order needs */
 
 /* ---- codegen/emit.c ---- */
 typedef struct XsmmKernel {

@@ -102,7 +102,7 @@ if [ -n "$python" ]; then
     "$python" - "$out.json" <<'EOF' || fail "bad --report-json output"
 import json, numbers, sys
 r = json.load(open(sys.argv[1]))
-for k in ("nodes_before", "nodes_after", "arena_bytes", "arena_lower_bound_bytes", "weight_bytes"):
+for k in ("nodes_before", "nodes_after", "arena_bytes", "arena_lower_bound_bytes", "node_order_bound_bytes", "weight_bytes"):
     assert isinstance(r.get(k), int) and not isinstance(r[k], bool) and r[k] >= 0, f"{k}: {r.get(k)!r}"
 assert isinstance(r.get("mflops"), numbers.Real) and r["mflops"] >= 0, f"mflops: {r.get('mflops')!r}"
 for k in ("ops_before", "ops_after", "fusions"):
