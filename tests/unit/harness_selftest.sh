@@ -214,7 +214,7 @@ out "^usage: "
 
 # Benchmark: after the comparisons, also after a mismatch, and without data (zero inputs).
 run 0 "$P" --bench 7 "$D/ok"
-out "^bench: runs=7 median_us=[0-9]+\.[0-9]+ min_us=[0-9]+\.[0-9]+\$"
+out "^bench: runs=7 median_us=[0-9]+\.[0-9]+ min_us=[0-9]+\.[0-9]+ init_us=[0-9]+\.[0-9]+\$"
 run 1 "$P" --bench 2 "$D/bad"
 out "^bench: runs=2 "
 run 0 "$P" --bench 3
