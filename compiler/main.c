@@ -240,6 +240,7 @@ int main(int argc, char **argv)
     number_nodes(m->graph);
     if (opt.opt_level > 0) {
         simplify(m->graph);
+        fuse_qdq(m->graph);
         fuse_gemm(m->graph);
         fuse_gelu(m->graph);
         fuse_epilogues(m->graph);

@@ -11,6 +11,7 @@
  *   bind_shapes.c     --bind-input / --dim / --shape, refuse unbound symbolic dims
  *   infer_shapes.c    per-node type+shape inference in graph order, folding constants as it goes
  *   simplify.c        (-O1) drop Identity, Dropout, Mul by 1, Add of 0, Expand before broadcasts
+ *   fuse_qdq.c        (-O1) DequantizeLinear -> Conv/Gemm/MatMul -> QuantizeLinear -> QLinearConv
  *   fuse_gemm.c       (-O1) MatMul+Add, torchlib addmm, Transpose -> Gemm
  *   fuse_gelu.c       (-O1) GELU written out with Erf or Tanh -> one Gelu node
  *   fuse_epilogue.c   (-O1) BatchNorm/affine into Conv/Gemm weights; activations, bias,
@@ -304,8 +305,9 @@ void expand_flex_attention(Model *m, int index); /* its nodes now follow node `i
 void infer_shapes(Model *m);
 void promote_half(Graph *g); /* promote_half.c: float16/bfloat16 ops compute in float32 */
 
-/* ---- rewrites (-O1): simplify.c, fuse_gemm.c, fuse_epilogue.c ---- */
+/* ---- rewrites (-O1): simplify.c, fuse_qdq.c, fuse_gemm.c, fuse_epilogue.c ---- */
 void simplify(Graph *g);
+void fuse_qdq(Graph *g);
 void fuse_gemm(Graph *g);
 void fuse_gelu(Graph *g);
 void fuse_epilogues(Graph *g);

@@ -166,8 +166,8 @@ static const OpDef op_table[] = {
     {"DynamicQuantizeLinear", 1, 1, 11, dynamic_quantize_infer, dynamic_quantize_fold, dynamic_quantize_emit, NO_VIEW, numel_flops, NULL, "quant"},
     {"MatMulInteger", 2, 4, 10, qmatmul_infer, qmatmul_fold, qmatmul_emit, NO_VIEW, qmatmul_flops, NULL, "quant"},
     {"QLinearMatMul", 8, 8, 10, qmatmul_infer, qmatmul_fold, qmatmul_emit, NO_VIEW, qmatmul_flops, NULL, "quant"},
-    {"ConvInteger", 2, 4, 10, qconv_infer, qconv_fold, qconv_emit, NO_VIEW, qconv_flops, NULL, "quant"},
-    {"QLinearConv", 8, 9, 10, qconv_infer, qconv_fold, qconv_emit, NO_VIEW, qconv_flops, NULL, "quant"},
+    {"ConvInteger", 2, 4, 10, qconv_infer, qconv_fold, qconv_emit, NO_VIEW, qconv_flops, qconv_scratch, "quant"},
+    {"QLinearConv", 8, 9, 10, qconv_infer, qconv_fold, qconv_emit, NO_VIEW, qconv_flops, qconv_scratch, "quant"},
     /* ---- loss family: ops_loss.c (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss) ---- */
     {"NegativeLogLikelihoodLoss", 2, 3, 12, loss_infer, loss_fold, loss_emit, NO_VIEW, numel_flops, NULL, "loss"},
     {"SoftmaxCrossEntropyLoss", 2, 3, 12, loss_infer, loss_fold, loss_emit, NO_VIEW, numel_flops, loss_scratch, "softmax loss"},

@@ -301,6 +301,7 @@ void qconv_infer(Node *n); /* ConvInteger, QLinearConv */
 void qconv_fold(Node *n);
 void qconv_emit(Emitter *e, Node *n);
 double qconv_flops(const Node *n);
+int64_t qconv_scratch(const Node *n); /* the fast form's packed patches */
 
 /* ---- loss family ---- */
 /* ops_loss.c */

@@ -565,10 +565,55 @@ void qconv_fold(Node *n)
           opt_data(n, q.ys), (int)q.y_type, opt_data(n, q.yz), n->outputs[0]->data);
 }
 
+/* The fast form (templates/quant.c, qconv_s8): int8 weights with zero point 0 and constant
+ * scales, zero points and bias, so that the bias absorbs the zero point's share and the
+ * multipliers are computed here. False when the model's QLinearConv is not of that form or its
+ * sums could leave int32; the general qconv runs then. bias_adj, mult: [OC] or NULL. */
+static bool qconv_fast(const Node *n, const QConv *q, int32_t *bias_adj, double *mult)
+{
+    const Value *x = n->inputs[q->x], *w = n->inputs[q->w], *wz = node_input(n, q->wz);
+    if (q->xs < 0 || w->dtype != DT_INT8 || !w->data)
+        return false;
+    const int in[] = {q->xs, q->xz, q->ws, q->wz, q->ys, q->yz, q->bias};
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+        const Value *v = node_input(n, in[i]);
+        if (v && !v->data)
+            return false;
+    }
+    for (int64_t i = 0; wz && i < numel(wz); i++)
+        if (((const int8_t *)wz->data)[i])
+            return false;
+    int64_t OC = q->geo[5];
+    int32_t *b = bias_adj ? bias_adj : xcalloc((size_t)OC, sizeof(int32_t));
+    double *m = mult ? mult : xcalloc((size_t)OC, sizeof(double));
+    return qconv_s8_prepare(q->geo, (int)x->dtype, opt_data(n, q->xz), w->data,
+                            opt_data(n, q->bias), q->scale_type, opt_data(n, q->xs),
+                            opt_data(n, q->ws), q->w_scale_stride, opt_data(n, q->ys), b, m);
+}
+
+int64_t qconv_scratch(const Node *n)
+{
+    QConv q = qconv_shape(n);
+    return qconv_fast(n, &q, NULL, NULL) ? qconv_s8_scratch(q.geo) : 0;
+}
+
 void qconv_emit(Emitter *e, Node *n)
 {
     QConv q = qconv_shape(n);
     const char *geo = emit_dims(e, 22, q.geo);
+    int64_t OC = q.geo[5];
+    int32_t *bias_adj = xcalloc((size_t)OC, sizeof(int32_t));
+    double *mult = xcalloc((size_t)OC, sizeof(double));
+    if (qconv_fast(n, &q, bias_adj, mult)) {
+        const char *b = emit_constant(e, DT_INT32, 1, &OC, bias_adj);
+        const char *m = emit_constant(e, DT_DOUBLE, 1, &OC, mult);
+        println(e, "qconv_s8(%s, %d, %s, %s, %s, %s, %s, %d, %s, %s, %s);", geo,
+                (int)n->inputs[q.x]->dtype, value_cname(e, n->inputs[q.x]),
+                opt_input_name(e, n, q.xz), value_cname(e, n->inputs[q.w]), b, m, (int)q.y_type,
+                opt_input_name(e, n, q.yz), value_cname(e, n->outputs[0]),
+                scratch_cname(e, n, DT_UINT8, 0));
+        return;
+    }
     println(e, "qconv(%s, %d, %s, %s, %d, %s, %s, %lld, %s, %d, %s, %s, %lld, %s, %d, %s, %s);",
             geo, (int)n->inputs[q.x]->dtype, value_cname(e, n->inputs[q.x]),
             opt_input_name(e, n, q.xz), (int)n->inputs[q.w]->dtype, value_cname(e, n->inputs[q.w]),

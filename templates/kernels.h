@@ -797,6 +797,13 @@ void qconv(const int64_t *geo, int x_type, const void *x, const void *x_zp, int 
            const void *w, const void *w_zp, int64_t w_zp_stride, const int32_t *bias,
            int scale_type, const void *x_scale, const void *w_scale, int64_t w_scale_stride,
            const void *y_scale, int y_type, const void *y_zp, void *y);
+int64_t qconv_s8_scratch(const int64_t *geo);
+int qconv_s8_prepare(const int64_t *geo, int x_type, const void *x_zp, const int8_t *w,
+                     const int32_t *bias, int scale_type, const void *x_scale, const void *w_scale,
+                     int64_t w_scale_stride, const void *y_scale, int32_t *bias_adj, double *mult);
+void qconv_s8(const int64_t *geo, int x_type, const void *x, const void *x_zp, const int8_t *w,
+              const int32_t *bias_adj, const double *mult, int y_type, const void *y_zp, void *y,
+              uint8_t *scratch);
 
 /* ---- loss family ---- */
 /* loss.c — NegativeLogLikelihoodLoss over x [N][C][D] (log-probabilities), target [N][D];

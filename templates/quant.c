@@ -324,3 +324,205 @@ O2C_KERNEL void qconv(const int64_t *geo, int x_type, const void *x, const void 
                     }
         }
 }
+
+/* ---- QLinearConv, fast form: int8 weights with zero point 0 ----
+ * What onnxruntime's quantiser writes (symmetric int8 weights, per tensor or per output
+ * channel; uint8 or int8 activations; constant scales and zero points), and what the QDQ pass
+ * (compiler/fuse_qdq.c) makes of Conv, Gemm and MatMul. The result is exactly qconv's: the
+ * same integer sum, the same requantisation (qconv_s8_store).
+ *
+ * Activations are offset to uint8 (int8 x + 128 and its zero point + 128; the difference
+ * x - x_zp is unchanged), so every product is uint8 x int8, which gcc -O3 turns into vpdpbusd
+ * where -march has AVX512-VNNI or AVX-VNNI (clang 14: vpdpwssd on widened halves). With a
+ * weight zero point of 0,
+ *     sum_k (x - x_zp) * w  =  sum_k x * w  -  x_zp * sum_k w,
+ * and padding taps read x_zp, so the kernel sums x * w over every tap and the bias absorbs
+ * -x_zp * sum_k w: qconv_s8_prepare (run by the compiler) computes that bias and each output
+ * channel's multiplier, and refuses (returns 0) when a partial sum could leave int32:
+ * |bias| + K * 255 * 128 must stay below 2^31. The sums are exact, so the order of k is free;
+ * k = (ic, kd, kh, kw), the weight's own layout [OC][Cg][KD][KH][KW].
+ *
+ * Depthwise convolutions (one input and one output channel per group) run directly, vectorised
+ * across output columns; the others pack QCONV_TILE output pixels' patches (uint8 [tile][K],
+ * in the scratch) and take dot products of each weight row with four patches at a time. */
+
+#define QCONV_TILE 16 /* output pixels per packed tile */
+#define QCONV_ROW  64 /* output columns per depthwise accumulator row */
+
+/* Scratch bytes qconv_s8 needs for geometry geo (qconv's layout). */
+O2C_KERNEL int64_t qconv_s8_scratch(const int64_t *geo)
+{
+    const int64_t C = geo[1], OC = geo[5], G = geo[6], OW = geo[12];
+    if (C == G && OC == G) { /* depthwise: one padded input row */
+        const int64_t cols = OW < QCONV_ROW ? OW : QCONV_ROW;
+        return (cols - 1) * geo[15] + (geo[9] - 1) * geo[21] + 1;
+    }
+    return QCONV_TILE * (C / G) * geo[7] * geo[8] * geo[9];
+}
+
+/* bias_adj[OC] = bias - x_zp * sum_k w (x_zp offset as above), mult[OC] = the requantisation
+ * multiplier of qconv. Returns 0 when the sums may overflow int32 (use qconv then). */
+O2C_KERNEL int qconv_s8_prepare(const int64_t *geo, int x_type, const void *x_zp, const int8_t *w,
+                                const int32_t *bias, int scale_type, const void *x_scale,
+                                const void *w_scale, int64_t w_scale_stride, const void *y_scale,
+                                int32_t *bias_adj, double *mult)
+{
+    const int64_t OC = geo[5], K = geo[1] / geo[6] * geo[7] * geo[8] * geo[9];
+    const int64_t xz = quant_load(x_type, x_zp, 0) + (x_type == 3 ? 128 : 0);
+    const int64_t limit = 2147483647;
+    if (K > limit / (255 * 128))
+        return 0;
+    for (int64_t oc = 0; oc < OC; oc++) {
+        int64_t sum = 0;
+        for (int64_t k = 0; k < K; k++)
+            sum += w[oc * K + k];
+        const int64_t b = (bias ? bias[oc] : 0) - xz * sum;
+        if (b > limit - K * 255 * 128 || -b > limit - K * 255 * 128)
+            return 0;
+        bias_adj[oc] = (int32_t)b;
+        mult[oc] = quant_multiplier(scale_type, quant_scale(scale_type, x_scale, 0),
+                                    quant_scale(scale_type, w_scale, oc * w_scale_stride),
+                                    quant_scale(scale_type, y_scale, 0));
+    }
+    return 1;
+}
+
+/* Requantises one sum exactly as qconv does. */
+static void qconv_s8_store(int y_type, void *y, int64_t i, int32_t acc, double m, double yz)
+{
+    const double t = (double)acc * m;
+    const double v = t + yz;
+    quant_store(y_type, y, i, quant_saturate(y_type, nearbyint(v)));
+}
+
+/* acc[0..3] += the dot products of w[K] with patches a, a + K, a + 2K, a + 3K. */
+static void qconv_dot4(int64_t K, const uint8_t *restrict a, const int8_t *restrict w,
+                       int32_t *restrict acc)
+{
+    const uint8_t *a1 = a + K, *a2 = a + 2 * K, *a3 = a + 3 * K;
+    int32_t s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3];
+    for (int64_t k = 0; k < K; k++) {
+        const int32_t wk = w[k];
+        s0 += (int32_t)a[k] * wk;
+        s1 += (int32_t)a1[k] * wk;
+        s2 += (int32_t)a2[k] * wk;
+        s3 += (int32_t)a3[k] * wk;
+    }
+    acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3;
+}
+
+static int32_t qconv_dot1(int64_t K, const uint8_t *restrict a, const int8_t *restrict w,
+                          int32_t acc)
+{
+    for (int64_t k = 0; k < K; k++)
+        acc += (int32_t)a[k] * (int32_t)w[k];
+    return acc;
+}
+
+/* col[t][K] = the patches of output pixels p0 .. p0+nt-1 of one group's input xg
+ * [Cg][D][H][W], offset to uint8 (flip), padding taps = xz. */
+static void qconv_s8_pack(const int64_t *geo, const uint8_t *xg, uint8_t flip, uint8_t xz,
+                          int64_t p0, int64_t nt, uint8_t *col)
+{
+    const int64_t D = geo[2], H = geo[3], W = geo[4], Cg = geo[1] / geo[6];
+    const int64_t KD = geo[7], KH = geo[8], KW = geo[9], OH = geo[11], OW = geo[12];
+    for (int64_t t = 0; t < nt; t++) {
+        const int64_t p = p0 + t, od = p / (OH * OW), oh = p / OW % OH, ow = p % OW;
+        uint8_t *c = col + t * Cg * KD * KH * KW;
+        for (int64_t ic = 0; ic < Cg; ic++)
+            for (int64_t kd = 0; kd < KD; kd++) {
+                const int64_t id = od * geo[13] - geo[16] + kd * geo[19];
+                for (int64_t kh = 0; kh < KH; kh++) {
+                    const int64_t ih = oh * geo[14] - geo[17] + kh * geo[20];
+                    const int inside = id >= 0 && id < D && ih >= 0 && ih < H;
+                    const int64_t row = ((ic * D + id) * H + ih) * W; /* read only inside */
+                    for (int64_t kw = 0; kw < KW; kw++) {
+                        const int64_t iw = ow * geo[15] - geo[18] + kw * geo[21];
+                        *c++ = inside && iw >= 0 && iw < W ? (uint8_t)(xg[row + iw] ^ flip) : xz;
+                    }
+                }
+            }
+    }
+}
+
+/* One channel plane of a depthwise convolution: y[od][oh][ow] from xc [D][H][W], wc [KD][KH][KW].
+ */
+static void qconv_s8_depthwise(const int64_t *geo, const uint8_t *xc, uint8_t flip, uint8_t xz,
+                               const int8_t *wc, int32_t bias, double m, int y_type, double yz,
+                               void *y, int64_t y0, uint8_t *row)
+{
+    const int64_t D = geo[2], H = geo[3], W = geo[4], KD = geo[7], KH = geo[8], KW = geo[9];
+    const int64_t OD = geo[10], OH = geo[11], OW = geo[12], sw = geo[15], dw = geo[21];
+    int32_t acc[QCONV_ROW];
+    for (int64_t od = 0; od < OD; od++)
+        for (int64_t oh = 0; oh < OH; oh++)
+            for (int64_t ow0 = 0; ow0 < OW; ow0 += QCONV_ROW) {
+                const int64_t nt = OW - ow0 < QCONV_ROW ? OW - ow0 : QCONV_ROW;
+                const int64_t lo = ow0 * sw - geo[18], len = (nt - 1) * sw + (KW - 1) * dw + 1;
+                for (int64_t t = 0; t < nt; t++)
+                    acc[t] = bias;
+                for (int64_t kd = 0; kd < KD; kd++)
+                    for (int64_t kh = 0; kh < KH; kh++) {
+                        const int64_t id = od * geo[13] - geo[16] + kd * geo[19];
+                        const int64_t ih = oh * geo[14] - geo[17] + kh * geo[20];
+                        const int inside = id >= 0 && id < D && ih >= 0 && ih < H;
+                        const int64_t src = (id * H + ih) * W; /* read only inside */
+                        /* the input row these taps read, padded with the zero point */
+                        for (int64_t j = 0; j < len; j++) {
+                            const int64_t iw = lo + j;
+                            row[j] =
+                                inside && iw >= 0 && iw < W ? (uint8_t)(xc[src + iw] ^ flip) : xz;
+                        }
+                        for (int64_t kw = 0; kw < KW; kw++) {
+                            const int32_t wk = wc[(kd * KH + kh) * KW + kw];
+                            const uint8_t *r = row + kw * dw;
+                            for (int64_t t = 0; t < nt; t++)
+                                acc[t] += (int32_t)r[t * sw] * wk;
+                        }
+                    }
+                for (int64_t t = 0; t < nt; t++)
+                    qconv_s8_store(y_type, y, y0 + (od * OH + oh) * OW + ow0 + t, acc[t], m, yz);
+            }
+}
+
+/* QLinearConv with int8 weights of zero point 0: x [N][C][D][H][W] uint8 or int8 (x_type 2 or
+ * 3), x_zp one element or NULL; w [OC][Cg][KD][KH][KW]; bias_adj, mult from qconv_s8_prepare;
+ * y [N][OC][OD][OH][OW] of y_type with y_zp (or NULL); scratch: qconv_s8_scratch(geo) bytes. */
+O2C_KERNEL void qconv_s8(const int64_t *geo, int x_type, const void *x, const void *x_zp,
+                         const int8_t *w, const int32_t *bias_adj, const double *mult, int y_type,
+                         const void *y_zp, void *y, uint8_t *scratch)
+{
+    const int64_t N = geo[0], C = geo[1], OC = geo[5], G = geo[6];
+    const int64_t Cg = C / G, OCg = OC / G, K = Cg * geo[7] * geo[8] * geo[9];
+    const int64_t plane = geo[2] * geo[3] * geo[4], P = geo[10] * geo[11] * geo[12];
+    const uint8_t flip = x_type == 3 ? 0x80 : 0;
+    const uint8_t xz = (uint8_t)(quant_load(x_type, x_zp, 0) + (x_type == 3 ? 128 : 0));
+    const double yz = (double)quant_load(y_type, y_zp, 0);
+    const uint8_t *xb = (const uint8_t *)x;
+    int32_t acc[QCONV_TILE];
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t g = 0; g < G; g++) {
+            const uint8_t *xg = xb + (n * C + g * Cg) * plane;
+            if (Cg == 1 && OCg == 1) {
+                qconv_s8_depthwise(geo, xg, flip, xz, w + g * K, bias_adj[g], mult[g], y_type, yz,
+                                   y, (n * OC + g) * P, scratch);
+                continue;
+            }
+            for (int64_t p0 = 0; p0 < P; p0 += QCONV_TILE) {
+                const int64_t nt = P - p0 < QCONV_TILE ? P - p0 : QCONV_TILE;
+                qconv_s8_pack(geo, xg, flip, xz, p0, nt, scratch);
+                for (int64_t oc = g * OCg; oc < (g + 1) * OCg; oc++) {
+                    const int8_t *wr = w + oc * K;
+                    int64_t t = 0;
+                    for (; t < nt; t++)
+                        acc[t] = bias_adj[oc];
+                    for (t = 0; t + 4 <= nt; t += 4)
+                        qconv_dot4(K, scratch + t * K, wr, acc + t);
+                    for (; t < nt; t++)
+                        acc[t] = qconv_dot1(K, scratch + t * K, wr, acc[t]);
+                    for (t = 0; t < nt; t++)
+                        qconv_s8_store(y_type, y, (n * OC + oc) * P + p0 + t, acc[t], mult[oc], yz);
+                }
+            }
+        }
+}

@@ -194,6 +194,93 @@ static void test_conv(void)
     check(same_i(yg, wantg, 4, "Y"), "conv integer: groups");
 }
 
+/* xorshift32, for the comparison of qconv_s8 with qconv below */
+static uint32_t qstate = 2463534242u;
+static uint32_t qrand(void)
+{
+    qstate ^= qstate << 13;
+    qstate ^= qstate >> 17;
+    qstate ^= qstate << 5;
+    return qstate;
+}
+
+/* qconv_s8 (int8 weights, zero point 0, precomputed bias and multipliers) gives exactly
+ * qconv's bytes: random geometries with padding, strides, dilations, groups, depthwise, 1-D and
+ * 3-D, uint8 and int8 activations and outputs, per-tensor and per-channel scales, ties. */
+static void test_conv_s8(void)
+{
+    enum { MAXB = 1 << 16 };
+    static uint8_t x[MAXB], y_ref[MAXB], y_fast[MAXB], scratch[MAXB];
+    static int8_t w[MAXB];
+    static int32_t bias[256], bias_adj[256];
+    static double mult[256];
+    static float ws[256];
+    int failures = 0, fast = 0, depthwise = 0;
+    for (int trial = 0; trial < 400; trial++) {
+        const int sp = 1 + (int)(qrand() % 3); /* spatial dims */
+        const int64_t G = qrand() % 3 == 0 ? 1 + qrand() % 8 : 1;
+        const int dw = G > 1 && qrand() % 2;
+        const int64_t Cg = dw ? 1 : 1 + qrand() % 6, OCg = dw ? 1 : 1 + qrand() % 5;
+        int64_t geo[22] = {1 + qrand() % 2, G * Cg, 1, 1, 1, G * OCg, G};
+        for (int j = 3 - sp; j < 3; j++) {
+            const int64_t k = 1 + qrand() % 3, st = 1 + qrand() % 2, dl = 1 + qrand() % 2;
+            const int64_t pb = qrand() % 2, pe = qrand() % 2;
+            const int64_t in = (dl * (k - 1) + 1) + qrand() % (sp == 1 ? 80 : 7);
+            geo[2 + j] = in, geo[7 + j] = k, geo[13 + j] = st, geo[16 + j] = pb, geo[19 + j] = dl;
+            geo[10 + j] = (in + pb + pe - (dl * (k - 1) + 1)) / st + 1;
+        }
+        const int64_t K = Cg * geo[7] * geo[8] * geo[9];
+        const int64_t xn = geo[0] * geo[1] * geo[2] * geo[3] * geo[4];
+        const int64_t yn = geo[0] * geo[5] * geo[10] * geo[11] * geo[12];
+        if (xn > MAXB || yn > MAXB || geo[5] * K > MAXB || qconv_s8_scratch(geo) > MAXB)
+            continue;
+        const int x_type = qrand() % 2 ? 2 : 3, y_type = qrand() % 2 ? 2 : 3;
+        for (int64_t i = 0; i < xn; i++)
+            x[i] = (uint8_t)qrand();
+        for (int64_t i = 0; i < geo[5] * K; i++)
+            w[i] = (int8_t)qrand();
+        const int per_channel = qrand() % 2;
+        for (int64_t i = 0; i < geo[5]; i++) {
+            bias[i] = (int32_t)(qrand() % 20001) - 10000;
+            ws[i] = ldexpf(1.0f + (float)(qrand() % 8) / 8.0f, -(int)(qrand() % 4));
+        }
+        const uint8_t xz = (uint8_t)qrand(), yz = (uint8_t)qrand();
+        /* power-of-two scales make many requantised values exact ties (half to even) */
+        const float xs = ldexpf(1.0f, -(int)(qrand() % 6)), ys = ldexpf(1.0f, (int)(qrand() % 5));
+        const int32_t *b = qrand() % 4 ? bias : NULL;
+        qconv(geo, x_type, x, &xz, 3, w, NULL, 0, b, 1, &xs, ws, per_channel, &ys, y_type, &yz,
+              y_ref);
+        if (!qconv_s8_prepare(geo, x_type, &xz, w, b, 1, &xs, ws, per_channel, &ys, bias_adj,
+                              mult)) {
+            failures++;
+            continue;
+        }
+        memset(y_fast, 0xA5, (size_t)yn);
+        qconv_s8(geo, x_type, x, &xz, w, bias_adj, mult, y_type, &yz, y_fast, scratch);
+        fast++;
+        depthwise += Cg == 1 && OCg == 1 && G > 1;
+        if (memcmp(y_ref, y_fast, (size_t)yn)) {
+            failures++;
+            printf("  trial %d differs (G %lld Cg %lld OCg %lld, K %lld)\n", trial, (long long)G,
+                   (long long)Cg, (long long)OCg, (long long)K);
+        }
+    }
+    printf("  qconv_s8: %d geometries (%d depthwise)\n", fast, depthwise);
+    check(!failures && fast > 200 && depthwise > 10, "qconv_s8 equals qconv byte for byte");
+
+    /* the prepare step refuses sums that could leave int32 */
+    const int64_t big[22] = {1, 70000, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1};
+    static int8_t wbig[70000];
+    const uint8_t z = 0;
+    const float one = 1.0f;
+    check(!qconv_s8_prepare(big, 2, &z, wbig, NULL, 1, &one, &one, 0, &one, bias_adj, mult),
+          "qconv_s8_prepare refuses K = 70000 (the int32 bound)");
+    int32_t hb = 2147483000;
+    const int64_t one_tap[22] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1};
+    check(!qconv_s8_prepare(one_tap, 2, &z, wbig, &hb, 1, &one, &one, 0, &one, bias_adj, mult),
+          "qconv_s8_prepare refuses a bias next to the int32 bound");
+}
+
 int main(void)
 {
     test_quantize();
@@ -202,6 +289,7 @@ int main(void)
     test_matmul();
     test_half();
     test_conv();
+    test_conv_s8();
     printf("%d passed, %d failed\n", n_passed, n_failed);
     return n_failed ? 1 : 0;
 }
