@@ -26,7 +26,7 @@ static int same_bits(const float *a, const float *b, int64_t n)
     return memcmp(a, b, (size_t)n * sizeof(float)) == 0;
 }
 
-#define MAXE 4096
+#define MAXE 70000 /* the largest shape below, with its pad */
 
 static float A_buf[MAXE], B_buf[MAXE], C_buf[MAXE], Y_got[MAXE], Y_want[MAXE];
 
@@ -254,8 +254,26 @@ int main(void)
     test_f64();
 
     static const int64_t shapes[][3] = {
-        {1, 1, 1},  {1, 7, 13},    {5, 1, 9},   {3, 4, 0},
-        {7, 9, 33}, {16, 17, 100}, {2, 3, 500}, {4, 64, 8},
+        {1, 1, 1},
+        {1, 7, 13},
+        {5, 1, 9},
+        {3, 4, 0},
+        {7, 9, 33},
+        {16, 17, 100},
+        {2, 3, 500},
+        {4, 64, 8},
+        /* register tiles (6 x 32) with and without row and column tails, k blocks of 256,
+         * row blocks of 120; rows outside tiles in column panels of 128 */
+        {6, 32, 5},
+        {12, 64, 0},
+        {12, 64, 300},
+        {13, 70, 257},
+        {127, 33, 9},
+        {126, 31, 513},
+        {240, 96, 40},
+        {1, 200, 300},
+        {18, 1, 256},
+        {5, 256, 7},
     };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int at = 0; at < 2; at++)
