@@ -329,7 +329,7 @@ O2C_KERNEL void qconv(const int64_t *geo, int x_type, const void *x, const void 
  * What onnxruntime's quantiser writes (symmetric int8 weights, per tensor or per output
  * channel; uint8 or int8 activations; constant scales and zero points), and what the QDQ pass
  * (compiler/fuse_qdq.c) makes of Conv, Gemm and MatMul. The result is exactly qconv's: the
- * same integer sum, the same requantisation (qconv_s8_store).
+ * same integer sum, the same requantisation (qconv_s8_requant).
  *
  * Activations are offset to uint8 (int8 x + 128 and its zero point + 128; the difference
  * x - x_zp is unchanged), so every product is uint8 x int8, which gcc -O3 turns into vpdpbusd
@@ -338,22 +338,45 @@ O2C_KERNEL void qconv(const int64_t *geo, int x_type, const void *x, const void 
  *     sum_k (x - x_zp) * w  =  sum_k x * w  -  x_zp * sum_k w,
  * and padding taps read x_zp, so the kernel sums x * w over every tap and the bias absorbs
  * -x_zp * sum_k w: qconv_s8_prepare (run by the compiler) computes that bias and each output
- * channel's multiplier, and refuses (returns 0) when a partial sum could leave int32:
- * |bias| + K * 255 * 128 must stay below 2^31. The sums are exact, so the order of k is free;
- * k = (ic, kd, kh, kw), the weight's own layout [OC][Cg][KD][KH][KW].
+ * channel's multiplier, and refuses (returns 0) when a partial sum could leave int32
+ * (|bias| + K * 255 * 128 must stay below 2^31) or a multiplier is not finite. The sums are exact,
+ * so the order of k is free; k = (ic, kd, kh, kw), the weight's own layout [OC][Cg][KD][KH][KW].
  *
  * Depthwise convolutions (one input and one output channel per group) run directly, vectorised
  * across output columns; the others pack QCONV_TILE output pixels' patches (uint8 [tile][K],
  * in the scratch) and take dot products of each weight row with four patches at a time. */
 
-#define QCONV_TILE 16 /* output pixels per packed tile */
+#define QCONV_TILE 64 /* output pixels per packed tile (and per vectorised requantisation) */
 #define QCONV_ROW  64 /* output columns per depthwise accumulator row */
+
+/* A depthwise convolution with stride 1 runs over the whole zero-point-padded channel volume
+ * xp [Dp][Hp][Wp] at once: output (od, oh, ow) sums xp at index (od*Hp + oh)*Wp + ow plus a
+ * fixed offset per tap, so each tap is one contiguous loop over
+ * ((OD-1)*Hp + OH-1)*Wp + OW accumulators (the columns ow >= OW are computed and dropped). */
+static int qconv_s8_plane(const int64_t *geo)
+{
+    return geo[1] == geo[6] && geo[5] == geo[6] && geo[13] == 1 && geo[14] == 1 && geo[15] == 1;
+}
+
+/* Padded extents of the plane form (stride 1: the input plus its padding on both sides). */
+static void qconv_s8_padded(const int64_t *geo, int64_t *Dp, int64_t *Hp, int64_t *Wp, int64_t *L)
+{
+    *Dp = geo[10] + geo[19] * (geo[7] - 1);
+    *Hp = geo[11] + geo[20] * (geo[8] - 1);
+    *Wp = geo[12] + geo[21] * (geo[9] - 1);
+    *L = ((geo[10] - 1) * *Hp + geo[11] - 1) * *Wp + geo[12];
+}
 
 /* Scratch bytes qconv_s8 needs for geometry geo (qconv's layout). */
 O2C_KERNEL int64_t qconv_s8_scratch(const int64_t *geo)
 {
     const int64_t C = geo[1], OC = geo[5], G = geo[6], OW = geo[12];
-    if (C == G && OC == G) { /* depthwise: one padded input row */
+    if (qconv_s8_plane(geo)) { /* int32 accumulators, then the padded volume */
+        int64_t Dp, Hp, Wp, L;
+        qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
+        return 4 * L + Dp * Hp * Wp;
+    }
+    if (C == G && OC == G) { /* depthwise, strided: one padded input row */
         const int64_t cols = OW < QCONV_ROW ? OW : QCONV_ROW;
         return (cols - 1) * geo[15] + (geo[9] - 1) * geo[21] + 1;
     }
@@ -383,16 +406,35 @@ O2C_KERNEL int qconv_s8_prepare(const int64_t *geo, int x_type, const void *x_zp
         mult[oc] = quant_multiplier(scale_type, quant_scale(scale_type, x_scale, 0),
                                     quant_scale(scale_type, w_scale, oc * w_scale_stride),
                                     quant_scale(scale_type, y_scale, 0));
+        if (!(mult[oc] - mult[oc] == 0.0)) /* infinite or NaN: qconv saturates NaN sums */
+            return 0;
     }
     return 1;
 }
 
-/* Requantises one sum exactly as qconv does. */
-static void qconv_s8_store(int y_type, void *y, int64_t i, int32_t acc, double m, double yz)
+/* y[0..n) = acc[0..n) requantised exactly as qconv does (the product and the sum in double,
+ * rint half to even, saturation), one finite multiplier (so no NaN to saturate); vectorises. */
+static void qconv_s8_requant(int64_t n, const int32_t *restrict acc, double m, double yz,
+                             int y_type, void *restrict y)
 {
-    const double t = (double)acc * m;
-    const double v = t + yz;
-    quant_store(y_type, y, i, quant_saturate(y_type, nearbyint(v)));
+    const double lo = y_type == 2 ? 0.0 : -128.0, hi = y_type == 2 ? 255.0 : 127.0;
+    if (y_type == 2) {
+        uint8_t *yo = (uint8_t *)y;
+        for (int64_t t = 0; t < n; t++) {
+            const double p = (double)acc[t] * m;
+            double v = nearbyint(p + yz);
+            v = v < lo ? lo : v;
+            yo[t] = (uint8_t)(v > hi ? hi : v);
+        }
+    } else {
+        int8_t *yo = (int8_t *)y;
+        for (int64_t t = 0; t < n; t++) {
+            const double p = (double)acc[t] * m;
+            double v = nearbyint(p + yz);
+            v = v < lo ? lo : v;
+            yo[t] = (int8_t)(v > hi ? hi : v);
+        }
+    }
 }
 
 /* acc[0..3] += the dot products of w[K] with patches a, a + K, a + 2K, a + 3K. */
@@ -426,9 +468,21 @@ static void qconv_s8_pack(const int64_t *geo, const uint8_t *xg, uint8_t flip, u
 {
     const int64_t D = geo[2], H = geo[3], W = geo[4], Cg = geo[1] / geo[6];
     const int64_t KD = geo[7], KH = geo[8], KW = geo[9], OH = geo[11], OW = geo[12];
+    const int64_t K = Cg * KD * KH * KW;
+    int pointwise = KD * KH * KW == 1;
+    for (int i = 13; i < 19; i++) /* strides 1, no padding */
+        pointwise = pointwise && geo[i] == (i < 16);
+    for (int i = 2; i < 5; i++) /* nor padding at the end */
+        pointwise = pointwise && geo[8 + i] == geo[i];
+    if (pointwise) { /* the patch of pixel p is column p of xg [Cg][P] */
+        for (int64_t c = 0; c < Cg; c++)
+            for (int64_t t = 0; t < nt; t++)
+                col[t * K + c] = (uint8_t)(xg[c * D * H * W + p0 + t] ^ flip);
+        return;
+    }
     for (int64_t t = 0; t < nt; t++) {
         const int64_t p = p0 + t, od = p / (OH * OW), oh = p / OW % OH, ow = p % OW;
-        uint8_t *c = col + t * Cg * KD * KH * KW;
+        uint8_t *c = col + t * K;
         for (int64_t ic = 0; ic < Cg; ic++)
             for (int64_t kd = 0; kd < KD; kd++) {
                 const int64_t id = od * geo[13] - geo[16] + kd * geo[19];
@@ -445,11 +499,50 @@ static void qconv_s8_pack(const int64_t *geo, const uint8_t *xg, uint8_t flip, u
     }
 }
 
-/* One channel plane of a depthwise convolution: y[od][oh][ow] from xc [D][H][W], wc [KD][KH][KW].
- */
-static void qconv_s8_depthwise(const int64_t *geo, const uint8_t *xc, uint8_t flip, uint8_t xz,
-                               const int8_t *wc, int32_t bias, double m, int y_type, double yz,
-                               void *y, int64_t y0, uint8_t *row)
+/* One channel of a depthwise convolution with stride 1 (see qconv_s8_plane): y [OD][OH][OW]
+ * from xc [D][H][W], wc [KD][KH][KW]; scratch: the accumulators, then the padded volume. */
+static void qconv_s8_depthwise_plane(const int64_t *geo, const uint8_t *xc, uint8_t flip,
+                                     uint8_t xz, const int8_t *wc, int32_t bias, double m,
+                                     int y_type, double yz, uint8_t *y, uint8_t *scratch)
+{
+    const int64_t D = geo[2], H = geo[3], W = geo[4], KD = geo[7], KH = geo[8], KW = geo[9];
+    const int64_t OD = geo[10], OH = geo[11], OW = geo[12];
+    int64_t Dp, Hp, Wp, L;
+    qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
+    int32_t *acc = (int32_t *)(void *)scratch;
+    uint8_t *xp = scratch + 4 * L;
+    const int64_t left = geo[18], right = Wp - W - geo[18];
+    memset(xp, xz, (size_t)(Dp * Hp * Wp));
+    for (int64_t id = 0; id < D; id++)
+        for (int64_t ih = 0; ih < H; ih++) {
+            const uint8_t *src = xc + (id * H + ih) * W;
+            uint8_t *row = xp + ((id + geo[16]) * Hp + ih + geo[17]) * Wp + left;
+            const int64_t n = right < 0 ? W + right : W; /* columns past the last tap unread */
+            for (int64_t w = 0; w < n; w++)
+                row[w] = (uint8_t)(src[w] ^ flip);
+        }
+    for (int64_t i = 0; i < L; i++)
+        acc[i] = bias;
+    for (int64_t kd = 0; kd < KD; kd++)
+        for (int64_t kh = 0; kh < KH; kh++)
+            for (int64_t kw = 0; kw < KW; kw++) {
+                const int32_t wk = wc[(kd * KH + kh) * KW + kw];
+                const uint8_t *src = xp + (kd * geo[19] * Hp + kh * geo[20]) * Wp + kw * geo[21];
+                for (int64_t i = 0; i < L; i++)
+                    acc[i] += (int32_t)src[i] * wk;
+            }
+    /* requantised all at once (rows of OW alone are too short to vectorise) into xp, which
+     * is free now and at least L long, then the kept columns */
+    qconv_s8_requant(L, acc, m, yz, y_type, xp);
+    for (int64_t od = 0; od < OD; od++)
+        for (int64_t oh = 0; oh < OH; oh++)
+            memcpy(y + (od * OH + oh) * OW, xp + (od * Hp + oh) * Wp, (size_t)OW);
+}
+
+/* One channel of a strided depthwise convolution, a row of output columns at a time. */
+static void qconv_s8_depthwise_rows(const int64_t *geo, const uint8_t *xc, uint8_t flip, uint8_t xz,
+                                    const int8_t *wc, int32_t bias, double m, int y_type, double yz,
+                                    uint8_t *y, uint8_t *row)
 {
     const int64_t D = geo[2], H = geo[3], W = geo[4], KD = geo[7], KH = geo[8], KW = geo[9];
     const int64_t OD = geo[10], OH = geo[11], OW = geo[12], sw = geo[15], dw = geo[21];
@@ -480,14 +573,14 @@ static void qconv_s8_depthwise(const int64_t *geo, const uint8_t *xc, uint8_t fl
                                 acc[t] += (int32_t)r[t * sw] * wk;
                         }
                     }
-                for (int64_t t = 0; t < nt; t++)
-                    qconv_s8_store(y_type, y, y0 + (od * OH + oh) * OW + ow0 + t, acc[t], m, yz);
+                qconv_s8_requant(nt, acc, m, yz, y_type, y + (od * OH + oh) * OW + ow0);
             }
 }
 
 /* QLinearConv with int8 weights of zero point 0: x [N][C][D][H][W] uint8 or int8 (x_type 2 or
  * 3), x_zp one element or NULL; w [OC][Cg][KD][KH][KW]; bias_adj, mult from qconv_s8_prepare;
- * y [N][OC][OD][OH][OW] of y_type with y_zp (or NULL); scratch: qconv_s8_scratch(geo) bytes. */
+ * y [N][OC][OD][OH][OW] of y_type (2 or 3) with y_zp (or NULL); scratch: qconv_s8_scratch(geo)
+ * bytes, 4-byte aligned. */
 O2C_KERNEL void qconv_s8(const int64_t *geo, int x_type, const void *x, const void *x_zp,
                          const int8_t *w, const int32_t *bias_adj, const double *mult, int y_type,
                          const void *y_zp, void *y, uint8_t *scratch)
@@ -499,13 +592,19 @@ O2C_KERNEL void qconv_s8(const int64_t *geo, int x_type, const void *x, const vo
     const uint8_t xz = (uint8_t)(quant_load(x_type, x_zp, 0) + (x_type == 3 ? 128 : 0));
     const double yz = (double)quant_load(y_type, y_zp, 0);
     const uint8_t *xb = (const uint8_t *)x;
+    uint8_t *yb = (uint8_t *)y; /* both output types are one byte */
     int32_t acc[QCONV_TILE];
     for (int64_t n = 0; n < N; n++)
         for (int64_t g = 0; g < G; g++) {
             const uint8_t *xg = xb + (n * C + g * Cg) * plane;
             if (Cg == 1 && OCg == 1) {
-                qconv_s8_depthwise(geo, xg, flip, xz, w + g * K, bias_adj[g], mult[g], y_type, yz,
-                                   y, (n * OC + g) * P, scratch);
+                uint8_t *yc = yb + (n * OC + g) * P;
+                if (qconv_s8_plane(geo))
+                    qconv_s8_depthwise_plane(geo, xg, flip, xz, w + g * K, bias_adj[g], mult[g],
+                                             y_type, yz, yc, scratch);
+                else
+                    qconv_s8_depthwise_rows(geo, xg, flip, xz, w + g * K, bias_adj[g], mult[g],
+                                            y_type, yz, yc, scratch);
                 continue;
             }
             for (int64_t p0 = 0; p0 < P; p0 += QCONV_TILE) {
@@ -520,8 +619,7 @@ O2C_KERNEL void qconv_s8(const int64_t *geo, int x_type, const void *x, const vo
                         qconv_dot4(K, scratch + t * K, wr, acc + t);
                     for (; t < nt; t++)
                         acc[t] = qconv_dot1(K, scratch + t * K, wr, acc[t]);
-                    for (t = 0; t < nt; t++)
-                        qconv_s8_store(y_type, y, (n * OC + oc) * P + p0 + t, acc[t], mult[oc], yz);
+                    qconv_s8_requant(nt, acc, mult[oc], yz, y_type, yb + (n * OC + oc) * P + p0);
                 }
             }
         }

@@ -210,20 +210,23 @@ static uint32_t qrand(void)
 static void test_conv_s8(void)
 {
     enum { MAXB = 1 << 16 };
-    static uint8_t x[MAXB], y_ref[MAXB], y_fast[MAXB], scratch[MAXB];
+    static uint8_t x[MAXB], y_ref[MAXB], y_fast[MAXB];
+    static int32_t scratch_words[MAXB / 4]; /* the arena's alignment */
+    uint8_t *scratch = (uint8_t *)scratch_words;
     static int8_t w[MAXB];
     static int32_t bias[256], bias_adj[256];
     static double mult[256];
     static float ws[256];
-    int failures = 0, fast = 0, depthwise = 0;
-    for (int trial = 0; trial < 400; trial++) {
+    int failures = 0, fast = 0, depthwise = 0, plane = 0;
+    for (int trial = 0; trial < 600; trial++) {
         const int sp = 1 + (int)(qrand() % 3); /* spatial dims */
         const int64_t G = qrand() % 3 == 0 ? 1 + qrand() % 8 : 1;
         const int dw = G > 1 && qrand() % 2;
         const int64_t Cg = dw ? 1 : 1 + qrand() % 6, OCg = dw ? 1 : 1 + qrand() % 5;
         int64_t geo[22] = {1 + qrand() % 2, G * Cg, 1, 1, 1, G * OCg, G};
         for (int j = 3 - sp; j < 3; j++) {
-            const int64_t k = 1 + qrand() % 3, st = 1 + qrand() % 2, dl = 1 + qrand() % 2;
+            const int64_t k = 1 + qrand() % 3, dl = 1 + qrand() % 2;
+            const int64_t st = dw && trial % 2 ? 1 : 1 + qrand() % 2; /* the plane form */
             const int64_t pb = qrand() % 2, pe = qrand() % 2;
             const int64_t in = (dl * (k - 1) + 1) + qrand() % (sp == 1 ? 80 : 7);
             geo[2 + j] = in, geo[7 + j] = k, geo[13 + j] = st, geo[16 + j] = pb, geo[19 + j] = dl;
@@ -259,14 +262,17 @@ static void test_conv_s8(void)
         qconv_s8(geo, x_type, x, &xz, w, bias_adj, mult, y_type, &yz, y_fast, scratch);
         fast++;
         depthwise += Cg == 1 && OCg == 1 && G > 1;
+        plane += Cg == 1 && OCg == 1 && G > 1 && qconv_s8_plane(geo);
         if (memcmp(y_ref, y_fast, (size_t)yn)) {
             failures++;
             printf("  trial %d differs (G %lld Cg %lld OCg %lld, K %lld)\n", trial, (long long)G,
                    (long long)Cg, (long long)OCg, (long long)K);
         }
     }
-    printf("  qconv_s8: %d geometries (%d depthwise)\n", fast, depthwise);
-    check(!failures && fast > 200 && depthwise > 10, "qconv_s8 equals qconv byte for byte");
+    printf("  qconv_s8: %d geometries (%d depthwise, %d of them stride 1)\n", fast, depthwise,
+           plane);
+    check(!failures && fast > 200 && depthwise > 20 && plane > 5,
+          "qconv_s8 equals qconv byte for byte");
 
     /* the prepare step refuses sums that could leave int32 */
     const int64_t big[22] = {1, 70000, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1};
