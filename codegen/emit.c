@@ -455,22 +455,111 @@ static void emit_api(FILE *f, const Graph *g, const char *name, int64_t arena_by
             name, name);
 }
 
-/* Arena bytes init needs to check the libxsmm kernels (see runtime_min/xsmm_glue.c). */
-static int64_t kernel_check_bytes(const Emitter *e)
+/* ---- libxsmm kernels: dispatch and the init-time check (runtime_min/xsmm_glue.c) ----
+ *
+ * The check runs each JIT kernel once and compares its bits with the portable product. It
+ * must cost no RAM beyond the planned arena: the result c (m x n floats) goes into the arena,
+ * which is free while init runs, and each operand is read either from the check pool, a float
+ * weight of the model (static const, so flash on a microcontroller), when the pool holds as
+ * many floats as the operand, or else from deterministic data generated into the arena after
+ * c. The reference is computed in chunks on the stack (o2c_xsmm_matches), so nothing else is
+ * needed. A kernel whose check does not fit the arena is not dispatched: its product keeps the
+ * portable kernel, with the same bits. */
+
+/* A weight with full mantissas shows a different summation order as well as generated data
+ * does; one of zeros, ones or small integers would hide it. */
+static bool full_mantissas(const Value *v)
 {
-    int64_t most = 0;
-    for (int i = 0; i < e->nkernels; i++) {
-        const XsmmKernel *k = &e->kernels[i];
-        int64_t floats = k->m * k->k + k->k * k->n + 2 * k->m * k->n;
-        if (floats * 4 > most)
-            most = floats * 4;
+    const uint32_t *u = v->data;
+    int64_t n = value_numel(v), full = 0;
+    for (int64_t i = 0; i < n; i++)
+        full += (u[i] & 0xffu) != 0;
+    return n > 0 && full * 4 >= n * 3;
+}
+
+/* The largest float weight with full mantissas, or NULL. */
+static const Value *check_pool(const Graph *g)
+{
+    const Value *best = NULL;
+    for (int i = 0; i < g->nvalues; i++) {
+        const Value *v = g->values[i];
+        if (!v->referenced || !v->data || v->view_of || v->dtype != DT_FLOAT)
+            continue;
+        if ((!best || value_numel(v) > value_numel(best)) && full_mantissas(v))
+            best = v;
     }
-    return most;
+    return best;
+}
+
+/* Where the check finds a kernel's operands: the pool or an arena offset (in floats). */
+typedef struct KernelCheck {
+    bool a_in_pool, b_in_pool;
+    int64_t a_off, b_off, floats; /* arena floats the check uses */
+} KernelCheck;
+
+static KernelCheck kernel_check(const XsmmKernel *k, int64_t pool_floats)
+{
+    KernelCheck c = {0};
+    c.floats = k->m * k->n;
+    c.a_in_pool = k->m * k->k <= pool_floats;
+    if (!c.a_in_pool) {
+        c.a_off = c.floats;
+        c.floats += k->m * k->k;
+    }
+    c.b_in_pool = k->k * k->n <= pool_floats;
+    if (!c.b_in_pool) {
+        c.b_off = c.floats;
+        c.floats += k->k * k->n;
+    }
+    return c;
+}
+
+static void emit_kernel_init(FILE *f, const XsmmKernel *k, int i, const char *pool,
+                             int64_t pool_floats, int64_t arena_bytes)
+{
+    KernelCheck c = kernel_check(k, pool_floats);
+    if (c.floats > arena_bytes / (int64_t)sizeof(float)) {
+        fprintf(f,
+                "    /* xsmm_kernel%d: its check would need %lld bytes, more than the arena; the\n"
+                "     * portable kernel stays. */\n",
+                i, (long long)(c.floats * (int64_t)sizeof(float)));
+        return;
+    }
+    fprintf(f,
+            "    {\n"
+            "        const libxsmm_blasint lda = %lld, ldb = %lld, ldc = %lld;\n"
+            "        const float alpha = 1.0f, beta = 0.0f;\n"
+            "        const int flags = LIBXSMM_GEMM_FLAG_NONE, prefetch = LIBXSMM_PREFETCH_NONE;\n"
+            "        xsmm_kernel%d = libxsmm_smmdispatch(%lld, %lld, %lld, &lda, &ldb, &ldc, "
+            "&alpha, &beta, &flags, &prefetch);\n"
+            "        if (xsmm_kernel%d) {\n",
+            (long long)k->lda, (long long)k->ldb, (long long)k->ldc, i, (long long)k->m,
+            (long long)k->n, (long long)k->k, i);
+    if (c.a_in_pool)
+        fprintf(f, "            const float *a = %s;\n", pool);
+    else
+        fprintf(f,
+                "            float *a = (float *)arena + %lld;\n"
+                "            o2c_fill(a, %lld, 12345u);\n",
+                (long long)c.a_off, (long long)(k->m * k->k));
+    if (c.b_in_pool)
+        fprintf(f, "            const float *b = %s;\n", pool);
+    else
+        fprintf(f,
+                "            float *b = (float *)arena + %lld;\n"
+                "            o2c_fill(b, %lld, 67890u);\n",
+                (long long)c.b_off, (long long)(k->k * k->n));
+    fprintf(f,
+            "            if (!o2c_xsmm_matches(xsmm_kernel%d, %lld, %lld, %lld, a, b, (float "
+            "*)arena))\n"
+            "                xsmm_kernel%d = 0; /* keep the portable bits */\n"
+            "        }\n    }\n",
+            i, (long long)k->m, (long long)k->n, (long long)k->k, i);
 }
 
 /* Each libxsmm product goes through a small function that falls back to the portable kernel
- * when init found the JIT kernel's bits differ. */
-static void emit_init(FILE *f, const Emitter *e)
+ * when init found the JIT kernel's bits differ (or did not dispatch it). */
+static void emit_init(FILE *f, const Emitter *e, int64_t arena_bytes)
 {
     if (e->nkernels)
         fprintf(f, "/* ---- runtime_min/xsmm_glue.c ---- */\n%s\n",
@@ -486,26 +575,18 @@ static void emit_init(FILE *f, const Emitter *e)
                 i, (long long)k->m, (long long)k->n, (long long)k->k, i, i, i, (long long)k->m,
                 (long long)k->n, (long long)k->k);
     }
+    const Value *pool = e->nkernels ? check_pool(e->graph) : NULL;
+    const char *pool_name = pool ? xprintf("w%d.f", pool->id) : NULL;
+    int64_t pool_floats = pool ? value_numel(pool) : 0;
     fprintf(f, "\nint %s_init_with_arena(void *arena)\n{\n", e->name);
     if (!e->nkernels)
         fprintf(f, "    (void)arena;\n");
-    for (int i = 0; i < e->nkernels; i++) {
-        const XsmmKernel *k = &e->kernels[i];
-        fprintf(
-            f,
-            "    {\n"
-            "        const libxsmm_blasint lda = %lld, ldb = %lld, ldc = %lld;\n"
-            "        const float alpha = 1.0f, beta = 0.0f;\n"
-            "        const int flags = LIBXSMM_GEMM_FLAG_NONE, prefetch = LIBXSMM_PREFETCH_NONE;\n"
-            "        xsmm_kernel%d = libxsmm_smmdispatch(%lld, %lld, %lld, &lda, &ldb, &ldc, "
-            "&alpha, &beta, &flags, &prefetch);\n"
-            "        if (xsmm_kernel%d && !o2c_xsmm_matches(xsmm_kernel%d, %lld, %lld, %lld, "
-            "(float *)arena))\n"
-            "            xsmm_kernel%d = 0; /* keep the portable bits */\n    }\n",
-            (long long)k->lda, (long long)k->ldb, (long long)k->ldc, i, (long long)k->m,
-            (long long)k->n, (long long)k->k, i, i, (long long)k->m, (long long)k->n,
-            (long long)k->k, i);
-    }
+    else if (pool)
+        fprintf(f, "    /* The check pool: %s (%lld floats). */\n",
+                pool->name[0] ? comment_text(pool->name) : "a folded weight",
+                (long long)pool_floats);
+    for (int i = 0; i < e->nkernels; i++)
+        emit_kernel_init(f, &e->kernels[i], i, pool_name, pool_floats, arena_bytes);
     fprintf(f, "    %s_ready = 1;\n    return 0;\n}\n\n", e->name);
 }
 
@@ -671,9 +752,7 @@ void emit_model(Model *m, const Options *opt, const ArenaPlan *plan, const char 
     char **in_names = param_names(g->inputs, g->ninputs, NULL, 0);
     char **out_names = param_names(g->outputs, g->noutputs, in_names, g->ninputs);
     emit_preamble(out, m, opt, &e);
-    int64_t arena_bytes = plan->arena_bytes;
-    if (kernel_check_bytes(&e) > arena_bytes)
-        arena_bytes = kernel_check_bytes(&e);
+    int64_t arena_bytes = plan->arena_bytes; /* the kernel checks fit in it (emit_init) */
     emit_api(out, g, name, arena_bytes, in_names, out_names);
     if (header) {
         fprintf(header,
@@ -691,7 +770,7 @@ void emit_model(Model *m, const Options *opt, const ArenaPlan *plan, const char 
         if (g->values[i]->referenced && g->values[i]->data)
             emit_weight(out, g->values[i]);
     fputc('\n', out);
-    emit_init(out, &e);
+    emit_init(out, &e, arena_bytes);
 
     fprintf(out,
             "int %s_run_with_arena(void *arena_ptr, const void *const inputs[], "

@@ -100,8 +100,8 @@ fi
 
 if [ -n "$python" ]; then
     step check "$out.json"
-    "$python" - "$out.json" <<'EOF' || fail "bad --report-json output"
-import json, numbers, sys
+    "$python" - "$out.json" "$out.c" <<'EOF' || fail "bad --report-json output"
+import json, numbers, re, sys
 r = json.load(open(sys.argv[1]))
 for k in ("nodes_before", "nodes_after", "arena_bytes", "arena_lower_bound_bytes", "node_order_bound_bytes", "weight_bytes"):
     assert isinstance(r.get(k), int) and not isinstance(r[k], bool) and r[k] >= 0, f"{k}: {r.get(k)!r}"
@@ -111,6 +111,11 @@ for k in ("ops_before", "ops_after", "fusions"):
     assert all(isinstance(v, int) and v >= 0 for v in r[k].values()), f"{k}: {r[k]!r}"
 assert sum(r["ops_before"].values()) == r["nodes_before"], "ops_before does not sum to nodes_before"
 assert sum(r["ops_after"].values()) == r["nodes_after"], "ops_after does not sum to nodes_after"
+# One arena figure everywhere: the file's NAME_ARENA_BYTES is the arena the report states (the
+# libxsmm init check must not enlarge it).
+m = re.search(r"^#define \w+_ARENA_BYTES (\d+)$", open(sys.argv[2]).read(), re.M)
+assert m, "no NAME_ARENA_BYTES in the generated file"
+assert int(m.group(1)) == r["arena_bytes"], f"NAME_ARENA_BYTES {m.group(1)} != arena_bytes {r['arena_bytes']}"
 EOF
 fi
 
