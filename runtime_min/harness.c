@@ -1,17 +1,21 @@
 /* harness.c - main() of a model compiled with onnx2c --harness.
  *
- *   prog [--rtol R] [--atol A] [--exact] [--write-outputs DIR] [--bench N] DIR...
+ *   prog [--rtol R] [--atol A] [--exact] [--require-outputs] [--write-outputs DIR] [--bench N]
+ *        DIR...
  *
  * Each DIR holds input_<i>.pb (one per model input, graph order) and optionally output_<i>.pb,
  * serialized TensorProtos as in the ONNX backend test suite. The harness loads the inputs, runs
  * the model, and compares each output that has a file as numpy.allclose does
  * (|got - want| <= atol + rtol * |want|, NaN equals NaN, infinities must match exactly) for
- * float types, exactly for integers and bool; --exact compares bits for all types. Exit status:
- * 0 all compared outputs match, 1 a mismatch, 2 unreadable or malformed input, a model error or
- * a usage error (2 wins over 1). --bench N then times N runs after one warm-up run, on the last
- * loaded inputs (zeros when no DIR is given), and also reports the time of the one init call.
- * --write-outputs DIR writes output_<i>.pb files (after each data DIR, so the last one's
- * outputs remain).
+ * float types, exactly for integers and bool; --exact compares bits for all types. A missing
+ * output_<i>.pb is "not compared", or with --require-outputs an error (so a test cannot pass
+ * without its reference). A missing input_<i>.pb, or an input_<i>.pb or output_<i>.pb beyond
+ * the model's inputs or outputs, is an error: it means the data is not for this model. Exit
+ * status: 0 all compared outputs match, 1 a mismatch, 2 unreadable, malformed, missing or extra
+ * data, a model error or a usage error (2 wins over 1). --bench N then times N runs after one
+ * warm-up run, on the last loaded inputs (zeros when no DIR is given), and also reports the time
+ * of the one init call. --write-outputs DIR writes output_<i>.pb files (after each data DIR, so
+ * the last one's outputs remain).
  *
  * The compiler embeds this text after the model code and after tensor_pb.c, in one file (it
  * uses tensor_pb.c's functions and O2C_DTYPE_* names). It sees the model only through these
@@ -27,6 +31,7 @@
  * never indexed; ISO C has no empty arrays, so a one-element dummy does). The generated file
  * defines _POSIX_C_SOURCE at its top, for clock_gettime and mkdir.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -56,6 +61,7 @@ typedef struct o2c_port {
 typedef struct o2c_options {
     double rtol, atol;
     int exact;
+    int require_outputs;   /* a missing output_<i>.pb is an error, not "not compared" */
     const char *write_dir; /* NULL: do not write */
     long bench_runs;       /* 0: no benchmark */
     int first_dir;         /* argv index of the first data directory */
@@ -81,8 +87,8 @@ static void o2c_error(const char *prog, const char *fmt, ...)
 
 static void o2c_usage(const char *prog)
 {
-    printf("usage: %s [--rtol R] [--atol A] [--exact] [--write-outputs DIR] [--bench N] "
-           "DIR...\n",
+    printf("usage: %s [--rtol R] [--atol A] [--exact] [--require-outputs] [--write-outputs DIR] "
+           "[--bench N] DIR...\n",
            prog);
 }
 
@@ -137,6 +143,7 @@ static int o2c_parse_args(const char *prog, int argc, char **argv, o2c_options *
     opt->rtol = 1e-3;
     opt->atol = 1e-5;
     opt->exact = 0;
+    opt->require_outputs = 0;
     opt->write_dir = NULL;
     opt->bench_runs = 0;
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -149,6 +156,8 @@ static int o2c_parse_args(const char *prog, int argc, char **argv, o2c_options *
             return 1;
         } else if (strcmp(argv[i], "--exact") == 0) {
             opt->exact = 1;
+        } else if (strcmp(argv[i], "--require-outputs") == 0) {
+            opt->require_outputs = 1;
         } else if ((v = o2c_option_value(argc, argv, &i, "--rtol", &missing)) != NULL) {
             if (o2c_parse_tolerance(v, &opt->rtol)) {
                 o2c_error(prog, "--rtol needs a number >= 0, not '%s'", v);
@@ -285,6 +294,81 @@ static int o2c_same_shape(const o2c_tensor *t, const o2c_port *p)
         if (t->dims[d] != p->shape[d])
             return 0;
     return 1;
+}
+
+/* ---- the files of a data directory ---- */
+
+/* Index k of a file named PREFIX_<k>.pb; -1 when the name is of that form but k is not written
+ * the way the harness reads it (leading zero, too large), -2 when it is another file. */
+static long o2c_file_index(const char *name, const char *prefix)
+{
+    size_t n = strlen(prefix), i;
+    long k = 0;
+    if (strncmp(name, prefix, n) != 0 || name[n] != '_')
+        return -2;
+    name += n + 1;
+    for (i = 0; name[i] >= '0' && name[i] <= '9'; i++)
+        k = k > 99999999L ? 100000000L : k * 10 + (name[i] - '0');
+    if (i == 0 || strcmp(name + i, ".pb") != 0)
+        return -2;
+    return (name[0] == '0' && i > 1) || k >= 100000000L ? -1 : k;
+}
+
+/* Keeps in `first` the alphabetically first of the names seen, so the report is the same
+ * whatever order readdir gives. */
+static void o2c_keep_first(char *first, size_t size, const char *name)
+{
+    if (first[0] == '\0' || strcmp(name, first) < 0)
+        snprintf(first, size, "%s", name);
+}
+
+/* The data must be for this model: an input_<i>.pb for every input, and no input_<i>.pb or
+ * output_<i>.pb beyond the model's inputs and outputs (such a file is a sign of data for
+ * another model, or of inputs fed in the wrong order). One error line for the first problem. */
+static int o2c_check_files(const o2c_harness *h, const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char extra_in[300] = "", extra_out[300] = "";
+    unsigned char *have;
+    int i;
+    if (!d) {
+        o2c_error(h->prog, "%s: cannot open directory: %s", dir, strerror(errno));
+        return O2C_STATUS_ERROR;
+    }
+    have = (unsigned char *)calloc(O2C_MODEL_NUM_INPUTS + 1, 1);
+    if (!have) {
+        closedir(d);
+        o2c_error(h->prog, "out of memory");
+        return O2C_STATUS_ERROR;
+    }
+    while ((e = readdir(d)) != NULL) {
+        long k = o2c_file_index(e->d_name, "input");
+        if (k >= 0 && k < O2C_MODEL_NUM_INPUTS)
+            have[k] = 1;
+        else if (k != -2)
+            o2c_keep_first(extra_in, sizeof extra_in, e->d_name);
+        k = o2c_file_index(e->d_name, "output");
+        if (k != -2 && !(k >= 0 && k < O2C_MODEL_NUM_OUTPUTS))
+            o2c_keep_first(extra_out, sizeof extra_out, e->d_name);
+    }
+    closedir(d);
+    for (i = 0; i < O2C_MODEL_NUM_INPUTS && have[i]; i++)
+        ;
+    free(have);
+    if (i < O2C_MODEL_NUM_INPUTS) {
+        o2c_error(h->prog, "%s/input_%d.pb: missing: model input %d '%s' has no file", dir, i, i,
+                  O2C_MODEL_INPUT_NAMES[i]);
+    } else if (extra_in[0]) {
+        o2c_error(h->prog, "%s/%s: extra file: the model has %d input%s (input_0.pb ...)", dir,
+                  extra_in, O2C_MODEL_NUM_INPUTS, O2C_MODEL_NUM_INPUTS == 1 ? "" : "s");
+    } else if (extra_out[0]) {
+        o2c_error(h->prog, "%s/%s: extra file: the model has %d output%s (output_0.pb ...)", dir,
+                  extra_out, O2C_MODEL_NUM_OUTPUTS, O2C_MODEL_NUM_OUTPUTS == 1 ? "" : "s");
+    } else {
+        return O2C_STATUS_OK;
+    }
+    return O2C_STATUS_ERROR;
 }
 
 /* ---- inputs ---- */
@@ -506,9 +590,16 @@ static int o2c_check_output(const o2c_harness *h, const char *dir, int i, const 
     errno = 0;
     probe = fopen(path, "rb");
     if (!probe && errno == ENOENT) {
-        printf("%s: output %d '%s': no output_%d.pb, not compared\n", dir, i, p->name, i);
+        if (opt->require_outputs) {
+            o2c_error(h->prog, "%s: output %d '%s': no output_%d.pb (--require-outputs)", dir, i,
+                      p->name, i);
+            status = O2C_STATUS_ERROR;
+        } else {
+            printf("%s: output %d '%s': no output_%d.pb, not compared\n", dir, i, p->name, i);
+            status = O2C_STATUS_OK;
+        }
         free(path);
-        return O2C_STATUS_OK;
+        return status;
     }
     if (probe)
         fclose(probe);
@@ -575,6 +666,8 @@ static int o2c_run_model(const o2c_harness *h)
 static int o2c_run_dir(const o2c_harness *h, const char *dir, const o2c_options *opt)
 {
     int i, status = O2C_STATUS_OK, s;
+    if (o2c_check_files(h, dir) != O2C_STATUS_OK)
+        return O2C_STATUS_ERROR;
     for (i = 0; i < O2C_MODEL_NUM_INPUTS; i++)
         if (o2c_load_input(h, dir, i) != O2C_STATUS_OK)
             return O2C_STATUS_ERROR;

@@ -13,4 +13,4 @@ mkdir -p "$BUILD_DIR/example"
 run "$BUILD_DIR/onnx2c" examples/mlp/model.onnx -o "$BUILD_DIR/example/mlp.c" --harness
 run cc -std=c99 -O2 "$BUILD_DIR/example/mlp.c" -o "$BUILD_DIR/example/mlp" \
     -lxsmm -lxsmmnoblas -lpthread -lm -ldl
-run "$BUILD_DIR/example/mlp" examples/mlp/test_data_set_0
+run "$BUILD_DIR/example/mlp" --require-outputs examples/mlp/test_data_set_0

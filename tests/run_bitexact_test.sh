@@ -16,7 +16,7 @@ if "$cc" -march=native -E -x c /dev/null >/dev/null 2>&1; then native=-march=nat
 "$cc" -std=c99 -O2 $native "$work/portable.c" -o "$work/portable" -lm
 for b in libxsmm portable; do
     mkdir -p "$work/out_$b"
-    "$work/$b" --write-outputs "$work/out_$b" "$dir/test_data_set_0"
+    "$work/$b" --require-outputs --write-outputs "$work/out_$b" "$dir/test_data_set_0"
 done
 for f in "$work"/out_libxsmm/output_*.pb; do
     cmp "$f" "$work/out_portable/$(basename "$f")"

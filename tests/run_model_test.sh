@@ -1,6 +1,7 @@
 #!/bin/sh
 # One model test: compile a model with onnx2c, build the C file warning-free, run its harness on
-# every test_data_set_* of the model directory and require exit 0. CTest calls this for each
+# every test_data_set_* of the model directory with --require-outputs (a missing reference
+# fails) and require exit 0. CTest calls this for each
 # tests/models/*/ and backend (tests/CMakeLists.txt); it also runs by hand:
 #
 #   tests/run_model_test.sh [options] ONNX2C MODEL_DIR WORK_DIR
@@ -130,10 +131,10 @@ if [ -f "$model_dir/tolerance" ]; then tol=$(cat "$model_dir/tolerance"); fi
 set -- "$model_dir"/test_data_set_*
 [ -d "$1" ] || fail "no test_data_set_* in $model_dir"
 # shellcheck disable=SC2086 # $tol is a list of options
-step "$out" $tol "$@"
+step "$out" --require-outputs $tol "$@"
 set +e
 # shellcheck disable=SC2086
-"$out" $tol "$@"
+"$out" --require-outputs $tol "$@"
 rc=$?
 set -e
 case $rc in

@@ -7,7 +7,7 @@ DATA_DIR is what gen_node_tests.py wrote. For each test and each --gemm backend:
 
     onnx2c DATA/<name>/model.onnx -o WORK/<backend>/<name>/model.c --harness --gemm=<backend>
     CC CFLAGS model.c -o prog LIBS
-    ./prog --rtol R --atol A DATA/<name>/test_data_set_*
+    ./prog --require-outputs --rtol R --atol A DATA/<name>/test_data_set_*
 
 and the result is one of
     passed         harness exit 0
@@ -168,7 +168,7 @@ def run_one(job):
             return finish("crashed", "timeout", f"cc ran longer than {a.timeout}s")
         if rc != 0:
             return finish("crashed", "cc_error", f"cc {status_text(rc)}\n{tail(out + err)}")
-        cmd = [prog, "--rtol", repr(tol["rtol"]), "--atol", repr(tol["atol"])] + dirs
+        cmd = [prog, "--require-outputs", "--rtol", repr(tol["rtol"]), "--atol", repr(tol["atol"])] + dirs
         rc, out, err = run(cmd, a.timeout, f"run{tag}.log")
         if not a.keep:
             try:

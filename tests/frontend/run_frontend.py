@@ -56,7 +56,7 @@ def run_one(onnx2c, name, work):
             "-lxsmm", "-lxsmmnoblas", "-lm"])
     if r.returncode:
         return "generated C does not build: " + r.stderr.strip()[:500]
-    r = sh([prog, os.path.join(d, "test_data_set_0")])
+    r = sh([prog, "--require-outputs", os.path.join(d, "test_data_set_0")])
     if r.returncode:
         return "harness: " + (r.stdout + r.stderr).strip()[:500]
     err = check_ops(json.load(open(js))["ops_after"], exp)

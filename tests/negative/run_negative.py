@@ -91,7 +91,7 @@ class Runner:
             rc, _, _ = run([self.cc, "-std=c99", "-O1", out_c, "-o", prog, "-lm"])
             if rc != 0:
                 raise Fail("generated C does not build")
-            rc, _, _ = run([prog, data])
+            rc, _, _ = run([prog, "--require-outputs", data])
             if rc != 0:
                 raise Fail(f"harness exit {rc}, want 0")
 

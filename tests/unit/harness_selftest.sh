@@ -3,9 +3,10 @@
 #
 # Builds the fake model of harness_selftest.c (and its no-input variant) with the harness,
 # writes ONNX test-data directories with numpy/onnx, and checks the harness contract: exit
-# status 0 (all match), 1 (a mismatch), 2 (unreadable or malformed input, usage error; one line
-# on stderr), the per-output lines, --exact/--rtol/--atol, --bench, and that --write-outputs
-# files read back in onnx as the expected tensors, byte for byte as onnx itself writes them.
+# status 0 (all match), 1 (a mismatch), 2 (unreadable, malformed, missing or extra data files,
+# --require-outputs without a reference, usage error; one line on stderr), the per-output lines,
+# --exact/--rtol/--atol, --bench, and that --write-outputs files read back in onnx as the
+# expected tensors, byte for byte as onnx itself writes them.
 # PYTHON needs numpy and onnx. SELFTEST_CFLAGS adds compiler flags (e.g. sanitizers).
 set -eu
 
@@ -67,6 +68,12 @@ data_dir("badshape", outs=changed(0, outputs[0][1].reshape(3, 2)))
 data_dir("wrongshape", ins=[("x", x.reshape(3, 2))] + inputs[1:])
 data_dir("wrongtype", ins=[inputs[0], ("y", y.astype(np.int32)), inputs[2]])
 data_dir("missing", ins=inputs[:2])
+data_dir("extrain", ins=inputs + [("z", y)])
+data_dir("extraout", outs=outputs + [("w", y)])
+data_dir("noref1")
+os.remove(os.path.join(root, "noref1", "output_1.pb"))
+data_dir("zeropad")
+write("zeropad", "input", "01", x, "x")  # not the name of input 1: a misnamed file
 data_dir("trunc")
 with open(os.path.join(root, "trunc", "input_0.pb"), "r+b") as f:
     f.truncate(10)
@@ -84,6 +91,8 @@ for i, (name, arr, dt) in enumerate([("x", x, TensorProto.FLOAT), ("y", y, Tenso
 # For the model without inputs.
 write("konst", "output", 0, np.array([7, -7], np.int32), "konst")
 write("konstbad", "output", 0, np.array([7, 7], np.int32), "konst")
+write("konstin", "output", 0, np.array([7, -7], np.int32), "konst")
+write("konstin", "input", 0, x, "x")
 EOF
 
 # Compares DIR_WRITTEN/output_<i>.pb with DIR_EXPECTED/output_<i>.pb: same name, dtype, shape,
@@ -178,22 +187,37 @@ out "output 3 'h_copy': max_abs_err=inf max_rel_err=inf MISMATCH \(1 of 4 elemen
 run 1 "$P" "$D/badshape"
 out "output 0 'sum': MISMATCH \(model gives float \[2,3\], expected float \[3,2\]\)\$"
 
-# Expected outputs are optional.
+# Expected outputs are optional, unless --require-outputs (what every test of the suite uses).
 run 0 "$P" "$D/noref"
 out "output 0 'sum': no output_0.pb, not compared\$"
+run 0 "$P" "$D/noref1"
+out "output 1 'y_copy': no output_1.pb, not compared\$"
+run 2 "$P" --require-outputs "$D/noref1"
+err "^[^ ]*: error: $D/noref1: output 1 'y_copy': no output_1.pb \(--require-outputs\)\$"
+out "output 0 'sum': $F ok\$"
+run 0 "$P" --require-outputs "$D/ok"
+run 2 "$P" --require-outputs "$D/ok" "$D/noref1"
 
 # Unreadable or malformed input.
 run 2 "$P" "$D/wrongshape"
 err "input_0.pb: shape \[3,2\], but model input 0 'x' has shape \[2,3\]\$"
 run 2 "$P" "$D/wrongtype"
 err "input_1.pb: data_type int32, but model input 1 'y' is int64\$"
+# Missing and extra files: the data is not for this model.
 run 2 "$P" "$D/missing"
-err "input_2.pb: No such file or directory\$"
+err "^[^ ]*: error: $D/missing/input_2.pb: missing: model input 2 'h' has no file\$"
+run 2 "$P" "$D/extrain"
+err "^[^ ]*: error: $D/extrain/input_3.pb: extra file: the model has 3 inputs \(input_0.pb \.\.\.\)\$"
+run 2 "$P" "$D/extraout"
+err "^[^ ]*: error: $D/extraout/output_4.pb: extra file: the model has 4 outputs \(output_0.pb \.\.\.\)\$"
+run 2 "$P" "$D/zeropad"
+err "^[^ ]*: error: $D/zeropad/input_01.pb: extra file: the model has 3 inputs"
 run 2 "$P" "$D/trunc"
 err "input_0.pb: "
 run 2 "$P" "$D/badexp"
 err "output_1.pb: "
 run 2 "$P" "$D/does-not-exist"
+err "^[^ ]*: error: $D/does-not-exist: cannot open directory: No such file or directory\$"
 
 # Several directories: the worst status wins, and every directory is still checked.
 run 0 "$P" "$D/ok" "$D/tol"
@@ -240,6 +264,8 @@ out "output 0 'konst': max_abs_err=0 max_rel_err=0 ok\$"
 run 1 "$P0" "$D/konstbad"
 out "MISMATCH \(1 of 2 elements, first at index 1: got -7 want 7\)\$"
 run 0 "$P0" --bench 2
+run 2 "$P0" "$D/konstin"
+err "^[^ ]*: error: $D/konstin/input_0.pb: extra file: the model has 0 inputs \(input_0.pb \.\.\.\)\$"
 run 0 "$P0" --write-outputs "$work/w0" "$D/konst"
 checks=$((checks + 1))
 check_written "$work/w0" "$D/konst" || fail "--write-outputs without inputs"
