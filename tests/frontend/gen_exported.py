@@ -179,16 +179,16 @@ MLP_EXPECT = {"ops_after": {"Gemm": 2},
               "note": "two Gemm kernels, bias and ReLU inside the first"}
 
 TRANSFORMER_EXPECT = {
-    "ops_after": None,
-    "ops_after_allowed": ["Gemm", "MatMul", "Softmax", "LayerNormalization", "Add", "Mul",
-                          "Transpose", "Gather", "Reshape", "Squeeze", "Unsqueeze"],
-    "ops_after_forbidden": ["Shape", "Size", "Slice", "Concat", "Constant", "ConstantOfShape",
-                            "Cast", "CastLike", "Mod", "Sqrt", "Div", "Erf", "Identity",
-                            "Equal", "If", "Expand", "Range"],
+    # The exact schedule (views are free and ignored): a regression that leaves one more
+    # kernel (an unfused bias Add, a Transpose not absorbed, an unfolded Cast) fails.
+    "ops_after": {"Gemm": 4, "MatMul": 2, "Softmax": 1, "LayerNormalization": 2, "Add": 2,
+                  "Mul": 2, "Transpose": 8, "Gather": 3},
     "note": "no shape arithmetic left: every Shape/Slice/Concat/Cast/Sqrt/Mod chain folded to "
             "constants, Reshape/Squeeze/Unsqueeze (and Gather of a constant index on axis 0) "
             "as views, the 4 linear layers as Gemm (bias fused, GELU fused into linear1), "
-            "attention as 2 batched MatMul + Softmax, 2 LayerNormalization",
+            "attention as 2 batched MatMul + Softmax, 2 LayerNormalization; besides them stay "
+            "the 2 residual Adds, the 2 Muls scaling q and k, 3 Gathers splitting the packed "
+            "q/k/v and 8 Transposes of the head layout",
 }
 
 

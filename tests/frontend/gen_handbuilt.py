@@ -337,6 +337,8 @@ def recursive_function():
                 extra_opsets=[("pkg.test", 1)])
     return "recursive_function", mdl, None, {
         "refuse": True,
+        "error": "node 'n0' (Recurse, domain pkg.test): function 'Recurse' calls itself "
+                 "(recursion is not allowed in ONNX functions)",
         "note": "pkg.test::Recurse calls itself: onnx2c must exit 1 with one error line "
                 "naming the recursion (no crash, no endless inlining)"}
 
@@ -354,6 +356,8 @@ def recursive_function_mutual():
                 extra_opsets=[("pkg.test", 1)])
     return "recursive_function_mutual", mdl, None, {
         "refuse": True,
+        "error": "node 'n1' (Ping, domain pkg.test): function 'Ping' calls itself "
+                 "(recursion is not allowed in ONNX functions)",
         "note": "Ping -> Pong -> Ping: mutual recursion must be refused like direct recursion"}
 
 

@@ -7,12 +7,12 @@ and still compute what onnxruntime computed on the original model.
 For each model: onnx2c --harness --report-json; the C builds warning-free and its harness
 matches the reference outputs; ops_after matches (view ops Reshape/Flatten/Squeeze/Unsqueeze are
 free and ignored), or the allowed/forbidden lists hold, or fused_loops is the number of
-non-view nodes; refuse: true models must give the one-line error and exit 1. --emit-onnx output
-must run in onnxruntime with the same results. Models listed in known_gaps.txt may fail (they
+non-view nodes; refuse: true models must exit 1 with the one line 'onnx2c: error: FILE: ERROR',
+ERROR being expected.json's "error" word for word. --emit-onnx output must run in onnxruntime
+with the same results. Models listed in known_gaps.txt may fail (they
 are reported); a known gap that passes is reported too, so the list can shrink."""
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -46,9 +46,10 @@ def run_one(onnx2c, name, work):
     c, js = os.path.join(w, "model.c"), os.path.join(w, "report.json")
     r = sh([onnx2c, os.path.join(d, "model.onnx"), "-o", c, "--harness", "--report-json", js])
     if exp.get("refuse"):
-        lines = r.stderr.strip().splitlines()
-        ok = r.returncode == 1 and len(lines) == 1 and re.match(r"^onnx2c: error: ", lines[0])
-        return None if ok else f"must be refused with one error line, got exit {r.returncode}: {r.stderr.strip()}"
+        want = f"onnx2c: error: {os.path.join(d, 'model.onnx')}: {exp['error']}"
+        ok = r.returncode == 1 and r.stderr.splitlines() == [want]
+        return None if ok else (f"must be refused with the one line {want!r}, got exit "
+                                f"{r.returncode}: {r.stderr.strip()!r}")
     if r.returncode:
         return f"onnx2c exit {r.returncode}: {r.stderr.strip()}"
     prog = os.path.join(w, "model")
