@@ -4,7 +4,7 @@
  * Generated code does not include this header: it gets the template text itself, with
  * O2C_KERNEL defined as static.
  *
- * Keep in sync with the templates (tests/unit/test_kernels_all.c checks it). The layout of
+ * Keep in sync with the templates (tests/unit/test_templates_link.c checks it). The layout of
  * every argument is documented at each definition.
  */
 #ifndef ONNX2C_KERNELS_H
