@@ -37,7 +37,7 @@ const char *value_cname(Emitter *e, Value *v)
     v = root_of(v);
     v->referenced = true;
     if (v->data)
-        return xprintf((v->dtype == DT_FLOAT || v->dtype == DT_DOUBLE) ? "w%d.f" : "w%d", v->id);
+        return xprintf("w%d.f", v->id);
     return xprintf("v%d", v->id);
 }
 
@@ -228,6 +228,61 @@ static void print_ints(FILE *f, const Value *v, int64_t n)
 /* Floats are written as their bit patterns through a union: exact, and much faster for a C
  * compiler to parse than decimal literals (a 100k-weight layer compiles in a fraction of the
  * time). */
+/* Weights of at least this many bytes are written as rows of string literals. C compilers
+ * read a string literal far faster than a list of integer initialisers: for 10 M floats,
+ * gcc -O2 takes 10 s and 0.45 GB on the strings and 166 s and 2.2 GB on hex integers. */
+#define WEIGHT_STRING_MIN_BYTES 256
+/* Bytes per string row: C99 guarantees literals of 4095 characters, and a row that fills its
+ * array exactly (no terminating NUL) is valid C. */
+#define WEIGHT_ROW_BYTES 4000
+
+/* One row of bytes as a string literal: printable characters as themselves, the rest as
+ * 3-digit octal escapes (which, unlike hex escapes, never swallow a following digit). */
+static void print_byte_row(FILE *f, const unsigned char *b, int64_t n)
+{
+    char buf[4 * WEIGHT_ROW_BYTES + 8], *p = buf;
+    *p++ = '"';
+    for (int64_t i = 0; i < n; i++) {
+        unsigned c = b[i];
+        if (c >= 32 && c < 127 && c != '"' && c != '\\' && c != '?') {
+            *p++ = (char)c;
+        } else {
+            *p++ = '\\';
+            *p++ = (char)('0' + (c >> 6));
+            *p++ = (char)('0' + ((c >> 3) & 7));
+            *p++ = (char)('0' + (c & 7));
+        }
+    }
+    *p++ = '"';
+    fwrite(buf, 1, (size_t)(p - buf), f);
+}
+
+/* A weight as the bytes of its little-endian representation (the compiler's host order;
+ * emit_preamble refuses big-endian targets), viewed through the union's typed member f. The
+ * bytes are full rows plus a shorter tail, so the union takes exactly the weight's size. */
+static void emit_weight_bytes(FILE *f, const Value *v, int64_t n, int64_t bytes)
+{
+    int64_t rows = bytes / WEIGHT_ROW_BYTES, tail = bytes % WEIGHT_ROW_BYTES;
+    fprintf(f, "static const union {\n    struct {");
+    if (rows)
+        fprintf(f, " unsigned char rows[%lld][%d];", (long long)rows, WEIGHT_ROW_BYTES);
+    if (tail)
+        fprintf(f, " unsigned char tail[%lld];", (long long)tail);
+    fprintf(f, " } b;\n    %s f[%lld];\n} w%d = {{", dtype_ctype(v->dtype), (long long)n, v->id);
+    const unsigned char *b = v->data;
+    if (rows)
+        fprintf(f, "{\n");
+    for (int64_t r = 0; r < rows; r++) {
+        print_byte_row(f, b + r * WEIGHT_ROW_BYTES, WEIGHT_ROW_BYTES);
+        fputs(r + 1 < rows ? ",\n" : "\n}", f);
+    }
+    if (tail) {
+        fputs(rows ? ",\n" : "\n", f);
+        print_byte_row(f, b + rows * WEIGHT_ROW_BYTES, tail);
+    }
+    fprintf(f, "\n}};\n");
+}
+
 static void emit_weight(FILE *f, const Value *v)
 {
     int64_t n = value_numel(v);
@@ -236,7 +291,10 @@ static void emit_weight(FILE *f, const Value *v)
     for (int i = 0; i < v->rank; i++)
         fprintf(f, "%s%lld", i ? "x" : " [", (long long)v->dims[i]);
     fprintf(f, "%s */\n", v->rank ? "]" : " scalar");
-    if (v->dtype == DT_FLOAT || v->dtype == DT_DOUBLE) {
+    int64_t bytes = n * (int64_t)dtype_size(v->dtype);
+    if (bytes >= WEIGHT_STRING_MIN_BYTES) {
+        emit_weight_bytes(f, v, n, bytes);
+    } else if (v->dtype == DT_FLOAT || v->dtype == DT_DOUBLE) {
         int w = v->dtype == DT_FLOAT ? 4 : 8;
         fprintf(f, "static const union { uint%d_t u[%lld]; %s f[%lld]; } w%d = {{\n", 8 * w,
                 (long long)len, dtype_ctype(v->dtype), (long long)len, v->id);
@@ -245,17 +303,16 @@ static void emit_weight(FILE *f, const Value *v)
         else
             fprintf(f, "    0");
         fprintf(f, "\n}};\n");
-    } else if (v->dtype == DT_UINT64) {
-        fprintf(f, "static const uint64_t w%d[%lld] = {\n", v->id, (long long)len);
-        print_words(f, v->data, n ? n : 1, 8);
-        fprintf(f, "\n};\n");
     } else {
-        fprintf(f, "static const %s w%d[%lld] = {\n", dtype_ctype(v->dtype), v->id, (long long)len);
-        if (n)
-            print_ints(f, v, n);
-        else
+        fprintf(f, "static const struct { %s f[%lld]; } w%d = {{\n", dtype_ctype(v->dtype),
+                (long long)len, v->id);
+        if (!n)
             fprintf(f, "    0");
-        fprintf(f, "\n};\n");
+        else if (v->dtype == DT_UINT64)
+            print_words(f, v->data, n, 8);
+        else
+            print_ints(f, v, n);
+        fprintf(f, "\n}};\n");
     }
 }
 
@@ -368,6 +425,11 @@ static void emit_preamble(FILE *f, const Model *m, const Options *opt, const Emi
             "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n");
     if (e->nkernels)
         fprintf(f, "#include <libxsmm.h>\n");
+    fprintf(f,
+            "#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \\\n"
+            "    __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__\n"
+            "#error \"onnx2c writes weights as little-endian bytes; this target is big-endian\"\n"
+            "#endif\n");
     fputc('\n', f);
 }
 
