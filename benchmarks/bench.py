@@ -239,6 +239,10 @@ def bench_model(args, ort, onnx2c, model_dir, work):
     if not os.path.isfile(model_path) or not os.path.isdir(data_dir):
         row["errors"].append(f"no model.onnx or test_data_set_0 in {name}")
         return row
+    model = onnx.load(model_path, load_external_data=False)
+    row["ops"] = {n.op_type for n in model.graph.node}
+    row["input_shapes"] = [[d.dim_value for d in i.type.tensor_type.shape.dim] for i in model.graph.input]
+    del model
     progs = {}
     for backend in args.backends:
         try:
@@ -359,6 +363,20 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
+def has_ops(r, *ops):
+    return all(op in r.get("ops", ()) for op in ops)
+
+
+# The model groups of issue 8's targets, told apart by what is in the model, not by its name.
+GROUPS = [
+    ("224x224 CNNs", lambda r: [1, 3, 224, 224] in r.get("input_shapes", [])),
+    ("under 10 MFLOP", lambda r: (r.get("report") or {}).get("mflops", 1e9) < 10),
+    ("int8 QDQ", lambda r: has_ops(r, "QuantizeLinear")),
+    ("recurrent", lambda r: any(op in r.get("ops", ()) for op in ("GRU", "LSTM", "RNN"))),
+    ("transformers", lambda r: has_ops(r, "Softmax", "LayerNormalization")),
+]
+
+
 def summary_lines(rows, backends):
     lines = []
     for b in backends:
@@ -371,6 +389,24 @@ def summary_lines(rows, backends):
         ratios = [r[backends[1]] / r[backends[0]] for r in rows if r.get(backends[0]) and r.get(backends[1])]
         if ratios:
             lines.append(f"{backends[1]}/{backends[0]}: geomean {geomean(ratios):.2f}, worst {max(ratios):.2f}")
+    b = backends[0]
+    for title, member in GROUPS:
+        pairs = [(r[b] / r["onnxruntime"], r["model"]) for r in rows
+                 if r.get(b) and r.get("onnxruntime") and member(r)]
+        if pairs:
+            worst = max(pairs)
+            lines.append(f"{title}: {b}/onnxruntime geomean {geomean([x for x, _ in pairs]):.2f} over "
+                         f"{len(pairs)}, worst {worst[0]:.2f} ({worst[1]})")
+    reps = [(r["model"], r["report"]) for r in rows if r.get("report")]
+    over_node = [m for m, rep in reps if rep.get("node_order_bound_bytes") is not None
+                 and rep["arena_bytes"] > rep["node_order_bound_bytes"]]
+    over_live = [m for m, rep in reps if rep.get("arena_lower_bound_bytes")
+                 and rep["arena_bytes"] > 1.10 * rep["arena_lower_bound_bytes"]]
+    if any(rep.get("node_order_bound_bytes") is not None for _, rep in reps):
+        lines.append(f"arena above the node-order bound: {len(over_node)}"
+                     + (f" ({', '.join(over_node)})" if over_node else ""))
+    lines.append(f"arena above 1.10x the live lower bound: {len(over_live)}"
+                 + (f" ({', '.join(over_live)})" if over_live else ""))
     bad = [r["model"] for r in rows if r["errors"]]
     lines.append(f"models with an error or mismatch: {len(bad)}" + (f" ({', '.join(bad)})" if bad else ""))
     return lines
@@ -483,7 +519,8 @@ def main():
 
     # Other work on the machine only lowers the figure: measured before and after, the higher kept.
     peak, peak_how = measure_peak(args.cc, work)
-    machine = (f"{cpu_name()}, {os.cpu_count()} cores, load average "
+    commit = tool_version(["git", "-C", REPO, "log", "-1", "--format=%h %cs"])
+    machine = (f"onnx2c {commit} (checkout); {cpu_name()}, {os.cpu_count()} cores, load average "
                f"{' '.join(f'{x:.1f}' for x in os.getloadavg())} at start; "
                f"{tool_version([args.cc, '--version'])}; libxsmm "
                f"{tool_version(['pkg-config', '--modversion', 'libxsmm'])}; onnxruntime {ort.__version__}")
