@@ -460,12 +460,23 @@ def tool_version(argv):
         return "?"
 
 
-def measure_peak(cc, work):
-    """Single-core FP32 FMA throughput from benchmarks/fma_peak.c, GFLOP/s (None if it fails)."""
+def build_peak(cc, work):
+    """benchmarks/fma_peak.c built -O3 -march=native; the program's path, or None."""
     prog = os.path.join(work, "fma_peak")
     try:
         run([cc, "-O3", "-march=native", "-ffp-contract=fast", os.path.join(HERE, "fma_peak.c"),
              "-o", prog], "fma_peak build")
+    except Failure as e:
+        print(f"bench: {e}", file=sys.stderr)
+        return None
+    return prog
+
+
+def measure_peak(prog):
+    """Single-core FP32 FMA throughput in GFLOP/s and the vector width, or (None, "")."""
+    if prog is None:
+        return None, ""
+    try:
         r = run([prog], "fma_peak")
     except Failure as e:
         print(f"bench: {e}", file=sys.stderr)
@@ -517,28 +528,31 @@ def main():
         work = tmp.name
     compile_speed.USE_GNU_TIME = compile_speed.have_gnu_time()
 
-    # Other work on the machine only lowers the figure: measured before and after, the higher kept.
-    peak, peak_how = measure_peak(args.cc, work)
+    # The peak is measured before each model and at the end, and the highest kept: other work
+    # on the machine, and the lower clock the host gives the VM at busy times, only lower it.
+    peak_prog = build_peak(args.cc, work)
+    peak, peak_how = measure_peak(peak_prog)
+    peaks = [peak] if peak else []
     commit = tool_version(["git", "-C", REPO, "log", "-1", "--format=%h %cs"])
     machine = (f"onnx2c {commit} (checkout); {cpu_name()}, {os.cpu_count()} cores, load average "
                f"{' '.join(f'{x:.1f}' for x in os.getloadavg())} at start; "
                f"{tool_version([args.cc, '--version'])}; libxsmm "
                f"{tool_version(['pkg-config', '--modversion', 'libxsmm'])}; onnxruntime {ort.__version__}")
-    peak_line = ("single-core FP32 peak: " + (f"{peak:.1f} GFLOP/s ({peak_how}, benchmarks/fma_peak.c)"
-                                              if peak else "not measured"))
-    print(f"machine: {machine}\n{peak_line}", flush=True)
+    print(f"machine: {machine}", flush=True)
 
     rows = []
     t_start = time.time()
     for model_dir in models:
         print(f"bench: {os.path.basename(model_dir)} ...", file=sys.stderr, flush=True)
         rows.append(bench_model(args, ort, onnx2c, model_dir, work))
+        p, _ = measure_peak(peak_prog)
+        if p:
+            peaks.append(p)
     minutes = (time.time() - t_start) / 60
-    peak_after, _ = measure_peak(args.cc, work)
-    if peak_after and (not peak or peak_after > peak):
-        peak = peak_after
-    peak_line = ("single-core FP32 peak: " + (f"{peak:.1f} GFLOP/s ({peak_how}, benchmarks/fma_peak.c, "
-                                              "the higher of a measurement before and after)"
+    peak = max(peaks) if peaks else None
+    peak_line = ("single-core FP32 peak: " + (f"{peak:.1f} GFLOP/s ({peak_how}, benchmarks/fma_peak.c; "
+                                              f"highest of {len(peaks)} measurements, one after each "
+                                              f"model, lowest {min(peaks):.1f})"
                                               if peak else "not measured"))
 
     how = (f"{args.rounds} interleaved rounds, "
