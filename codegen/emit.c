@@ -580,6 +580,8 @@ static void emit_kernel_init(FILE *f, const XsmmKernel *k, int i, const char *po
                              int64_t pool_floats, int64_t arena_bytes)
 {
     KernelCheck c = kernel_check(k, pool_floats);
+    if (k->lda != k->m || k->ldb != k->k || k->ldc != k->m)
+        fatal("internal error: libxsmm product %d is not packed (o2c_xsmm_run assumes it)", i);
     if (c.floats > arena_bytes / (int64_t)sizeof(float)) {
         fprintf(f,
                 "    /* xsmm_kernel%d: its check would need %lld bytes, more than the arena; the\n"
@@ -587,36 +589,25 @@ static void emit_kernel_init(FILE *f, const XsmmKernel *k, int i, const char *po
                 i, (long long)(c.floats * (int64_t)sizeof(float)));
         return;
     }
-    fprintf(f,
-            "    {\n"
-            "        const libxsmm_blasint lda = %lld, ldb = %lld, ldc = %lld;\n"
-            "        const float alpha = 1.0f, beta = 0.0f;\n"
-            "        const int flags = LIBXSMM_GEMM_FLAG_NONE, prefetch = LIBXSMM_PREFETCH_NONE;\n"
-            "        xsmm_kernel%d = libxsmm_smmdispatch(%lld, %lld, %lld, &lda, &ldb, &ldc, "
-            "&alpha, &beta, &flags, &prefetch);\n"
-            "        if (xsmm_kernel%d) {\n",
-            (long long)k->lda, (long long)k->ldb, (long long)k->ldc, i, (long long)k->m,
-            (long long)k->n, (long long)k->k, i);
+    fprintf(f, "    {\n");
     if (c.a_in_pool)
-        fprintf(f, "            const float *a = %s;\n", pool);
+        fprintf(f, "        const float *a = %s;\n", pool);
     else
         fprintf(f,
-                "            float *a = (float *)arena + %lld;\n"
-                "            o2c_fill(a, %lld, 12345u);\n",
+                "        float *a = (float *)arena + %lld;\n"
+                "        o2c_fill(a, %lld, 12345u);\n",
                 (long long)c.a_off, (long long)(k->m * k->k));
     if (c.b_in_pool)
-        fprintf(f, "            const float *b = %s;\n", pool);
+        fprintf(f, "        const float *b = %s;\n", pool);
     else
         fprintf(f,
-                "            float *b = (float *)arena + %lld;\n"
-                "            o2c_fill(b, %lld, 67890u);\n",
+                "        float *b = (float *)arena + %lld;\n"
+                "        o2c_fill(b, %lld, 67890u);\n",
                 (long long)c.b_off, (long long)(k->k * k->n));
-    fprintf(f,
-            "            if (!o2c_xsmm_matches(xsmm_kernel%d, %lld, %lld, %lld, a, b, (float "
-            "*)arena))\n"
-            "                xsmm_kernel%d = 0; /* keep the portable bits */\n"
-            "        }\n    }\n",
-            i, (long long)k->m, (long long)k->n, (long long)k->k, i);
+    fprintf(
+        f,
+        "        o2c_xsmm_setup(&xsmm_kernel%d, %lld, %lld, %lld, a, b, (float *)arena);\n    }\n",
+        i, (long long)k->m, (long long)k->n, (long long)k->k);
 }
 
 /* Each libxsmm product goes through a small function that falls back to the portable kernel
@@ -630,10 +621,10 @@ static void emit_init(FILE *f, const Emitter *e, int64_t arena_bytes)
     for (int i = 0; i < e->nkernels; i++) {
         const XsmmKernel *k = &e->kernels[i];
         fprintf(f,
-                "static libxsmm_smmfunction xsmm_kernel%d; /* m=%lld n=%lld k=%lld */\n"
+                "static O2cXsmm xsmm_kernel%d; /* m=%lld n=%lld k=%lld */\n"
                 "static void xsmm_product%d(const float *a, const float *b, float *c)\n{\n"
-                "    if (xsmm_kernel%d)\n        xsmm_kernel%d(a, b, c);\n    else\n"
-                "        o2c_xsmm_reference(%lld, %lld, %lld, a, b, c);\n}\n",
+                "    if (xsmm_kernel%d.kernel[0])\n        o2c_xsmm_run(&xsmm_kernel%d, a, b, c);\n"
+                "    else\n        o2c_xsmm_reference(%lld, %lld, %lld, a, b, c);\n}\n",
                 i, (long long)k->m, (long long)k->n, (long long)k->k, i, i, i, (long long)k->m,
                 (long long)k->n, (long long)k->k);
     }
