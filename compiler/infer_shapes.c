@@ -54,14 +54,30 @@ static bool all_outputs_constant(const Node *n)
     return true;
 }
 
-/* Folding allocates every output first so that fold functions only compute. */
-static void fold_node(Node *n)
+/* Folding allocates every output first so that fold functions only compute. A small model
+ * can ask for gigabytes here (ConstantOfShape, Tile, Pad, Expand), hence the limits. */
+static void fold_node(Graph *g, Node *n)
 {
     for (int i = 0; i < n->noutputs; i++) {
         Value *v = n->outputs[i];
         if (v->data || v->rank < 0)
             continue;
-        v->data = xcalloc(1, (size_t)value_bytes(v) + 1);
+        int64_t bytes = value_bytes(v), scale = checked_mul(n, 2, g->loaded_bytes);
+        int64_t one = g_limits.max_folded_bytes, total = g_limits.max_total_folded_bytes;
+        one = one > scale ? one : scale;
+        total = total > scale ? total : scale;
+        if (bytes > one)
+            fatal_at(n,
+                     "folding output '%s' would make a constant of %lld bytes, more than the "
+                     "limit of %lld (--max-folded-bytes)",
+                     v->name, (long long)bytes, (long long)one);
+        g->folded_bytes = checked_add(n, g->folded_bytes, bytes);
+        if (g->folded_bytes > total)
+            fatal_at(n,
+                     "constant folding has computed %lld bytes, more than the limit of %lld "
+                     "(--max-total-folded-bytes)",
+                     (long long)g->folded_bytes, (long long)total);
+        v->data = xcalloc(1, (size_t)bytes + 1);
     }
     n->op->fold(n);
     node_retire(n);
@@ -93,11 +109,16 @@ void infer_shapes(Model *m)
             if (n->inputs[j] && n->inputs[j]->rank < 0)
                 fatal_at(n, "input '%s' has no known shape", n->inputs[j]->name);
         n->op->infer(n);
-        for (int j = 0; j < n->noutputs; j++)
-            if (n->outputs[j]->rank >= 0)
-                value_numel(n->outputs[j]); /* checks the size for overflow */
+        for (int j = 0; j < n->noutputs; j++) {
+            Value *y = n->outputs[j];
+            if (y->rank >= 0)
+                value_numel(y); /* checks the size for overflow */
+            else if (*y->name)  /* a named output the op does not have: the emitter would fail */
+                fatal_at(n, "has %d outputs; output %d ('%s') is not one this op computes",
+                         n->noutputs, j, y->name);
+        }
         if (n->op->fold && all_inputs_constant(n))
-            fold_node(n);
+            fold_node(g, n);
         else if (all_outputs_constant(n))
             node_retire(n); /* e.g. Shape: known from static shapes alone */
         else if (n->op->is_view)

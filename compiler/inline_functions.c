@@ -151,6 +151,8 @@ static void convert_node(Model *m, Scope *s, const Onnx__NodeProto *np)
     Graph *g = m->graph;
     Node *n = node_new(g, xprintf("%s%s", s->prefix, np->name ? np->name : ""),
                        np->op_type ? np->op_type : "", (int)np->n_input, (int)np->n_output);
+    if (!np->n_output)
+        fatal_at(n, "has no outputs");
     n->domain = xstrdup(np->domain ? np->domain : "");
     n->opset = node_opset(m, s, n->domain);
     n->scope = s;
@@ -195,11 +197,20 @@ static void expand_function(Model *m, Scope *s, const Onnx__NodeProto *np,
                             const Onnx__FunctionProto *fn)
 {
     const char *call = np->name && *np->name ? np->name : np->op_type;
-    for (const Scope *p = s; p; p = p->parent)
+    int depth = 0;
+    for (const Scope *p = s; p; p = p->parent, depth++)
         if (p->fn == fn)
             fatal("node '%s' (%s, domain %s): function '%s' calls itself (recursion is not "
                   "allowed in ONNX functions)",
                   call, np->op_type, np->domain ? np->domain : "", fn->name);
+    if (depth > g_limits.max_depth)
+        fatal("node '%s' (%s): function calls and subgraphs nest more than %d deep (--max-depth "
+              "raises the limit)",
+              call, np->op_type, g_limits.max_depth);
+    if (np->n_input > fn->n_input || np->n_output > fn->n_output)
+        fatal("node '%s' (%s): the call has %zu inputs and %zu outputs, function '%s' takes at "
+              "most %zu and %zu",
+              call, np->op_type, np->n_input, np->n_output, fn->name, fn->n_input, fn->n_output);
     Scope *fs = xcalloc(1, sizeof(Scope));
     fs->parent = s;
     fs->fn = fn;

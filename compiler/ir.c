@@ -85,6 +85,12 @@ Value *value_new(Graph *g, const char *name)
 
 Node *node_new(Graph *g, const char *name, const char *op_type, int ninputs, int noutputs)
 {
+    /* Nested function calls and unrolled loops multiply: a few hundred bytes of model can ask
+     * for 2^40 nodes. */
+    if (g->nnodes >= g_limits.max_nodes)
+        fatal("the graph grows past %lld nodes after function inlining and loop unrolling "
+              "(--max-nodes raises the limit)",
+              (long long)g_limits.max_nodes);
     Node *n = xcalloc(1, sizeof(Node));
     n->name = xstrdup(name ? name : "");
     n->op_type = xstrdup(op_type);

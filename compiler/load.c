@@ -375,9 +375,11 @@ static void convert_value_info(Value *v, const Onnx__ValueInfoProto *vi)
     for (int i = 0; i < v->rank; i++) {
         const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
         v->dims[i] = -1;
-        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+            if (d->dim_value < 0)
+                fatal("'%s' has a negative dimension (%lld)", v->name, (long long)d->dim_value);
             v->dims[i] = d->dim_value;
-        else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM)
+        } else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM)
             v->dim_params[i] = xstrdup(d->dim_param);
     }
 }
@@ -390,12 +392,17 @@ static void convert_graph(Model *m, const Onnx__ModelProto *mp)
         const Onnx__TensorProto *t = gp->initializer[i];
         if (!t->name || value_lookup(g, t->name))
             fatal("initializer '%s' is unnamed or defined twice", t->name ? t->name : "");
-        tensor_to_value(t, value_new(g, t->name), "initializer");
+        Value *v = value_new(g, t->name);
+        tensor_to_value(t, v, "initializer");
+        g->loaded_bytes = checked_add(NULL, g->loaded_bytes, value_bytes(v));
     }
     g->inputs = xcalloc(gp->n_input + 1, sizeof(Value *));
     for (size_t i = 0; i < gp->n_input; i++) {
         const char *name = gp->input[i]->name ? gp->input[i]->name : "";
-        if (value_lookup(g, name))
+        Value *known = value_lookup(g, name);
+        if (known && known->is_input)
+            fatal("graph input '%s' is listed twice", name);
+        if (known)
             continue; /* an initializer with a default: a weight, not an input */
         Value *v = value_new(g, name);
         convert_value_info(v, gp->input[i]);
@@ -416,6 +423,108 @@ static void convert_graph(Model *m, const Onnx__ModelProto *mp)
         fatal("the graph has no outputs");
 }
 
+/* ---- nesting pre-scan ----
+ * protobuf-c unpacks nested messages by recursion, so a 100 KB file of If nodes nested 3,000
+ * deep overflows the stack inside it. Before unpacking, this walks the wire format along the
+ * fields through which graphs and types can nest (field numbers from onnx.proto) and refuses a
+ * model nested deeper than g_limits.max_depth. Malformed bytes end the scan quietly: the
+ * unpacker then reports them. */
+
+typedef enum {
+    PB_MODEL,
+    PB_GRAPH,
+    PB_NODE,
+    PB_ATTR,
+    PB_FUNCTION,
+    PB_TRAINING,
+    PB_VALUE_INFO,
+    PB_TYPE,
+    PB_TYPE_WRAPPER,
+    PB_OTHER
+} PbKind;
+
+/* The kind of message field `field` of a `kind` message holds, or PB_OTHER. */
+static PbKind pb_child(PbKind kind, uint64_t field)
+{
+    switch (kind) {
+    case PB_MODEL:
+        return field == 7    ? PB_GRAPH
+               : field == 25 ? PB_FUNCTION
+               : field == 20 ? PB_TRAINING
+                             : PB_OTHER;
+    case PB_TRAINING: return field == 1 || field == 2 ? PB_GRAPH : PB_OTHER;
+    case PB_GRAPH:
+        return field == 1                                  ? PB_NODE
+               : field == 11 || field == 12 || field == 13 ? PB_VALUE_INFO
+                                                           : PB_OTHER;
+    case PB_FUNCTION: return field == 7 ? PB_NODE : field == 12 ? PB_VALUE_INFO : PB_OTHER;
+    case PB_NODE: return field == 5 ? PB_ATTR : PB_OTHER;
+    case PB_ATTR:
+        return field == 6 || field == 11    ? PB_GRAPH
+               : field == 14 || field == 15 ? PB_TYPE
+                                            : PB_OTHER;
+    case PB_VALUE_INFO: return field == 2 ? PB_TYPE : PB_OTHER;
+    /* sequence_type, map_type, optional_type: wrappers whose element is a TypeProto again */
+    case PB_TYPE: return field == 4 || field == 5 || field == 9 ? PB_TYPE_WRAPPER : PB_OTHER;
+    case PB_TYPE_WRAPPER: return field == 1 || field == 2 ? PB_TYPE : PB_OTHER;
+    default: return PB_OTHER;
+    }
+}
+
+static bool pb_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    *v = 0;
+    for (int shift = 0; shift < 64 && *p < end; shift += 7) {
+        uint8_t b = *(*p)++;
+        *v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return true;
+    }
+    return false;
+}
+
+/* depth counts graphs (and, separately, types) enclosing this message. */
+static void scan_nesting(PbKind kind, const uint8_t *p, const uint8_t *end, int graphs, int types)
+{
+    if (graphs > g_limits.max_depth)
+        fatal("subgraphs nest more than %d deep (--max-depth raises the limit)",
+              g_limits.max_depth);
+    if (types > g_limits.max_depth)
+        fatal("types nest more than %d deep (--max-depth raises the limit)", g_limits.max_depth);
+    while (p < end) {
+        uint64_t tag, len;
+        if (!pb_varint(&p, end, &tag))
+            return;
+        switch (tag & 7) {
+        case 0:
+            if (!pb_varint(&p, end, &len))
+                return;
+            break;
+        case 1:
+            if (end - p < 8)
+                return;
+            p += 8;
+            break;
+        case 5:
+            if (end - p < 4)
+                return;
+            p += 4;
+            break;
+        case 2: {
+            if (!pb_varint(&p, end, &len) || len > (uint64_t)(end - p))
+                return;
+            PbKind child = pb_child(kind, tag >> 3);
+            if (child != PB_OTHER)
+                scan_nesting(child, p, p + len, graphs + (child == PB_GRAPH),
+                             types + (child == PB_TYPE));
+            p += len;
+            break;
+        }
+        default: return; /* groups (3, 4) and invalid wire types */
+        }
+    }
+}
+
 static Onnx__ModelProto *loaded_proto;
 
 static void free_proto(void)
@@ -428,6 +537,7 @@ Model *load_model(const char *path)
     g_model_path = path;
     size_t len;
     uint8_t *buf = read_file(path, "", &len);
+    scan_nesting(PB_MODEL, buf, buf + len, 0, 0);
     Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, buf);
     if (!mp)
         fatal("not a valid ONNX model (the protobuf could not be parsed; truncated or not an "
@@ -443,6 +553,9 @@ Model *load_model(const char *path)
     m->opset = opset_of(mp, "");
     if (!m->opset && !mp->n_opset_import) /* a model of other domains only (ai.onnx.ml) is fine */
         fatal("the model imports no operator set");
+    if (m->opset > MAX_KNOWN_OPSET) /* its ops' semantics are not written yet */
+        fatal("the model imports opset %d; onnx2c knows opsets up to %d", m->opset,
+              MAX_KNOWN_OPSET);
     m->graph = graph_new();
     convert_graph(m, mp);
     m->nodes_before = m->graph->nnodes;

@@ -1,10 +1,15 @@
 /* main.c — the command line: parse options, run the pipeline, write the outputs. */
+#define _XOPEN_SOURCE 700 /* mkstemp, realpath, fchmod */
+#include "load.h"
 #include "onnx2c.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char usage_text[] =
     "usage: onnx2c MODEL.onnx -o OUT.c [options]\n"
@@ -21,6 +26,13 @@ static const char usage_text[] =
     "  --emit-onnx FILE       write the optimised graph as an ONNX model\n"
     "  -O0 | -O1              -O0 turns off rewrites; folding for static shapes stays (default "
     "-O1)\n"
+    "  --max-depth N          nesting of subgraphs and function calls (default 64)\n"
+    "  --max-nodes N          nodes after inlining and unrolling (default 250000)\n"
+    "  --max-folded-bytes N   bytes of one folded constant (default 64 MiB, or twice the\n"
+    "                         model's weights if more)\n"
+    "  --max-total-folded-bytes N  bytes of all folded constants (default 256 MiB, or twice\n"
+    "                         the model's weights if more)\n"
+    "  --max-arena-bytes N    bytes of the planned arena (default 4294967296)\n"
     "  --list-ops             print the supported operators and exit\n"
     "  --help                 this text\n";
 
@@ -115,6 +127,45 @@ static bool is_option(const char *arg, const char *name)
     return !strncmp(arg, name, len) && (arg[len] == 0 || arg[len] == '=');
 }
 
+/* A limit option's value: a positive count, at most 2^62. */
+static int64_t parse_limit(const char *s, const char *what)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v <= 0 || v > ((int64_t)1 << 62))
+        usage_error("%s: '%s' is not a positive count", what, s);
+    return v;
+}
+
+/* --max-NAME N: true when argv[*i] is one of the limit options (and consumes its value). */
+static bool limit_option(int argc, char **argv, int *i)
+{
+    static const struct {
+        const char *name;
+        int64_t *field;
+    } limits[] = {
+        {"--max-nodes", &g_limits.max_nodes},
+        {"--max-folded-bytes", &g_limits.max_folded_bytes},
+        {"--max-total-folded-bytes", &g_limits.max_total_folded_bytes},
+        {"--max-arena-bytes", &g_limits.max_arena_bytes},
+    };
+    if (is_option(argv[*i], "--max-depth")) {
+        int64_t v = parse_limit(option_value(argc, argv, i, "--max-depth"), "--max-depth");
+        if (v > 100000)
+            usage_error("--max-depth: at most 100000");
+        g_limits.max_depth = (int)v;
+        return true;
+    }
+    for (size_t k = 0; k < sizeof limits / sizeof *limits; k++)
+        if (is_option(argv[*i], limits[k].name)) {
+            *limits[k].field =
+                parse_limit(option_value(argc, argv, i, limits[k].name), limits[k].name);
+            return true;
+        }
+    return false;
+}
+
 static GemmBackend default_gemm(void)
 {
 #if defined(__x86_64__)
@@ -165,6 +216,8 @@ static Options parse_args(int argc, char **argv)
             o.report_json_path = option_value(argc, argv, &i, "--report-json");
         } else if (is_option(a, "--emit-onnx")) {
             o.emit_onnx_path = option_value(argc, argv, &i, "--emit-onnx");
+        } else if (limit_option(argc, argv, &i)) {
+            continue;
         } else if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2")) {
             o.opt_level = a[2] - '0';
         } else if (a[0] == '-' && a[1]) {
@@ -206,13 +259,57 @@ static const char *name_from_path(const char *path)
     return *name ? name : "model";
 }
 
+/* ---- outputs ----
+ * Each output is written to a temporary file in its destination folder and renamed over the
+ * destination only when every output has been written, so a failed compile leaves nothing
+ * behind and never a truncated file. The list is file-scope because the atexit handler that
+ * removes the temporaries on an error exit needs it. */
+
+typedef struct Output {
+    const char *path;
+    char *tmp; /* NULL once renamed */
+} Output;
+
+static Output outputs[4];
+static int noutputs;
+
+static void remove_temporaries(void)
+{
+    for (int i = 0; i < noutputs; i++)
+        if (outputs[i].tmp)
+            unlink(outputs[i].tmp);
+}
+
+static _Noreturn void write_error(const char *path, const char *what)
+{
+    fprintf(stderr, "onnx2c: error: %s: %s: %s\n", path, what, strerror(errno));
+    exit(1);
+}
+
+/* Creates an empty temporary file next to path, with the permissions a new file gets, and
+ * returns its name. */
+static const char *temporary_for(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *tmp = slash ? xprintf("%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1)
+                      : xprintf(".%s.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        write_error(path, "cannot write");
+    mode_t mask = umask(0);
+    umask(mask);
+    outputs[noutputs++] = (Output){path, tmp};
+    if (fchmod(fd, 0666 & ~mask) || close(fd))
+        write_error(path, "cannot write");
+    return tmp;
+}
+
 static FILE *open_output(const char *path)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "onnx2c: error: %s: cannot write: %s\n", path, strerror(errno));
-        exit(1);
-    }
+    const char *tmp = temporary_for(path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        write_error(path, "cannot write");
     return f;
 }
 
@@ -224,10 +321,57 @@ static void close_output(FILE *f, const char *path)
     }
 }
 
+static void commit_outputs(void)
+{
+    for (int i = 0; i < noutputs; i++) {
+        if (rename(outputs[i].tmp, outputs[i].path))
+            write_error(outputs[i].path, "cannot write");
+        outputs[i].tmp = NULL;
+    }
+}
+
+/* Two paths name the same file: the same inode when both exist, else the same resolved folder
+ * and file name. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!stat(a, &sa) && !stat(b, &sb))
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char ra[PATH_MAX], rb[PATH_MAX];
+    const char *da = dir_of(a), *db = dir_of(b);
+    const char *ba = strrchr(a, '/') ? strrchr(a, '/') + 1 : a;
+    const char *bb = strrchr(b, '/') ? strrchr(b, '/') + 1 : b;
+    if (!realpath(da, ra) || !realpath(db, rb))
+        return !strcmp(a, b);
+    return !strcmp(ra, rb) && !strcmp(ba, bb);
+}
+
+/* An output must not overwrite an input (the model, a --bind-input file) or another output. */
+static void check_output_paths(const Options *o)
+{
+    const char *outs[4] = {o->output_path, o->header_path, o->report_json_path, o->emit_onnx_path};
+    const char *opts[4] = {"-o", "--header", "--report-json", "--emit-onnx"};
+    for (int i = 0; i < 4; i++) {
+        if (!outs[i])
+            continue;
+        if (same_file(outs[i], o->input_path))
+            usage_error("%s '%s' is the input model", opts[i], outs[i]);
+        for (int k = 0; k < o->nvalues; k++)
+            if (same_file(outs[i], o->values[k].path))
+                usage_error("%s '%s' is the --bind-input file of '%s'", opts[i], outs[i],
+                            o->values[k].name);
+        for (int j = 0; j < i; j++)
+            if (outs[j] && same_file(outs[i], outs[j]))
+                usage_error("%s and %s both write '%s'", opts[j], opts[i], outs[i]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     atexit(free_all);
     Options opt = parse_args(argc, argv);
+    check_output_paths(&opt);
+    atexit(remove_temporaries);
     const char *name = opt.name ? opt.name : name_from_path(opt.input_path);
     check_symbol_name(name);
 
@@ -249,6 +393,10 @@ int main(int argc, char **argv)
     eliminate_dead(m->graph);
     schedule(m->graph);
     ArenaPlan plan = plan_arena(m->graph);
+    if (plan.arena_bytes > g_limits.max_arena_bytes)
+        fatal("the planned arena needs %lld bytes, more than the limit of %lld "
+              "(--max-arena-bytes raises it)",
+              (long long)plan.arena_bytes, (long long)g_limits.max_arena_bytes);
 
     FILE *out = open_output(opt.output_path);
     FILE *header = opt.header_path ? open_output(opt.header_path) : NULL;
@@ -259,8 +407,9 @@ int main(int argc, char **argv)
     if (opt.report)
         print_report(stdout, m, &plan);
     if (opt.report_json_path)
-        write_report_json(opt.report_json_path, m, &plan);
+        write_report_json(temporary_for(opt.report_json_path), m, &plan);
     if (opt.emit_onnx_path)
-        write_onnx(opt.emit_onnx_path, m);
+        write_onnx(temporary_for(opt.emit_onnx_path), m);
+    commit_outputs();
     return 0;
 }

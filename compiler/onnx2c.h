@@ -29,13 +29,15 @@
 #ifndef ONNX2C_H
 #define ONNX2C_H
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#define MAX_RANK 8
+#define MAX_RANK        8
+#define MAX_KNOWN_OPSET 28 /* the newest opset of the default domain (onnx 1.23) */
 
 /* Element types, numbered as ONNX's TensorProto.DataType. */
 typedef enum {
@@ -164,7 +166,9 @@ typedef struct Graph {
     Value **inputs; /* real inputs: graph inputs without an initializer */
     Value **outputs;
     struct ValueMap *by_name;
-    int64_t insert_seq; /* for node_place_before */
+    int64_t insert_seq;   /* for node_place_before */
+    int64_t folded_bytes; /* bytes constant folding has computed, against g_limits */
+    int64_t loaded_bytes; /* bytes of the model's initializers */
 } Graph;
 
 typedef struct Model {
@@ -219,6 +223,18 @@ char *xstrdup(const char *s);
 char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void free_all(void); /* frees everything the x* allocators handed out */
 extern const char *g_model_path;
+/* Limits on what a model may make the compiler do (options --max-*; a hostile model is refused
+ * in about a second and a few hundred MB). Folding limits grow to twice the bytes of the model's
+ * own initializers, since folding weights (Transpose, DequantizeLinear) is legitimate. */
+typedef struct Limits {
+    int max_depth;                  /* nesting of graphs in graphs and of function calls */
+    int64_t max_nodes;              /* nodes after function inlining and loop unrolling */
+    int64_t max_folded_bytes;       /* bytes of any one constant that folding computes */
+    int64_t max_total_folded_bytes; /* bytes of all of them */
+    int64_t max_arena_bytes;        /* the planned arena */
+} Limits;
+extern Limits g_limits;
+extern jmp_buf *g_fail_jump; /* when set, errors longjmp there instead of exiting */
 _Noreturn void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void fatal_at(const Node *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 _Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -253,6 +253,8 @@ void require_float(const Node *n, const Value *v)
 
 void require_constant(const Node *n, const Value *v, const char *what)
 {
+    if (!v)
+        fatal_at(n, "a required %s is missing (its name is empty)", what);
     if (v->data)
         return;
     const char *inputs = graph_inputs_feeding(v);

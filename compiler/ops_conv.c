@@ -95,6 +95,10 @@ static Window window_attrs(const Node *n, const Value *x, const int64_t *kernel)
             fatal_at(n, "negative pads are not supported");
         if (w.k[i] <= 0 || w.s[i] <= 0 || w.d[i] <= 0)
             fatal_at(n, "kernel, strides and dilations must be positive");
+        /* bounded so that the window arithmetic below cannot overflow */
+        int64_t big = (int64_t)1 << 30;
+        if (w.k[i] > big || w.s[i] > big || w.d[i] > big || w.pb[i] > big || w.pe[i] > big)
+            fatal_at(n, "kernel, strides, dilations and pads above 2^30 are not supported");
     }
     return w;
 }

@@ -106,6 +106,21 @@ static int elements_axis(const Node *n)
     return normalize_axis(n, attr_int(n, "axis", 0), n->inputs[0]->rank);
 }
 
+/* Constant indices are checked here, once: the kernels trust them. Index i of idx addresses a
+ * dim of size bounds[i % k]; negative indices count from the end. */
+static void check_const_indices(const Node *n, const Value *idx, int64_t k, const int64_t *bounds)
+{
+    if (!idx->data)
+        return;
+    const int64_t *v = indices_i64(idx);
+    for (int64_t i = 0, count = value_numel(idx); i < count; i++) {
+        int64_t b = bounds[i % k];
+        if (v[i] < -b || v[i] >= b)
+            fatal_at(n, "index %lld is out of range for a dim of size %lld", (long long)v[i],
+                     (long long)b);
+    }
+}
+
 static void check_elements(const Node *n, const Value *x, const Value *idx)
 {
     require_sized(n, x);
@@ -117,6 +132,7 @@ static void check_elements(const Node *n, const Value *x, const Value *idx)
         if (d != axis && idx->dims[d] > x->dims[d])
             fatal_at(n, "indices dim %d (%lld) is larger than the data's (%lld)", d,
                      (long long)idx->dims[d], (long long)x->dims[d]);
+    check_const_indices(n, idx, 1, &x->dims[axis]);
 }
 
 void gather_elements_infer(Node *n)
@@ -206,6 +222,7 @@ static NdGeometry nd_geometry(const Node *n, int batch_dims)
         g.dims[d] = x->dims[batch_dims + d];
     for (int d = batch_dims + (int)g.k; d < x->rank; d++)
         g.slice_elems *= x->dims[d];
+    check_const_indices(n, idx, g.k, g.dims);
     return g;
 }
 
@@ -350,6 +367,10 @@ static PadPlan pad_plan(const Node *n)
         p.end[d] = pads[naxes + i];
     }
     for (int d = 0; d < r; d++) {
+        int64_t big = (int64_t)1 << 48; /* so that the sum below cannot overflow */
+        if (p.begin[d] < -big || p.begin[d] > big || p.end[d] < -big || p.end[d] > big)
+            fatal_at(n, "pads of dim %d (%lld, %lld) are out of range", d, (long long)p.begin[d],
+                     (long long)p.end[d]);
         if (p.mode != 0 && x->dims[d] == 0 && (p.begin[d] > 0 || p.end[d] > 0))
             fatal_at(n, "cannot pad an empty dim in mode '%s'", mode);
         if (x->dims[d] + p.begin[d] + p.end[d] < 0)
@@ -1873,6 +1894,9 @@ static EinsumPlan einsum_plan(const Node *n, int64_t *out_dims_for_infer, int *o
 
 void einsum_infer(Node *n)
 {
+    for (int i = 0; i < n->ninputs; i++)
+        if (!n->inputs[i])
+            fatal_at(n, "operand %d is missing (its name is empty)", i);
     if (half_infer(n, einsum_infer))
         return;
     DType t = n->inputs[0]->dtype;

@@ -10,6 +10,14 @@
 
 void constant_infer(Node *n)
 {
+    static const char *const kinds[] = {"value",         "value_float", "value_floats",
+                                        "value_int",     "value_ints",  "value_string",
+                                        "value_strings", "sparse_value"};
+    int given = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        given += attr_get(n, kinds[i]) != NULL;
+    if (given > 1)
+        fatal_at(n, "has %d value attributes; ONNX allows exactly one", given);
     const Attr *a = attr_get(n, "value");
     Value *y = n->outputs[0];
     if (a && a->type == ATTR_TENSOR) {

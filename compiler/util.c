@@ -14,11 +14,17 @@ typedef struct Block {
 
 static Block *blocks;
 const char *g_model_path = "<no model>";
+Limits g_limits = {
+    .max_depth = 64,
+    .max_nodes = 250000,
+    .max_folded_bytes = (int64_t)64 << 20,
+    .max_total_folded_bytes = (int64_t)256 << 20,
+    .max_arena_bytes = (int64_t)4 << 30,
+};
 
 static void out_of_memory(void)
 {
-    fprintf(stderr, "onnx2c: error: out of memory\n");
-    exit(1);
+    fatal("out of memory");
 }
 
 void *xcalloc(size_t n, size_t size)
@@ -82,28 +88,59 @@ char *xprintf(const char *fmt, ...)
     return s;
 }
 
+/* Names come from the model file: control bytes (a newline, an escape sequence) are written as
+ * \xNN so that an error stays one line and cannot drive the terminal. */
+static void put_escaped(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f)
+            fprintf(f, "\\x%02x", c);
+        else
+            fputc(c, f);
+    }
+}
+
+/* Where an error goes: exit status 1, or back to the caller that set g_fail_jump (the fuzz
+ * target runs the whole pipeline many times in one process). */
+jmp_buf *g_fail_jump;
+
+static _Noreturn void fail_exit(void)
+{
+    if (g_fail_jump)
+        longjmp(*g_fail_jump, 1);
+    exit(1);
+}
+
+static _Noreturn void report_error(const char *prefix, const char *fmt, va_list ap)
+{
+    char buf[1024];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    fputs("onnx2c: error: ", stderr);
+    put_escaped(stderr, g_model_path);
+    fputs(": ", stderr);
+    put_escaped(stderr, prefix);
+    put_escaped(stderr, buf);
+    fputc('\n', stderr);
+    fail_exit();
+}
+
 _Noreturn void fatal(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "onnx2c: error: %s: ", g_model_path);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
+    report_error("", fmt, ap);
 }
 
 /* onnx2c: error: FILE: node 'NAME' (OpType, opset N): what is wrong */
 _Noreturn void fatal_at(const Node *n, const char *fmt, ...)
 {
+    char prefix[512];
+    snprintf(prefix, sizeof prefix, "node '%s' (%s, opset %d): ", n->name ? n->name : "",
+             n->op_type, n->opset);
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "onnx2c: error: %s: node '%s' (%s, opset %d): ", g_model_path,
-            n->name ? n->name : "", n->op_type, n->opset);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
+    report_error(prefix, fmt, ap);
 }
 
 _Noreturn void usage_error(const char *fmt, ...)

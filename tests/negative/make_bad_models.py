@@ -26,6 +26,8 @@
       directory.onnx, offset_past_end.onnx, length_past_end.onnx, length_mismatch.onnx,
       bad_offset.onnx         one bad location or range each
     outside.bin             a file outside ext/ that ext/ models must not reach
+    hostile/NAME.onnx       the catalogue of hostile and invalid models (hostile_models() below;
+                            run_negative.py's HOSTILE table gives each one's expected error)
 The models are built with onnx.helper and not checked (most of them are invalid on purpose).
 Deterministic: the same bytes on every run.
 """
@@ -38,9 +40,10 @@ from onnx import TensorProto, helper, numpy_helper
 OPSET = [helper.make_opsetid("", 17)]
 
 
-def model(nodes, inputs, outputs, initializers=(), opsets=OPSET, name="g"):
+def model(nodes, inputs, outputs, initializers=(), opsets=OPSET, name="g", functions=()):
     graph = helper.make_graph(nodes, name, inputs, outputs, initializer=list(initializers))
-    m = helper.make_model(graph, opset_imports=opsets, producer_name="onnx2c-negative-tests")
+    m = helper.make_model(graph, opset_imports=opsets, producer_name="onnx2c-negative-tests",
+                          functions=list(functions))
     m.ir_version = 8
     return m.SerializeToString()
 
@@ -81,6 +84,221 @@ def external_models(w, b, f32):
         "huge_offset": ext("weights.bin", offset="99999999999999999999999"),
     }
     return {f"ext/{name}.onnx": data for name, data in cases.items()}
+
+
+def varint(n):
+    out = bytearray()
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out.append(b | 0x80 if n else b)
+        if not n:
+            return bytes(out)
+
+
+def field(num, payload):
+    """A length-delimited protobuf field."""
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+
+
+def vfield(num, v):
+    return varint(num << 3) + varint(v)
+
+
+def nested_if_model(depth):
+    """If nodes nested `depth` deep, encoded by hand (the protobuf library refuses to write
+    messages this deep): GraphProto{node: NodeProto{If, then_branch: GraphProto{...}}}."""
+    vi = lambda name: helper.make_tensor_value_info(name, TensorProto.FLOAT, [1, 4]).SerializeToString()
+    leaf = helper.make_graph([helper.make_node("Identity", ["X"], ["o"])], "leaf", [],
+                             [helper.make_tensor_value_info("o", TensorProto.FLOAT, [1, 4])])
+    leaf = leaf.SerializeToString()
+    g = leaf
+    for _ in range(depth):
+        then = field(1, b"then_branch") + vfield(20, 5) + field(6, g)
+        other = field(1, b"else_branch") + vfield(20, 5) + field(6, leaf)
+        node = field(1, b"C") + field(2, b"o") + field(4, b"If") + field(5, then) + field(5, other)
+        g = field(1, node) + field(2, b"b") + field(12, vi("o"))
+    then = field(1, b"then_branch") + vfield(20, 5) + field(6, g)
+    other = field(1, b"else_branch") + vfield(20, 5) + field(6, leaf)
+    node = (field(1, b"C") + field(2, b"Y") + field(3, b"if0") + field(4, b"If") + field(5, then)
+            + field(5, other))
+    cond = helper.make_tensor_value_info("C", TensorProto.BOOL, []).SerializeToString()
+    graph = field(1, node) + field(2, b"g") + field(11, vi("X")) + field(11, cond) + field(12, vi("Y"))
+    return vfield(1, 8) + field(7, graph) + field(8, helper.make_opsetid("", 17).SerializeToString())
+
+
+def nested_sequence_type_model(depth):
+    """A graph input of type sequence(sequence(...(tensor))) nested `depth` deep."""
+    t = helper.make_tensor_type_proto(TensorProto.FLOAT, [1]).SerializeToString()
+    for _ in range(depth):
+        t = field(4, field(1, t))  # TypeProto.sequence_type{elem_type}
+    vi = field(1, b"X") + field(2, t)
+    out = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1]).SerializeToString()
+    node = helper.make_node("Identity", ["X"], ["Y"], name="id0").SerializeToString()
+    graph = field(1, node) + field(2, b"g") + field(11, vi) + field(12, out)
+    return vfield(1, 8) + field(7, graph) + field(8, helper.make_opsetid("", 17).SerializeToString())
+
+
+def hostile_models(valid):
+    """The catalogue: name -> model bytes. Each must be refused with one line (exit 1), fast."""
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+    X = lambda shape=(1, 4), name="X", t=f32: helper.make_tensor_value_info(name, t, list(shape))
+    Y = lambda shape=(1, 4), name="Y", t=f32: helper.make_tensor_value_info(name, t, list(shape))
+    arr = numpy_helper.from_array
+    mk = helper.make_node
+    local = OPSET + [helper.make_opsetid("local", 1)]
+    M = {}
+
+    # null dereferences seen in fuzzing
+    M["zero_outputs"] = model([mk("Relu", ["X"], [], name="r0"), mk("Relu", ["X"], ["Y"], name="r1")],
+                              [X()], [Y()])
+    M["pad_empty_pads"] = model([mk("Pad", ["X", ""], ["Y"], name="pad0")], [X()], [Y()])
+    M["einsum_empty_operand"] = model([mk("Einsum", ["X", ""], ["Y"], name="e0", equation="ij,ij->ij")],
+                                      [X()], [Y()])
+    # nesting: protobuf-c would recurse past the stack
+    M["deep_if"] = nested_if_model(3000)
+    M["deep_sequence_type"] = nested_sequence_type_model(5000)
+    # time and memory bombs
+    M["constant_of_shape_bomb"] = model(
+        [mk("ConstantOfShape", ["s"], ["c"], name="cos0", value=arr(np.array([1.0], np.float32))),
+         mk("Add", ["X", "c"], ["Y"], name="add0")],
+        [X()], [Y([1 << 28, 4])], [arr(np.array([1 << 28, 4], np.int64), "s")])
+    M["tile_bomb"] = model(
+        [mk("Tile", ["w", "r"], ["c"], name="tile0"), mk("Add", ["X", "c"], ["Y"], name="add0")],
+        [X()], [Y([1 << 27, 4])],
+        [arr(np.ones((1, 4), np.float32), "w"), arr(np.array([1 << 27, 1], np.int64), "r")])
+    M["pad_bomb"] = model(
+        [mk("Pad", ["w", "p"], ["c"], name="pad0"), mk("Add", ["X", "c"], ["Y"], name="add0")],
+        [X()], [Y()], [arr(np.ones((1, 4), np.float32), "w"), arr(np.array([0, 0, 1 << 28, 0], np.int64), "p")])
+    # 40 folded constants of 32 MB: each under the per-constant limit, together over the total
+    M["fold_total_bomb"] = model(
+        [mk("ConstantOfShape", ["s"], [f"c{i}"], name=f"cos{i}", value=arr(np.array([float(i)], np.float32)))
+         for i in range(40)] + [mk("Sum", [f"c{i}" for i in range(40)], ["Y"], name="sum0")],
+        [], [Y([1 << 23])], [arr(np.array([1 << 23], np.int64), "s")])
+    fns = [helper.make_function("local", "f40", ["a"], ["o"], [mk("Relu", ["a"], ["o"])], OPSET)]
+    for i in range(39, -1, -1):  # f_i calls f_{i+1} twice: 2^40 Relu nodes
+        fns.append(helper.make_function("local", f"f{i}", ["a"], ["o"],
+                                        [mk(f"f{i + 1}", ["a"], ["t"], domain="local"),
+                                         mk(f"f{i + 1}", ["t"], ["o"], domain="local")], local))
+    M["function_bomb"] = model([mk("f0", ["X"], ["Y"], name="call0", domain="local")], [X()], [Y()],
+                               opsets=local, functions=fns)
+    fns = [helper.make_function("local", "g2000", ["a"], ["o"], [mk("Relu", ["a"], ["o"])], OPSET)]
+    for i in range(1999, -1, -1):
+        fns.append(helper.make_function("local", f"g{i}", ["a"], ["o"],
+                                        [mk(f"g{i + 1}", ["a"], ["o"], domain="local")], local))
+    M["function_chain"] = model([mk("g0", ["X"], ["Y"], name="call0", domain="local")], [X()], [Y()],
+                                opsets=local, functions=fns)
+    M["huge_arena"] = model(
+        [mk("Transpose", ["X"], ["h"], name="t0"), mk("Transpose", ["h"], ["Y"], name="t1")],
+        [X([1 << 20, 1 << 24])], [Y([1 << 20, 1 << 24])])
+    # signed overflow in shape arithmetic
+    w33 = arr(np.ones((1, 1, 3, 3), np.float32), "w")
+    M["conv_huge_pads"] = model([mk("Conv", ["X", "w"], ["Y"], name="conv0", pads=[2 ** 62] * 4)],
+                                [X([1, 1, 4, 4])], [Y([1, 1, 4, 4])], [w33])
+    M["conv_huge_dilations"] = model([mk("Conv", ["X", "w"], ["Y"], name="conv0", dilations=[2 ** 62, 1])],
+                                     [X([1, 1, 4, 4])], [Y([1, 1, 4, 4])], [w33])
+    M["pad_huge_pads"] = model([mk("Pad", ["X", "p"], ["Y"], name="pad0")], [X()], [Y()],
+                               [arr(np.array([0, 2 ** 62, 0, 2 ** 62], np.int64), "p")])
+    M["pad_huge_negative_pads"] = model([mk("Pad", ["X", "p"], ["Y"], name="pad0")], [X()], [Y()],
+                                        [arr(np.array([0, -2 ** 62, 0, -2 ** 62], np.int64), "p")])
+    # validation of what ONNX forbids
+    M["duplicate_graph_input"] = model([mk("Relu", ["X"], ["Y"], name="r0")], [X(), X()], [Y()])
+    M["constant_two_values"] = model(
+        [mk("Constant", [], ["c"], name="c0", value=arr(np.ones((1, 4), np.float32)), value_float=1.0),
+         mk("Add", ["X", "c"], ["Y"], name="add0")], [X()], [Y()])
+    fn = helper.make_function("local", "f", ["a", "b"], ["o"], [mk("Add", ["a", "b"], ["o"])], OPSET)
+    M["function_too_many_inputs"] = model([mk("f", ["X", "X", "X"], ["Y"], name="call0", domain="local")],
+                                          [X()], [Y()], opsets=local, functions=[fn])
+    M["function_too_many_outputs"] = model([mk("f", ["X", "X"], ["Y", "Z"], name="call0", domain="local")],
+                                           [X()], [Y()], opsets=local, functions=[fn])
+    M["function_recursion"] = model(
+        [mk("r", ["X"], ["Y"], name="call0", domain="local")], [X()], [Y()], opsets=local,
+        functions=[helper.make_function("local", "r", ["a"], ["o"], [mk("r", ["a"], ["o"], domain="local")], local)])
+    one = helper.make_graph([mk("Identity", ["X"], ["o"])], "t", [], [Y(name="o")])
+    two = helper.make_graph([mk("Identity", ["X"], ["o"]), mk("Identity", ["X"], ["o2"])], "e", [],
+                            [Y(name="o"), Y(name="o2")])
+    M["if_branch_output_counts"] = model(
+        [mk("If", ["C"], ["Y"], name="if0", then_branch=one, else_branch=two)],
+        [X(), X([], "C", TensorProto.BOOL)], [Y()])
+    M["too_many_outputs"] = model([mk("Relu", ["X"], ["Y", "Z"], name="r0")], [X()], [Y()])
+    M["gather_nd_index_out_of_range"] = model([mk("GatherND", ["X", "i"], ["Y"], name="g0")], [X([2, 2])],
+                                              [Y([1])], [arr(np.array([[5, 7]], np.int64), "i")])
+    M["gather_elements_index_out_of_range"] = model(
+        [mk("GatherElements", ["X", "i"], ["Y"], name="g0")], [X([2, 2])], [Y([2, 2])],
+        [arr(np.array([[0, 9], [1, 0]], np.int64), "i")])
+    M["scatter_nd_index_out_of_range"] = model(
+        [mk("ScatterND", ["X", "i", "u"], ["Y"], name="s0")], [X([4])], [Y([4])],
+        [arr(np.array([[9]], np.int64), "i"), arr(np.array([1.0], np.float32), "u")])
+    M["scatter_elements_index_out_of_range"] = model(
+        [mk("ScatterElements", ["X", "i", "u"], ["Y"], name="s0")], [X([4])], [Y([4])],
+        [arr(np.array([-9], np.int64), "i"), arr(np.array([1.0], np.float32), "u")])
+    M["gather_index_out_of_range"] = model([mk("Gather", ["X", "i"], ["Y"], name="g0")], [X([4])], [Y([1])],
+                                           [arr(np.array([4], np.int64), "i")])
+    # error lines: control bytes in names
+    M["control_chars_in_name"] = model([mk("Frobnicate", ["X"], ["Y"], name="bad\nname\x1b[31m")],
+                                       [X()], [Y()])
+    # corrupted protobuf
+    M["byte_flipped"] = valid[:40] + bytes([valid[40] ^ 0xFF]) + valid[41:60] + b"\xff\xff\xff\xff\x0f" + valid[60:]
+    M["wrong_wire_type"] = vfield(7, 5) + field(8, helper.make_opsetid("", 17).SerializeToString())
+    M["length_past_end"] = field(7, b"")[:1] + varint(1 << 40) + b"\x00" * 8
+    # shapes and sizes
+    M["negative_dim"] = model([mk("Relu", ["X"], ["Y"], name="r0")], [X([1, -4])], [Y()])
+    M["huge_dims_overflow"] = model([mk("Relu", ["X"], ["Y"], name="r0")], [X([1 << 40, 1 << 40])],
+                                    [Y([1 << 40, 1 << 40])])
+    bad_raw = arr(np.ones((4,), np.float32), "W")
+    bad_raw.raw_data = bad_raw.raw_data[:10]
+    M["raw_data_size_mismatch"] = model([mk("Add", ["X", "W"], ["Y"], name="add0")], [X()], [Y()], [bad_raw])
+    def tensor(name, dtype, dims, floats=()):  # unchecked, unlike helper.make_tensor
+        t = TensorProto(name=name, data_type=dtype, dims=dims)
+        t.float_data.extend(floats)
+        return t
+    typed = tensor("W", f32, [4], [1.0, 2.0, 3.0])
+    M["typed_data_size_mismatch"] = model([mk("Add", ["X", "W"], ["Y"], name="add0")], [X()], [Y()], [typed])
+    neg_init = tensor("W", f32, [-1, 4])
+    M["initializer_negative_dim"] = model([mk("Add", ["X", "W"], ["Y"], name="add0")], [X()], [Y()], [neg_init])
+    huge_init = tensor("W", f32, [1 << 31, 1 << 31, 1 << 31])
+    M["initializer_numel_overflow"] = model([mk("Add", ["X", "W"], ["Y"], name="add0")], [X()], [Y()], [huge_init])
+    M["string_tensor"] = model([mk("Identity", ["W"], ["Y"], name="id0")], [], [Y([1], t=TensorProto.STRING)],
+                               [helper.make_tensor("W", TensorProto.STRING, [1], [b"hi"])])
+    sparse = helper.make_sparse_tensor(helper.make_tensor("v", f32, [1], [1.0]),
+                                       helper.make_tensor("i", i64, [1], [0]), [4])
+    M["sparse_constant"] = model([mk("Constant", [], ["c"], name="c0", sparse_value=sparse),
+                                  mk("Add", ["X", "c"], ["Y"], name="add0")], [X([4])], [Y([4])])
+    # graph structure
+    M["cycle"] = model([mk("Add", ["X", "b"], ["a"], name="add0"), mk("Relu", ["a"], ["b"], name="r0"),
+                        mk("Identity", ["b"], ["Y"], name="id0")], [X()], [Y()])
+    M["duplicate_output_name"] = model([mk("Relu", ["X"], ["Y"], name="r0"), mk("Relu", ["X"], ["Y"], name="r1")],
+                                       [X()], [Y()])
+    M["duplicate_initializer"] = model([mk("Add", ["X", "W"], ["Y"], name="add0")], [X()], [Y()],
+                                       [arr(np.ones((4,), np.float32), "W"), arr(np.ones((4,), np.float32), "W")])
+    M["missing_graph_output"] = model([mk("Relu", ["X"], ["H"], name="r0")], [X()], [Y()])
+    M["no_graph_outputs"] = model([mk("Relu", ["X"], ["H"], name="r0")], [X()], [])
+    M["unknown_opset_version"] = model([mk("Relu", ["X"], ["Y"], name="r0")], [X()], [Y()],
+                                       opsets=[helper.make_opsetid("", 999)])
+    M["no_opset_import"] = model([mk("Relu", ["X"], ["Y"], name="r0")], [X()], [Y()], opsets=[])
+    M["unknown_domain"] = model([mk("Relu", ["X"], ["Y"], name="r0", domain="com.nowhere")], [X()], [Y()])
+    # absurd attributes
+    M["conv_zero_strides"] = model([mk("Conv", ["X", "w"], ["Y"], name="conv0", strides=[0, 1])],
+                                   [X([1, 1, 4, 4])], [Y([1, 1, 2, 2])], [w33])
+    M["conv_zero_dilations"] = model([mk("Conv", ["X", "w"], ["Y"], name="conv0", dilations=[1, 0])],
+                                     [X([1, 1, 4, 4])], [Y([1, 1, 2, 2])], [w33])
+    M["conv_negative_pads"] = model([mk("Conv", ["X", "w"], ["Y"], name="conv0", pads=[-1, 0, 0, 0])],
+                                    [X([1, 1, 4, 4])], [Y([1, 1, 2, 2])], [w33])
+    M["conv_kernel_larger_than_input"] = model(
+        [mk("Conv", ["X", "w"], ["Y"], name="conv0")], [X([1, 1, 2, 2])], [Y([1, 1, 1, 1])], [w33])
+    M["conv_group_does_not_divide"] = model(
+        [mk("Conv", ["X", "w"], ["Y"], name="conv0", group=2)], [X([1, 3, 4, 4])], [Y([1, 2, 2, 2])],
+        [arr(np.ones((2, 1, 3, 3), np.float32), "w")])
+    M["maxpool_zero_kernel"] = model([mk("MaxPool", ["X"], ["Y"], name="pool0", kernel_shape=[0, 2])],
+                                     [X([1, 1, 4, 4])], [Y([1, 1, 2, 2])])
+    M["transpose_repeated_perm"] = model([mk("Transpose", ["X"], ["Y"], name="t0", perm=[0, 0])],
+                                         [X([2, 3])], [Y([2, 2])])
+    M["reshape_two_minus_ones"] = model(
+        [mk("Reshape", ["X", "s"], ["Y"], name="reshape0")], [X([2, 6])], [Y([3, 4])],
+        [arr(np.array([-1, -1], np.int64), "s")])
+    M["split_sizes_mismatch"] = model(
+        [mk("Split", ["X", "s"], ["Y", "Z"], name="split0", axis=1)], [X([2, 6])], [Y([2, 3]), Y([2, 3], "Z")],
+        [arr(np.array([3, 4], np.int64), "s")])
+    return {f"hostile/{name}.onnx": data for name, data in M.items()}
 
 
 def main():
@@ -134,7 +352,9 @@ def main():
         [helper.make_tensor_value_info("Y", f32, [3, 2])])
 
     files.update(external_models(w, b, f32))
+    files.update(hostile_models(valid))
     os.makedirs(os.path.join(out, "ext", "sub"), exist_ok=True)
+    os.makedirs(os.path.join(out, "hostile"), exist_ok=True)
     for name, data in files.items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)
