@@ -151,11 +151,11 @@ static void convert_node(Model *m, Scope *s, const Onnx__NodeProto *np)
     Graph *g = m->graph;
     Node *n = node_new(g, xprintf("%s%s", s->prefix, np->name ? np->name : ""),
                        np->op_type ? np->op_type : "", (int)np->n_input, (int)np->n_output);
-    if (!np->n_output)
-        fatal_at(n, "has no outputs");
     n->domain = xstrdup(np->domain ? np->domain : "");
     n->opset = node_opset(m, s, n->domain);
     n->scope = s;
+    if (!np->n_output)
+        fatal_at(n, "has no outputs");
     for (size_t i = 0; i < np->n_input; i++) {
         if (!*np->input[i])
             continue;
