@@ -607,11 +607,14 @@ void qconv_emit(Emitter *e, Node *n)
     if (qconv_fast(n, &q, bias_adj, mult)) {
         const char *b = emit_constant(e, DT_INT32, 1, &OC, bias_adj);
         const char *m = emit_constant(e, DT_DOUBLE, 1, &OC, mult);
+        int64_t wdims[2] = {OC, qconv_s8_row(q.geo)}; /* rows padded to qconv_s8_row */
+        int8_t *wp = xcalloc((size_t)checked_mul(n, wdims[0], wdims[1]) + 1, 1);
+        qconv_s8_weights(q.geo, n->inputs[q.w]->data, wp);
+        const char *wn = emit_constant(e, DT_INT8, 2, wdims, wp);
         println(e, "qconv_s8(%s, %d, %s, %s, %s, %s, %s, %d, %s, %s, %s);", geo,
                 (int)n->inputs[q.x]->dtype, value_cname(e, n->inputs[q.x]),
-                opt_input_name(e, n, q.xz), value_cname(e, n->inputs[q.w]), b, m, (int)q.y_type,
-                opt_input_name(e, n, q.yz), value_cname(e, n->outputs[0]),
-                scratch_cname(e, n, DT_UINT8, 0));
+                opt_input_name(e, n, q.xz), wn, b, m, (int)q.y_type, opt_input_name(e, n, q.yz),
+                value_cname(e, n->outputs[0]), scratch_cname(e, n, DT_UINT8, 0));
         return;
     }
     println(e, "qconv(%s, %d, %s, %s, %d, %s, %s, %lld, %s, %d, %s, %s, %lld, %s, %d, %s, %s);",
