@@ -34,6 +34,7 @@ static const char usage_text[] =
     "                         the model's weights if more)\n"
     "  --max-arena-bytes N    bytes of the planned arena (default 4294967296)\n"
     "  --list-ops             print the supported operators and exit\n"
+    "  --version              print the version and exit\n"
     "  --help                 this text\n";
 
 static int by_name(const void *a, const void *b)
@@ -183,6 +184,9 @@ static Options parse_args(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage_text, stdout);
             exit(0);
+        } else if (!strcmp(a, "--version")) {
+            puts("onnx2c " ONNX2C_VERSION);
+            exit(0);
         } else if (!strcmp(a, "--list-ops")) {
             list_ops();
             exit(0);
@@ -244,15 +248,25 @@ static void check_symbol_name(const char *name)
         usage_error("--name '%s' is not a C identifier", name);
 }
 
-/* "models/mnist-8.onnx" -> "mnist_8" */
+/* The file name's stem as a C identifier: "models/mnist-8.onnx" -> "mnist_8". A model zoo's
+ * "resnet/model.onnx" and "vgg/model.onnx" would both give "model" and collide at link time,
+ * so a file named model.onnx takes its folder's name: "resnet". */
 static const char *name_from_path(const char *path)
 {
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    char *name = xprintf("%s%s", isdigit((unsigned char)base[0]) ? "m_" : "", base);
-    char *dot = strrchr(name, '.');
-    if (dot && dot != name)
+    char *copy = xprintf("%s", path);
+    char *slash = strrchr(copy, '/');
+    char *base = slash ? slash + 1 : copy;
+    char *dot = strrchr(base, '.');
+    if (dot && dot != base)
         *dot = 0;
+    if (!strcmp(base, "model") && slash && slash != copy) {
+        *slash = 0;
+        char *parent = strrchr(copy, '/');
+        parent = parent ? parent + 1 : copy;
+        if (*parent && strcmp(parent, ".") && strcmp(parent, ".."))
+            base = parent;
+    }
+    char *name = xprintf("%s%s", isdigit((unsigned char)base[0]) ? "m_" : "", base);
     for (char *p = name; *p; p++)
         if (!isalnum((unsigned char)*p))
             *p = '_';

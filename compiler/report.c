@@ -101,8 +101,11 @@ void write_report_json(const char *path, const Model *m, const ArenaPlan *plan)
     OpCount *after;
     int nafter;
     count_ops(g, &after, &nafter);
-    fprintf(f, "{\"nodes_before\": %d, \"nodes_after\": %d, \"ops_before\": ", m->nodes_before,
-            live_nodes(g));
+    fprintf(f,
+            "{\"onnx2c_version\": \"" ONNX2C_VERSION
+            "\", \"nodes_before\": %d, \"nodes_after\": %d, "
+            "\"ops_before\": ",
+            m->nodes_before, live_nodes(g));
     json_counts(f, m->ops_before, m->ops_before_n);
     fprintf(f, ", \"ops_after\": ");
     json_counts(f, after, nafter);

@@ -6,7 +6,7 @@
 #   ONNX2C_BUILD_DIR=build-dbg bash scripts/setup.sh
 #
 # 1. Debian packages, only those missing (apt-get; as root, or through sudo when available):
-#    cmake make gcc libc6-dev clang pkg-config protobuf-c-compiler libprotobuf-c-dev
+#    cmake make gcc g++ libc6-dev clang pkg-config protobuf-c-compiler libprotobuf-c-dev
 #    libxsmm-dev python3 python3-venv gcc-arm-none-eabi libnewlib-arm-none-eabi (the portable
 #    output must also build for microcontrollers; tests check it)
 # 2. .venv at the repository root with the pinned packages of requirements.txt.
@@ -26,6 +26,7 @@ need_cmd() { have "$1" || missing+=("$2"); }
 need_cmd cmake cmake
 need_cmd make make
 need_cmd gcc gcc
+need_cmd g++ g++
 need_cmd clang clang
 need_cmd pkg-config pkg-config
 need_cmd protoc-c protobuf-c-compiler
