@@ -1,11 +1,13 @@
 /* ops_conv.c — convolution, transposed convolution, pooling, batch normalisation and softmax.
  *
- * Conv is im2col + product: for each image and group, the im2col template gathers the input
- * patches into col[K][P] (K = kernel taps x input channels, taps outer, channels inner; P =
- * output pixels), and the product kernel computes Y[OCg][P] = W'[OCg][K] x col. W' is the
- * ONNX weight reordered to that k order, at compile time when W is constant. 1-D ops are 2-D
- * ops with H = 1; 3-D Conv uses the 3-D im2col. With one input channel per group (depthwise)
- * the direct depthwise_conv_f32 loop gives the same bits without the per-group products. */
+ * Conv sums over K = kernel taps x input channels per output element, taps outer, channels
+ * inner (templates/conv.c). Three kernels give those bits, none copies the input:
+ *   - 1x1, unit strides, no padding: one product per image and group on the tensor itself,
+ *     Y[OCg][P] = W[OCg][Cg] x X[Cg][P] (libxsmm or gemm_f32);
+ *   - one input channel per group (depthwise, 1-D and 2-D): depthwise_conv_f32;
+ *   - everything else (kxk, strided, dilated, grouped, 1-D, 2-D, 3-D): conv_f32, register
+ *     tiles of output channels x output columns read straight from the input, with the weight
+ *     packed into its blocks at compile time. */
 #include "kernels.h"
 #include "ops.h"
 
@@ -239,17 +241,45 @@ static int64_t depthwise_floats(const Node *n, const ConvShape *s)
     return checked_add(n, f, checked_mul(n, w->out[1], pw));
 }
 
+/* Floats of the weight in conv_f32's blocks. The blocks round OCg up to a multiple of a few
+ * channels; the check bounds that with 64, far more than a block holds. */
+static int64_t conv_packed(const Node *n, const ConvShape *s)
+{
+    checked_mul(n, checked_mul(n, s->G, checked_add(n, s->OCg, 64)), s->K);
+    return conv_packed_floats(s->G, s->OCg, s->Cg, s->K / s->Cg);
+}
+
+/* Floats of conv_f32's work memory (the input rows of one output row), overflow-checked. */
+static int64_t conv_rows(const Node *n, const ConvShape *s)
+{
+    const Window *w = &s->w;
+    int64_t len = checked_add(n, checked_add(n, w->out[2], 15),
+                              checked_mul(n, w->k[2] - 1, w->d[2])); /* >= conv_row_len */
+    checked_mul(n, checked_mul(n, checked_mul(n, w->k[0], w->k[1]), s->Cg),
+                checked_mul(n, w->s[2], len));
+    return conv_work_floats(s->Cg, w->k, w->out, w->s, w->d);
+}
+
+/* Work memory: the depthwise kernel's padded plane; conv_f32's input rows (then its packed
+ * weight when that is computed at run time); the product's reordered run-time weight. */
 int64_t conv_scratch(const Node *n)
 {
     ConvShape s = conv_shape(n);
     if (conv_is_depthwise(&s))
         return checked_mul(n, depthwise_floats(n, &s), (int64_t)sizeof(float));
-    int64_t floats = conv_is_pointwise(&s) ? 0 : checked_mul(n, s.K, s.P);
-    if (!n->inputs[1]->data)
-        floats = checked_add(n, floats, checked_mul(n, s.OC, s.K));
+    int64_t floats = 0;
+    if (conv_is_pointwise(&s)) {
+        if (!n->inputs[1]->data)
+            floats = checked_mul(n, s.OC, s.K);
+    } else {
+        floats = conv_rows(n, &s);
+        if (!n->inputs[1]->data)
+            floats = checked_add(n, floats, conv_packed(n, &s));
+    }
     return checked_mul(n, floats, (int64_t)sizeof(float));
 }
 
+/* The weight in the product's k order [OC][K] (pointwise: the ONNX layout already is). */
 static const char *conv_weights(Emitter *e, Node *n, const ConvShape *s)
 {
     Value *wt = n->inputs[1];
@@ -261,11 +291,38 @@ static const char *conv_weights(Emitter *e, Node *n, const ConvShape *s)
         int64_t dims[2] = {s->OC, s->K};
         return emit_constant(e, DT_FLOAT, 2, dims, r);
     }
-    int64_t col_bytes = conv_is_pointwise(s) ? 0 : s->K * s->P * (int64_t)sizeof(float);
-    const char *r = scratch_cname(e, n, DT_FLOAT, col_bytes);
+    const char *r = scratch_cname(e, n, DT_FLOAT, 0);
     println(e, "conv_weight_reorder_f32(%lld, %lld, %lld, %lld, %s, %s);", (long long)s->OC,
             (long long)s->Cg, (long long)kh, (long long)kw, value_cname(e, wt), r);
     return r;
+}
+
+/* The weight in conv_f32's blocks, packed at compile time when it is constant. */
+static const char *conv_packed_weights(Emitter *e, Node *n, const ConvShape *s)
+{
+    Value *wt = n->inputs[1];
+    int64_t taps = s->K / s->Cg, floats = conv_packed(n, s);
+    if (wt->data) {
+        float *p = xcalloc((size_t)floats + 1, sizeof(float));
+        conv_weight_pack_f32(s->G, s->OCg, s->Cg, taps, wt->data, p);
+        return emit_constant(e, DT_FLOAT, 1, &floats, p);
+    }
+    const char *p = scratch_cname(e, n, DT_FLOAT, conv_rows(n, s) * (int64_t)sizeof(float));
+    println(e, "conv_weight_pack_f32(%lld, %lld, %lld, %lld, %s, %s);", (long long)s->G,
+            (long long)s->OCg, (long long)s->Cg, (long long)taps, value_cname(e, wt), p);
+    return p;
+}
+
+/* Conv directly on the input (conv_f32), with the bias added by the kernel. */
+static void conv_emit_direct(Emitter *e, Node *n, const ConvShape *s)
+{
+    const char *wp = conv_packed_weights(e, n, s);
+    WindowArrays a = emit_window(e, &s->w);
+    Value *b = node_input(n, 2);
+    println(e, "conv_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s);",
+            (long long)s->N, (long long)s->C, (long long)s->G, (long long)s->OCg, a.in, a.out, a.k,
+            a.s, a.pads, a.d, value_cname(e, n->inputs[0]), wp, b ? value_cname(e, b) : "NULL",
+            value_cname(e, n->outputs[0]), scratch_cname(e, n, DT_FLOAT, 0));
 }
 
 static void conv_emit_depthwise(Emitter *e, Node *n, const ConvShape *s)
@@ -283,57 +340,43 @@ static void conv_emit_depthwise(Emitter *e, Node *n, const ConvShape *s)
             depthwise_floats(n, s) ? scratch_cname(e, n, DT_FLOAT, 0) : "NULL");
 }
 
+/* A product on the input itself: one per image and group, Y[OCg][P] = W[OCg][Cg] x X[Cg][P]. */
+static void conv_emit_pointwise(Emitter *e, Node *n, const ConvShape *s)
+{
+    const char *wr = conv_weights(e, n, s);
+    const char *x = value_cname(e, n->inputs[0]), *y = value_cname(e, n->outputs[0]);
+    println(e, "for (int64_t n = 0; n < %lld; n++) {", (long long)s->N);
+    e->indent++;
+    println(e, "for (int64_t g = 0; g < %lld; g++) {", (long long)s->G);
+    e->indent++;
+    const char *col = xprintf("%s + (n * %lld + g * %lld) * %lld", x, (long long)s->C,
+                              (long long)s->Cg, (long long)window_in_size(&s->w));
+    emit_product(e, s->OCg, s->P, s->K, xprintf("%s + g * %lld", wr, (long long)(s->OCg * s->K)),
+                 s->K, 1, col, s->P, 1,
+                 xprintf("%s + (n * %lld + g * %lld) * %lld", y, (long long)s->OC,
+                         (long long)s->OCg, (long long)s->P));
+    e->indent--;
+    println(e, "}");
+    e->indent--;
+    println(e, "}");
+}
+
 void conv_emit(Emitter *e, Node *n)
 {
     ConvShape s = conv_shape(n);
-    const Window *w = &s.w;
-    const char *y = value_cname(e, n->outputs[0]);
-    if (conv_is_depthwise(&s)) {
-        conv_emit_depthwise(e, n, &s);
-    } else {
-        const char *wr = conv_weights(e, n, &s);
-        const char *x = value_cname(e, n->inputs[0]);
-        long long HW = (long long)window_in_size(w);
-        WindowArrays a = {0};
-        if (w->sp == 3 && !conv_is_pointwise(&s))
-            a = emit_window(e, w);
-        println(e, "for (int64_t n = 0; n < %lld; n++) {", (long long)s.N);
-        e->indent++;
-        println(e, "for (int64_t g = 0; g < %lld; g++) {", (long long)s.G);
-        e->indent++;
-        const char *col;
-        if (conv_is_pointwise(&s)) {
-            col = xprintf("%s + (n * %lld + g * %lld) * %lld", x, (long long)s.C, (long long)s.Cg,
-                          HW);
-        } else if (w->sp == 3) {
-            col = scratch_cname(e, n, DT_FLOAT, 0);
-            println(e, "im2col_3d_f32(g * %lld, %lld, %s, %s, %s, %s, %s, %s, %s + n * %lld, %s);",
-                    (long long)s.Cg, (long long)s.Cg, a.in, a.out, a.k, a.s, a.pads, a.d, x,
-                    (long long)s.C * HW, col);
-        } else {
-            col = scratch_cname(e, n, DT_FLOAT, 0);
-            println(e,
-                    "im2col_f32(%lld, %lld, %lld, g * %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
-                    "%lld, %lld, %lld, %lld, %lld, %s + n * %lld, %s);",
-                    (long long)s.C, (long long)w->in[1], (long long)w->in[2], (long long)s.Cg,
-                    (long long)s.Cg, (long long)w->k[1], (long long)w->k[2], (long long)w->out[1],
-                    (long long)w->out[2], (long long)w->s[1], (long long)w->s[2],
-                    (long long)w->pb[1], (long long)w->pb[2], (long long)w->d[1],
-                    (long long)w->d[2], x, (long long)s.C * HW, col);
-        }
-        emit_product(e, s.OCg, s.P, s.K, xprintf("%s + g * %lld", wr, (long long)(s.OCg * s.K)),
-                     s.K, 1, col, s.P, 1,
-                     xprintf("%s + (n * %lld + g * %lld) * %lld", y, (long long)s.OC,
-                             (long long)s.OCg, (long long)s.P));
-        e->indent--;
-        println(e, "}");
-        e->indent--;
-        println(e, "}");
-    }
     Value *b = node_input(n, 2);
-    if (b)
-        println(e, "add_channel_bias_f32(%lld, %lld, %lld, %s, %s);", (long long)s.N,
-                (long long)s.OC, (long long)s.P, value_cname(e, b), y);
+    if (!conv_is_depthwise(&s) && !conv_is_pointwise(&s)) {
+        conv_emit_direct(e, n, &s);
+    } else {
+        if (conv_is_depthwise(&s))
+            conv_emit_depthwise(e, n, &s);
+        else
+            conv_emit_pointwise(e, n, &s);
+        if (b)
+            println(e, "add_channel_bias_f32(%lld, %lld, %lld, %s, %s);", (long long)s.N,
+                    (long long)s.OC, (long long)s.P, value_cname(e, b),
+                    value_cname(e, n->outputs[0]));
+    }
     emit_epilogues(e, n);
 }
 

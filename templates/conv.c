@@ -300,3 +300,186 @@ O2C_KERNEL void convtranspose_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, 
                     }
         }
 }
+
+/* ---- direct convolution (no im2col copy) ---- */
+
+/* One register tile of conv_f32: CONV_OB output channels x CONV_T output columns of one output
+ * row, accumulated in a local array that gcc and clang (-O2 and up) keep in vector registers:
+ * 8 zmm with AVX-512, where a (tap, channel) step is one vector load, 8 broadcasts and 8 fmas. */
+enum { CONV_OB = 8, CONV_T = 16 };
+
+/* Floats of conv_weight_pack_f32's output: [G][NB][taps][Cg][CONV_OB], NB = ceil(OCg/OB). */
+O2C_KERNEL int64_t conv_packed_floats(int64_t G, int64_t OCg, int64_t Cg, int64_t taps)
+{
+    return G * ((OCg + CONV_OB - 1) / CONV_OB) * taps * Cg * CONV_OB;
+}
+
+/* ONNX Conv weight to conv_f32's blocks (at compile time when the weight is constant).
+ *   w   [G*OCg][Cg][taps]  (ONNX layout; taps = KD*KH*KW in row-major order)
+ *   wp  [G][NB][taps][Cg][CONV_OB]: wp[g][b][t][ic][o] = w[g*OCg + b*CONV_OB + o][ic][t], 0.0f
+ *       for the missing channels of a group's last block (their lanes are computed, never
+ *       stored), so one tile reads its CONV_OB weights of a (tap, channel) step contiguously. */
+O2C_KERNEL void conv_weight_pack_f32(int64_t G, int64_t OCg, int64_t Cg, int64_t taps,
+                                     const float *w, float *wp)
+{
+    const int64_t NB = (OCg + CONV_OB - 1) / CONV_OB;
+    for (int64_t g = 0; g < G; g++)
+        for (int64_t b = 0; b < NB; b++)
+            for (int64_t t = 0; t < taps; t++)
+                for (int64_t ic = 0; ic < Cg; ic++)
+                    for (int64_t o = 0; o < CONV_OB; o++) {
+                        const int64_t ocg = b * CONV_OB + o;
+                        float v = 0.0f;
+                        if (ocg < OCg)
+                            v = w[((g * OCg + ocg) * Cg + ic) * taps + t];
+                        wp[(((g * NB + b) * taps + t) * Cg + ic) * CONV_OB + o] = v;
+                    }
+}
+
+/* acc[o][j] = fmaf(wv[o], xv[j], acc[o][j]): one (tap, channel) step of a tile. Fixed sizes;
+ * the unroll pragma (gcc and clang; others ignore it) makes gcc -O2 unroll the channels so the
+ * columns vectorise and the accumulators stay in registers. */
+static inline void conv_step_f32(const float *restrict wv, const float *restrict xv,
+                                 float acc[CONV_OB][CONV_T])
+{
+#pragma GCC unroll 8
+    for (int o = 0; o < CONV_OB; o++) {
+        const float w = wv[o];
+        for (int j = 0; j < CONV_T; j++)
+            acc[o][j] = fmaf(w, xv[j], acc[o][j]);
+    }
+}
+
+/* Length of one phase of a conv_f32 input row: the CONV_T-column tiles of an output row read
+ * columns ow0 + j + (kw*dil_w)/stride_w of it, so it holds ceil(OW/CONV_T)*CONV_T of them plus
+ * the reach of the kernel. */
+O2C_KERNEL int64_t conv_row_len(int64_t OW, int64_t KW, int64_t stride_w, int64_t dil_w)
+{
+    return (OW + CONV_T - 1) / CONV_T * CONV_T + (KW - 1) * dil_w / stride_w;
+}
+
+/* Floats of conv_f32's work memory: the input rows that one output row reads, for one group,
+ * [KD*KH][Cg][stride_w][conv_row_len(...)]. Proportional to the kernel's rows and the input
+ * width, never to the output size. */
+O2C_KERNEL int64_t conv_work_floats(int64_t Cg, const int64_t *k, const int64_t *out,
+                                    const int64_t *stride, const int64_t *dil)
+{
+    return k[0] * k[1] * Cg * stride[2] * conv_row_len(out[2], k[2], stride[2], dil[2]);
+}
+
+/* Gathers the input rows that output row (od, oh) reads, zero-padded and split into the
+ * stride_w phases of the columns: rows[r][ic][p][q] (r = kd*KH + kh) holds input column
+ * iw = q*stride_w + p - pad_l of row (id, ih) of channel ic, or 0.0f where that is padding. A
+ * tap (kd, kh, kw) of a tile at ow0 then reads the CONV_T contiguous floats at
+ * rows[r][ic][(kw*dil_w) % stride_w][ow0 + (kw*dil_w) / stride_w ...].
+ *   xg [Cg][D][H][W], rows [conv_work_floats(...)]. Geometry as im2col_3d_f32. */
+O2C_KERNEL void conv_gather_rows_f32(int64_t Cg, const int64_t *in, const int64_t *k,
+                                     const int64_t *out, const int64_t *stride, const int64_t *pad,
+                                     const int64_t *dil, int64_t od, int64_t oh, const float *xg,
+                                     float *rows)
+{
+    const int64_t isz = in[0] * in[1] * in[2], W = in[2], sw = stride[2];
+    const int64_t L = conv_row_len(out[2], k[2], sw, dil[2]);
+    for (int64_t kd = 0; kd < k[0]; kd++) {
+        const int64_t id = od * stride[0] - pad[0] + kd * dil[0];
+        for (int64_t kh = 0; kh < k[1]; kh++) {
+            const int64_t ih = oh * stride[1] - pad[1] + kh * dil[1];
+            const int row_in = id >= 0 && id < in[0] && ih >= 0 && ih < in[1];
+            for (int64_t ic = 0; ic < Cg; ic++) {
+                const float *xr = xg + ic * isz + (row_in ? id * in[1] + ih : 0) * W; /* [W] */
+                float *d = rows + ((kd * k[1] + kh) * Cg + ic) * sw * L;              /* [sw][L] */
+                for (int64_t p = 0; p < sw; p++, d += L) {
+                    /* q with 0 <= q*sw + p - pad_l < W: q in [lo, hi) */
+                    const int64_t off = p - pad[2];
+                    int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+                    int64_t hi = W - off <= 0 ? 0 : (W - off + sw - 1) / sw;
+                    if (hi > L)
+                        hi = L;
+                    if (!row_in || lo > hi)
+                        lo = hi = L;
+                    for (int64_t q = 0; q < lo; q++)
+                        d[q] = 0.0f;
+                    for (int64_t q = lo; q < hi; q++)
+                        d[q] = xr[q * sw + off];
+                    for (int64_t q = hi; q < L; q++)
+                        d[q] = 0.0f;
+                }
+            }
+        }
+    }
+}
+
+/* The tile at output position (od, oh, ow0 .. ow0+CONV_T-1) of one block, from the rows that
+ * conv_gather_rows_f32 gathered: acc[o][j] is the whole sum of output channel o (of the
+ * block) at column ow0 + j, taps in row-major order and for each tap the channels in order,
+ * from +0.0f, padded taps included as fmaf(w, 0.0f, acc) (the k order of im2col_f32 +
+ * gemm_f32, so the bits are the same); then yb[o*ys + ow0 + j] = acc[o][j] (+ bias[o]) for
+ * the nob live channels and the columns < OW (the others are computed and dropped).
+ *   rows [KD*KH][Cg][sw][L], wb [taps][Cg][CONV_OB] (one block of conv_weight_pack_f32),
+ *   bias [nob] or NULL, yb the block's first output row, channels ys apart. */
+O2C_KERNEL void conv_tile_f32(int64_t Cg, int64_t KR, int64_t KW, int64_t sw, int64_t dil_w,
+                              int64_t L, int64_t ow0, int64_t OW, const float *rows,
+                              const float *wb, const float *bias, int64_t nob, float *yb,
+                              int64_t ys)
+{
+    const int64_t live = OW - ow0 < CONV_T ? OW - ow0 : CONV_T; /* columns inside the output */
+    float acc[CONV_OB][CONV_T];
+    for (int o = 0; o < CONV_OB; o++)
+        for (int j = 0; j < CONV_T; j++)
+            acc[o][j] = 0.0f;
+    for (int64_t r = 0; r < KR; r++) {
+        for (int64_t kw = 0; kw < KW; kw++) {
+            const float *wt = wb + (r * KW + kw) * Cg * CONV_OB;
+            const float *xt = rows + r * Cg * sw * L + (kw * dil_w % sw) * L + ow0 +
+                              kw * dil_w / sw; /* channel 0 of this tap */
+            for (int64_t ic = 0; ic < Cg; ic++)
+                conv_step_f32(wt + ic * CONV_OB, xt + ic * sw * L, acc);
+        }
+    }
+    for (int64_t o = 0; o < nob; o++) {
+        float *yr = yb + o * ys + ow0;
+        if (bias) {
+            for (int64_t j = 0; j < live; j++)
+                yr[j] = acc[o][j] + bias[o];
+        } else {
+            for (int64_t j = 0; j < live; j++)
+                yr[j] = acc[o][j];
+        }
+    }
+}
+
+/* Convolution (1-D and 2-D as 3-D with leading sizes 1) without an im2col copy: per output
+ * row, the input rows it reads are gathered once (conv_gather_rows_f32: a few KB) and every
+ * block of output channels runs its register tiles over them. Each output element gets the
+ * bits of im2col + gemm_f32 with the bias added after the whole sum: y = acc + bias[oc]
+ * (bias may be NULL: y = acc).
+ *   x [N][G*Cg][D][H][W], wp from conv_weight_pack_f32, bias [G*OCg] or NULL,
+ *   y [N][G*OCg][OD][OH][OW] (must not overlap x), work [conv_work_floats(...)].
+ *   Geometry as im2col_3d_f32. */
+O2C_KERNEL void conv_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in,
+                         const int64_t *out, const int64_t *k, const int64_t *stride,
+                         const int64_t *pad, const int64_t *dil, const float *x, const float *wp,
+                         const float *bias, float *y, float *work)
+{
+    const int64_t Cg = C / G, OC = G * OCg, NB = (OCg + CONV_OB - 1) / CONV_OB;
+    const int64_t isz = in[0] * in[1] * in[2], osz = out[0] * out[1] * out[2];
+    const int64_t taps = k[0] * k[1] * k[2], OW = out[2];
+    const int64_t L = conv_row_len(OW, k[2], stride[2], dil[2]);
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t g = 0; g < G; g++)
+            for (int64_t od = 0; od < out[0]; od++)
+                for (int64_t oh = 0; oh < out[1]; oh++) {
+                    conv_gather_rows_f32(Cg, in, k, out, stride, pad, dil, od, oh,
+                                         x + (n * C + g * Cg) * isz, work);
+                    for (int64_t b = 0; b < NB; b++) {
+                        const int64_t oc0 = g * OCg + b * CONV_OB;
+                        const int64_t nob =
+                            OCg - b * CONV_OB < CONV_OB ? OCg - b * CONV_OB : CONV_OB;
+                        float *yb = y + (n * OC + oc0) * osz + (od * out[1] + oh) * OW;
+                        const float *wb = wp + (g * NB + b) * taps * Cg * CONV_OB;
+                        for (int64_t ow0 = 0; ow0 < OW; ow0 += CONV_T)
+                            conv_tile_f32(Cg, k[0] * k[1], k[2], stride[2], dil[2], L, ow0, OW,
+                                          work, wb, bias ? bias + oc0 : NULL, nob, yb, osz);
+                    }
+                }
+}

@@ -357,7 +357,8 @@ void fill_bytes(int64_t n, int64_t elem_size, const void *value, void *y);
 
 /* ---- nn family ---- */
 /* conv.c — 3-D im2col (k = ((kd*KH + kh)*KW + kw)*Cg + ic), depthwise direct (Cg == 1, the
- * bits of im2col + gemm_f32), ConvTranspose direct. Geometry arrays: [3] = {d, h, w}. */
+ * bits of im2col + gemm_f32), direct conv_f32 (the same bits, no copy), ConvTranspose direct.
+ * Geometry arrays: [3] = {d, h, w}. */
 void im2col_3d_f32(int64_t c0, int64_t Cg, const int64_t *in, const int64_t *out, const int64_t *k,
                    const int64_t *stride, const int64_t *pad, const int64_t *dil, const float *x,
                    float *col);
@@ -368,6 +369,21 @@ void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W, i
                         const float *w, float *y, float *work);
 int64_t depthwise_work_floats(int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t stride_h,
                               int64_t stride_w, int64_t dil_h, int64_t dil_w);
+int64_t conv_packed_floats(int64_t G, int64_t OCg, int64_t Cg, int64_t taps);
+void conv_weight_pack_f32(int64_t G, int64_t OCg, int64_t Cg, int64_t taps, const float *w,
+                          float *wp);
+int64_t conv_row_len(int64_t OW, int64_t KW, int64_t stride_w, int64_t dil_w);
+int64_t conv_work_floats(int64_t Cg, const int64_t *k, const int64_t *out, const int64_t *stride,
+                         const int64_t *dil);
+void conv_gather_rows_f32(int64_t Cg, const int64_t *in, const int64_t *k, const int64_t *out,
+                          const int64_t *stride, const int64_t *pad, const int64_t *dil, int64_t od,
+                          int64_t oh, const float *xg, float *rows);
+void conv_tile_f32(int64_t Cg, int64_t KR, int64_t KW, int64_t sw, int64_t dil_w, int64_t L,
+                   int64_t ow0, int64_t OW, const float *rows, const float *wb, const float *bias,
+                   int64_t nob, float *yb, int64_t ys);
+void conv_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in, const int64_t *out,
+              const int64_t *k, const int64_t *stride, const int64_t *pad, const int64_t *dil,
+              const float *x, const float *wp, const float *bias, float *y, float *work);
 void convtranspose_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in,
                        const int64_t *out, const int64_t *k, const int64_t *stride,
                        const int64_t *pad, const int64_t *dil, const float *x, const float *w,

@@ -26,6 +26,7 @@ typedef struct {
 
 #define MAXE 65536
 static float X[MAXE], Wt[MAXE], Wr[MAXE], B[1024], COL[MAXE], Y[MAXE], R[MAXE], WORK[MAXE];
+static float WP[MAXE], D[MAXE];
 
 static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t d)
 {
@@ -85,6 +86,25 @@ static void conv_im2col(const ConvCase *c, float *y)
     add_channel_bias_f32(c->N, c->OC, P, B, y);
 }
 
+/* Conv through conv_f32 (packed weights, no im2col); bias may be NULL. */
+static void conv_direct_kernel(const ConvCase *c, const float *bias, float *y)
+{
+    const int64_t Cg = c->C / c->groups, OCg = c->OC / c->groups, taps = c->KH * c->KW;
+    const int64_t in[3] = {1, c->H, c->W}, k[3] = {1, c->KH, c->KW}, st[3] = {1, c->sh, c->sw};
+    const int64_t pad[3] = {0, c->pt, c->pl}, dil[3] = {1, c->dh, c->dw};
+    const int64_t out[3] = {1, out_size(c->H, c->KH, c->sh, c->pt, c->pb, c->dh),
+                            out_size(c->W, c->KW, c->sw, c->pl, c->pr, c->dw)};
+    const int64_t packed = conv_packed_floats(c->groups, OCg, Cg, taps);
+    WP[packed] = 555.0f;
+    conv_weight_pack_f32(c->groups, OCg, Cg, taps, Wt, WP);
+    check(WP[packed] == 555.0f, "conv_weight_pack_f32 stays inside conv_packed_floats");
+    y[c->N * c->OC * out[1] * out[2]] = 4242.0f;
+    const int64_t wf = conv_work_floats(Cg, k, out, st, dil);
+    WORK[wf] = 777.0f;
+    conv_f32(c->N, c->C, c->groups, OCg, in, out, k, st, pad, dil, X, WP, bias, y, WORK);
+    check(WORK[wf] == 777.0f, "conv_f32 stays inside conv_work_floats");
+}
+
 static void run_case(const ConvCase *c)
 {
     const int64_t OH = out_size(c->H, c->KH, c->sh, c->pt, c->pb, c->dh);
@@ -103,6 +123,9 @@ static void run_case(const ConvCase *c)
     snprintf(what, sizeof what, "conv %s (OH=%d OW=%d) bit-identical to direct", c->name, (int)OH,
              (int)OW);
     check(memcmp(Y, R, (size_t)total * sizeof(float)) == 0 && Y[total] == 4242.0f, what);
+    conv_direct_kernel(c, B, D);
+    snprintf(what, sizeof what, "conv_f32 %s bit-identical to direct", c->name);
+    check(memcmp(D, R, (size_t)total * sizeof(float)) == 0 && D[total] == 4242.0f, what);
     if (c->C / c->groups == 1) {
         R[total] = 4242.0f;
         const int64_t wf = depthwise_work_floats(c->KH, c->KW, OH, OW, c->sh, c->sw, c->dh, c->dw);
@@ -142,6 +165,11 @@ static const ConvCase cases[] = {
     {"single channel (Cg 1, groups 1)", 1, 1, 6, 6, 3, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"depthwise 1x1", 1, 4, 3, 3, 4, 4, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
     {"depthwise taps in padding", 1, 2, 4, 4, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3},
+    {"wide rows, 3 column tiles, 2.5 channel blocks", 1, 3, 5, 40, 20, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1,
+     1},
+    {"wide stride 2 dilation 2 groups 2", 2, 4, 9, 70, 18, 2, 3, 3, 2, 2, 2, 2, 1, 2, 2, 2},
+    {"1-D wide dilation 2", 1, 5, 1, 50, 9, 1, 1, 5, 1, 1, 0, 0, 0, 0, 1, 2},
+    {"exact tile: 16 columns, 8 channels", 1, 6, 16, 16, 8, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
 };
 
 static void test_hand(void)
@@ -223,6 +251,9 @@ static void test_depthwise_special(void)
         char what[80];
         snprintf(what, sizeof what, "depthwise special weight %d: bits of im2col + gemm", t);
         check(memcmp(Y, R, 32 * sizeof(float)) == 0, what);
+        conv_direct_kernel(&c, B, D);
+        snprintf(what, sizeof what, "conv_f32 special weight %d: bits of im2col + gemm", t);
+        check(memcmp(Y, D, 32 * sizeof(float)) == 0, what);
     }
 }
 
@@ -260,6 +291,36 @@ static void test_im2col_3d(void)
     im2col_3d_f32(0, 3, in2, out2, k2, st2, pad2, dil2, X, COL);
     im2col_f32(3, 6, 7, 0, 3, 3, 3, 3, 4, 2, 2, 1, 1, 1, 1, X, R);
     check(memcmp(COL, R, 3 * 9 * 12 * sizeof(float)) == 0, "im2col_3d with D = 1 is im2col_f32");
+}
+
+/* 3-D conv_f32 (groups 2, strides, pads, dilations, no bias) against im2col_3d + gemm_f32, and
+ * with a bias against the same plus add_channel_bias_f32. */
+static void test_conv_3d(void)
+{
+    const int64_t N = 2, C = 4, G = 2, Cg = 2, OCg = 5, in[3] = {5, 6, 20}, k[3] = {2, 3, 3};
+    const int64_t st[3] = {2, 1, 1}, pad[3] = {1, 1, 2}, dil[3] = {1, 2, 2};
+    const int64_t out[3] = {3, 4, 20}; /* (5+1+0-2)/2+1, (6+1+1-5)+1, (20+2+2-5)+1 */
+    const int64_t taps = 18, K = taps * Cg, P = 3 * 4 * 20, isz = 5 * 6 * 20;
+    for (int64_t i = 0; i < N * C * isz; i++)
+        X[i] = rnd();
+    for (int64_t i = 0; i < G * OCg * K; i++)
+        Wt[i] = rnd();
+    for (int64_t i = 0; i < G * OCg; i++)
+        B[i] = rnd();
+    conv_weight_reorder_f32(G * OCg, Cg, k[0] * k[1], k[2], Wt, Wr);
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t g = 0; g < G; g++) {
+            im2col_3d_f32(g * Cg, Cg, in, out, k, st, pad, dil, X + n * C * isz, COL);
+            gemm_f32(OCg, P, K, Wr + g * OCg * K, K, 1, COL, P, 1, R + (n * G + g) * OCg * P);
+        }
+    conv_weight_pack_f32(G, OCg, Cg, taps, Wt, WP);
+    conv_f32(N, C, G, OCg, in, out, k, st, pad, dil, X, WP, NULL, Y, WORK);
+    check(memcmp(Y, R, (size_t)(N * G * OCg * P) * sizeof(float)) == 0,
+          "conv_f32 3-D without bias bit-identical to im2col_3d + gemm");
+    add_channel_bias_f32(N, G * OCg, P, B, R);
+    conv_f32(N, C, G, OCg, in, out, k, st, pad, dil, X, WP, B, Y, WORK);
+    check(memcmp(Y, R, (size_t)(N * G * OCg * P) * sizeof(float)) == 0,
+          "conv_f32 3-D with bias bit-identical to im2col_3d + gemm + bias");
 }
 
 /* ConvTranspose: hand values and a scatter-form reference on integer data (exact sums). */
@@ -328,6 +389,7 @@ int main(void)
     test_sensitivity();
     test_depthwise_special();
     test_im2col_3d();
+    test_conv_3d();
     test_convtranspose();
     printf("%d passed, %d failed\n", n_passed, n_failed);
     return n_failed != 0;
