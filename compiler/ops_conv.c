@@ -1,13 +1,13 @@
 /* ops_conv.c — convolution, transposed convolution, pooling, batch normalisation and softmax.
  *
  * Conv sums over K = kernel taps x input channels per output element, taps outer, channels
- * inner (templates/conv.c). Three kernels give those bits, none copies the input:
- *   - 1x1, unit strides, no padding: one product per image and group on the tensor itself,
- *     Y[OCg][P] = W[OCg][Cg] x X[Cg][P] (libxsmm or gemm_f32);
+ * inner (templates/conv.c). Three kernels give those bits, none makes an im2col copy:
  *   - one input channel per group (depthwise, 1-D and 2-D): depthwise_conv_f32;
- *   - everything else (kxk, strided, dilated, grouped, 1-D, 2-D, 3-D): conv_f32, register
- *     tiles of output channels x output columns read straight from the input, with the weight
- *     packed into its blocks at compile time. */
+ *   - 1x1, unit strides, no padding: conv_pointwise_f32, a product on the tensor itself;
+ *   - everything else (kxk, strided, dilated, grouped, 1-D, 2-D, 3-D): conv_f32, the same
+ *     register tiles of output channels x output columns over the few input rows that one
+ *     output row reads, gathered per row.
+ * Both use the weight packed into the tiles' blocks, at compile time when it is constant. */
 #include "kernels.h"
 #include "ops.h"
 
@@ -213,7 +213,7 @@ void conv_infer(Node *n)
     set_window_output(n->outputs[0], DT_FLOAT, n->inputs[0], s.OC, &s.w);
 }
 
-/* A 1x1 kernel with unit strides and no padding reads the input as col directly. */
+/* A 1x1 kernel with unit strides and no padding: a product on the input as it is. */
 static bool conv_is_pointwise(const ConvShape *s)
 {
     const Window *w = &s->w;
@@ -260,41 +260,18 @@ static int64_t conv_rows(const Node *n, const ConvShape *s)
     return conv_work_floats(s->Cg, w->k, w->out, w->s, w->d);
 }
 
-/* Work memory: the depthwise kernel's padded plane; conv_f32's input rows (then its packed
- * weight when that is computed at run time); the product's reordered run-time weight. */
+/* Work memory: the depthwise kernel's padded plane; else conv_f32's input rows (which also
+ * cover conv_pointwise_f32's last tile), then the packed weight when it is computed at run
+ * time. */
 int64_t conv_scratch(const Node *n)
 {
     ConvShape s = conv_shape(n);
     if (conv_is_depthwise(&s))
         return checked_mul(n, depthwise_floats(n, &s), (int64_t)sizeof(float));
-    int64_t floats = 0;
-    if (conv_is_pointwise(&s)) {
-        if (!n->inputs[1]->data)
-            floats = checked_mul(n, s.OC, s.K);
-    } else {
-        floats = conv_rows(n, &s);
-        if (!n->inputs[1]->data)
-            floats = checked_add(n, floats, conv_packed(n, &s));
-    }
+    int64_t floats = conv_rows(n, &s);
+    if (!n->inputs[1]->data)
+        floats = checked_add(n, floats, conv_packed(n, &s));
     return checked_mul(n, floats, (int64_t)sizeof(float));
-}
-
-/* The weight in the product's k order [OC][K] (pointwise: the ONNX layout already is). */
-static const char *conv_weights(Emitter *e, Node *n, const ConvShape *s)
-{
-    Value *wt = n->inputs[1];
-    const Window *w = &s->w;
-    int64_t kh = w->k[0] * w->k[1], kw = w->k[2]; /* 3-D taps flatten row-major as 2-D */
-    if (wt->data) {
-        float *r = xcalloc((size_t)(s->OC * s->K) + 1, sizeof(float));
-        conv_weight_reorder_f32(s->OC, s->Cg, kh, kw, wt->data, r);
-        int64_t dims[2] = {s->OC, s->K};
-        return emit_constant(e, DT_FLOAT, 2, dims, r);
-    }
-    const char *r = scratch_cname(e, n, DT_FLOAT, 0);
-    println(e, "conv_weight_reorder_f32(%lld, %lld, %lld, %lld, %s, %s);", (long long)s->OC,
-            (long long)s->Cg, (long long)kh, (long long)kw, value_cname(e, wt), r);
-    return r;
 }
 
 /* The weight in conv_f32's blocks, packed at compile time when it is constant. */
@@ -313,16 +290,24 @@ static const char *conv_packed_weights(Emitter *e, Node *n, const ConvShape *s)
     return p;
 }
 
-/* Conv directly on the input (conv_f32), with the bias added by the kernel. */
+/* Conv directly on the input (conv_f32, or conv_pointwise_f32 for a 1x1 kernel with unit
+ * strides and no padding), with the bias added by the kernel. */
 static void conv_emit_direct(Emitter *e, Node *n, const ConvShape *s)
 {
     const char *wp = conv_packed_weights(e, n, s);
-    WindowArrays a = emit_window(e, &s->w);
     Value *b = node_input(n, 2);
+    const char *x = value_cname(e, n->inputs[0]), *y = value_cname(e, n->outputs[0]);
+    const char *bias = b ? value_cname(e, b) : "NULL", *work = scratch_cname(e, n, DT_FLOAT, 0);
+    if (conv_is_pointwise(s)) {
+        println(e, "conv_pointwise_f32(%lld, %lld, %lld, %lld, %lld, %s, %s, %s, %s, %s);",
+                (long long)s->N, (long long)s->C, (long long)s->G, (long long)s->OCg,
+                (long long)s->P, x, wp, bias, y, work);
+        return;
+    }
+    WindowArrays a = emit_window(e, &s->w);
     println(e, "conv_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s);",
             (long long)s->N, (long long)s->C, (long long)s->G, (long long)s->OCg, a.in, a.out, a.k,
-            a.s, a.pads, a.d, value_cname(e, n->inputs[0]), wp, b ? value_cname(e, b) : "NULL",
-            value_cname(e, n->outputs[0]), scratch_cname(e, n, DT_FLOAT, 0));
+            a.s, a.pads, a.d, x, wp, bias, y, work);
 }
 
 static void conv_emit_depthwise(Emitter *e, Node *n, const ConvShape *s)
@@ -340,42 +325,18 @@ static void conv_emit_depthwise(Emitter *e, Node *n, const ConvShape *s)
             depthwise_floats(n, s) ? scratch_cname(e, n, DT_FLOAT, 0) : "NULL");
 }
 
-/* A product on the input itself: one per image and group, Y[OCg][P] = W[OCg][Cg] x X[Cg][P]. */
-static void conv_emit_pointwise(Emitter *e, Node *n, const ConvShape *s)
-{
-    const char *wr = conv_weights(e, n, s);
-    const char *x = value_cname(e, n->inputs[0]), *y = value_cname(e, n->outputs[0]);
-    println(e, "for (int64_t n = 0; n < %lld; n++) {", (long long)s->N);
-    e->indent++;
-    println(e, "for (int64_t g = 0; g < %lld; g++) {", (long long)s->G);
-    e->indent++;
-    const char *col = xprintf("%s + (n * %lld + g * %lld) * %lld", x, (long long)s->C,
-                              (long long)s->Cg, (long long)window_in_size(&s->w));
-    emit_product(e, s->OCg, s->P, s->K, xprintf("%s + g * %lld", wr, (long long)(s->OCg * s->K)),
-                 s->K, 1, col, s->P, 1,
-                 xprintf("%s + (n * %lld + g * %lld) * %lld", y, (long long)s->OC,
-                         (long long)s->OCg, (long long)s->P));
-    e->indent--;
-    println(e, "}");
-    e->indent--;
-    println(e, "}");
-}
-
 void conv_emit(Emitter *e, Node *n)
 {
     ConvShape s = conv_shape(n);
     Value *b = node_input(n, 2);
-    if (!conv_is_depthwise(&s) && !conv_is_pointwise(&s)) {
-        conv_emit_direct(e, n, &s);
-    } else {
-        if (conv_is_depthwise(&s))
-            conv_emit_depthwise(e, n, &s);
-        else
-            conv_emit_pointwise(e, n, &s);
+    if (conv_is_depthwise(&s)) {
+        conv_emit_depthwise(e, n, &s);
         if (b)
             println(e, "add_channel_bias_f32(%lld, %lld, %lld, %s, %s);", (long long)s.N,
                     (long long)s.OC, (long long)s.P, value_cname(e, b),
                     value_cname(e, n->outputs[0]));
+    } else {
+        conv_emit_direct(e, n, &s);
     }
     emit_epilogues(e, n);
 }

@@ -1,22 +1,24 @@
-/* conv.c — convolution as im2col + gemm_f32 (the compiler emits the calls; this file only
- * rearranges data, it does no product itself).
+/* conv.c — convolution kernels.
  *
  * The reduction index. Conv sums over input channel ic (within a group), kernel row kh and
  * kernel column kw. Flattened, with the kernel taps outer and the input channels inner:
  *
- *     k = (kh*KW + kw)*Cg + ic,      K = KH*KW*Cg
+ *     k = (kh*KW + kw)*Cg + ic,      K = KH*KW*Cg      (3-D: taps (kd, kh, kw) row-major)
  *
  * which is what a batch-reduce GEMM over taps wants. The numerics contract of gemm.c (each
  * output accumulates over k ascending with fmaf from +0.0f) therefore fixes the order of the
  * conv sum too: taps in row-major order, for each tap the channels in order, padded taps
  * included (they contribute fmaf(w, 0.0f, acc)). The bias is added after the whole sum.
  *
- * For one image n and one group g (Cg input channels, OCg = OC/groups output channels):
- *     im2col_f32(C, H, W, g*Cg, Cg, ..., x + n*C*H*W, col)            col  [K][OH*OW]
- *     gemm_f32(OCg, OH*OW, K, w_r + g*OCg*K, K, 1, col, OH*OW, 1,
- *              y + (n*OC + g*OCg)*OH*OW)                              y    [OCg][OH*OW]
- * with w_r = conv_weight_reorder_f32(w) ([OC][K], done at compile time), then
- *     add_channel_bias_f32(N, OC, OH*OW, bias, y).
+ * The generated code computes that sum without an im2col copy:
+ *   conv_f32            any kernel, stride, dilation, groups, 1-D/2-D/3-D: register tiles of
+ *                       CONV_OB output channels x CONV_T output columns, over the input rows
+ *                       of one output row gathered zero-padded (a few KB of work memory);
+ *   conv_pointwise_f32  1x1, unit strides, no padding: the same tiles on the input itself;
+ *   depthwise_conv_f32  one input channel per group (1-D and 2-D).
+ * Their weights are packed by conv_weight_pack_f32 (at compile time when constant).
+ * im2col_f32 / im2col_3d_f32 + gemm_f32 (with conv_weight_reorder_f32's [OC][K] weights) is
+ * the plain formulation of the same order; the unit test checks every kernel against it.
  * 1-D conv is the 2-D case with H = KH = OH = 1 (stride_h = dil_h = 1, pad_t = 0).
  *
  * Part of the templates: the compiler pastes this text into the generated C file and also
@@ -409,16 +411,38 @@ O2C_KERNEL void conv_gather_rows_f32(int64_t Cg, const int64_t *in, const int64_
     }
 }
 
+/* yr[j] = acc[j] (+ b) for j < live. The full-width case has a fixed trip count, so it is a
+ * vector store even at gcc -O2. No bias is not "+ 0.0f" (that would turn -0.0f into +0.0f). */
+static inline void conv_store_f32(const float *acc, int has_bias, float b, int64_t live,
+                                  float *restrict yr)
+{
+    if (live == CONV_T && has_bias) {
+        for (int j = 0; j < CONV_T; j++)
+            yr[j] = acc[j] + b;
+    } else if (live == CONV_T) {
+        for (int j = 0; j < CONV_T; j++)
+            yr[j] = acc[j];
+    } else if (has_bias) {
+        for (int64_t j = 0; j < live; j++)
+            yr[j] = acc[j] + b;
+    } else {
+        for (int64_t j = 0; j < live; j++)
+            yr[j] = acc[j];
+    }
+}
+
 /* The tile at output position (od, oh, ow0 .. ow0+CONV_T-1) of one block, from the rows that
  * conv_gather_rows_f32 gathered: acc[o][j] is the whole sum of output channel o (of the
  * block) at column ow0 + j, taps in row-major order and for each tap the channels in order,
  * from +0.0f, padded taps included as fmaf(w, 0.0f, acc) (the k order of im2col_f32 +
  * gemm_f32, so the bits are the same); then yb[o*ys + ow0 + j] = acc[o][j] (+ bias[o]) for
  * the nob live channels and the columns < OW (the others are computed and dropped).
- *   rows [KD*KH][Cg][sw][L], wb [taps][Cg][CONV_OB] (one block of conv_weight_pack_f32),
- *   bias [nob] or NULL, yb the block's first output row, channels ys apart. */
+ *   rows: element (r, ic, p, q) at rows[(r*Cg + ic)*cs + p*L + q] (gathered rows: cs = sw*L;
+ *   a pointwise conv reads its input as is: KR = KW = sw = 1, cs = the channel size),
+ *   wb [taps][Cg][CONV_OB] (one block of conv_weight_pack_f32), bias [nob] or NULL,
+ *   yb the block's first output row, channels ys apart. */
 O2C_KERNEL void conv_tile_f32(int64_t Cg, int64_t KR, int64_t KW, int64_t sw, int64_t dil_w,
-                              int64_t L, int64_t ow0, int64_t OW, const float *rows,
+                              int64_t L, int64_t cs, int64_t ow0, int64_t OW, const float *rows,
                               const float *wb, const float *bias, int64_t nob, float *yb,
                               int64_t ys)
 {
@@ -430,22 +454,55 @@ O2C_KERNEL void conv_tile_f32(int64_t Cg, int64_t KR, int64_t KW, int64_t sw, in
     for (int64_t r = 0; r < KR; r++) {
         for (int64_t kw = 0; kw < KW; kw++) {
             const float *wt = wb + (r * KW + kw) * Cg * CONV_OB;
-            const float *xt = rows + r * Cg * sw * L + (kw * dil_w % sw) * L + ow0 +
+            const float *xt = rows + r * Cg * cs + (kw * dil_w % sw) * L + ow0 +
                               kw * dil_w / sw; /* channel 0 of this tap */
             for (int64_t ic = 0; ic < Cg; ic++)
-                conv_step_f32(wt + ic * CONV_OB, xt + ic * sw * L, acc);
+                conv_step_f32(wt + ic * CONV_OB, xt + ic * cs, acc);
         }
     }
-    for (int64_t o = 0; o < nob; o++) {
-        float *yr = yb + o * ys + ow0;
-        if (bias) {
-            for (int64_t j = 0; j < live; j++)
-                yr[j] = acc[o][j] + bias[o];
-        } else {
-            for (int64_t j = 0; j < live; j++)
-                yr[j] = acc[o][j];
+    for (int64_t o = 0; o < nob; o++)
+        conv_store_f32(acc[o], bias != NULL, bias ? bias[o] : 0.0f, live, yb + o * ys + ow0);
+}
+
+/* Floats of conv_pointwise_f32's work memory: the last, partial column tile [Cg][CONV_T]. */
+O2C_KERNEL int64_t conv_pointwise_work_floats(int64_t Cg)
+{
+    return Cg * CONV_T;
+}
+
+/* 1x1 convolution with unit strides and no padding: a product on the input itself, in
+ * conv_f32's register tiles over the P = D*H*W pixels of each channel (no copy but the last
+ * partial tile, zero-padded into work). The same bits as conv_f32 (k = ic).
+ *   x [N][G*Cg][P], wp from conv_weight_pack_f32 (taps = 1), bias [G*OCg] or NULL,
+ *   y [N][G*OCg][P] (must not overlap x), work [conv_pointwise_work_floats(Cg)]. */
+O2C_KERNEL void conv_pointwise_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t P,
+                                   const float *x, const float *wp, const float *bias, float *y,
+                                   float *work)
+{
+    const int64_t Cg = C / G, OC = G * OCg, NB = (OCg + CONV_OB - 1) / CONV_OB;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t g = 0; g < G; g++) {
+            const float *xg = x + (n * C + g * Cg) * P; /* [Cg][P] */
+            for (int64_t p0 = 0; p0 < P; p0 += CONV_T) {
+                const float *rows = xg; /* tile columns p0.. of channel ic at rows[ic*cs + p0] */
+                int64_t cs = P, x0 = p0;
+                if (P - p0 < CONV_T) {
+                    for (int64_t ic = 0; ic < Cg; ic++)
+                        for (int j = 0; j < CONV_T; j++)
+                            work[ic * CONV_T + j] = p0 + j < P ? xg[ic * P + p0 + j] : 0.0f;
+                    rows = work;
+                    cs = CONV_T;
+                    x0 = 0;
+                }
+                for (int64_t b = 0; b < NB; b++) {
+                    const int64_t oc0 = g * OCg + b * CONV_OB;
+                    const int64_t nob = OCg - b * CONV_OB < CONV_OB ? OCg - b * CONV_OB : CONV_OB;
+                    conv_tile_f32(Cg, 1, 1, 1, 1, 0, cs, x0, x0 + (P - p0), rows,
+                                  wp + (g * NB + b) * Cg * CONV_OB, bias ? bias + oc0 : NULL, nob,
+                                  y + (n * OC + oc0) * P + p0 - x0, P);
+                }
+            }
         }
-    }
 }
 
 /* Convolution (1-D and 2-D as 3-D with leading sizes 1) without an im2col copy: per output
@@ -478,8 +535,9 @@ O2C_KERNEL void conv_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int
                         float *yb = y + (n * OC + oc0) * osz + (od * out[1] + oh) * OW;
                         const float *wb = wp + (g * NB + b) * taps * Cg * CONV_OB;
                         for (int64_t ow0 = 0; ow0 < OW; ow0 += CONV_T)
-                            conv_tile_f32(Cg, k[0] * k[1], k[2], stride[2], dil[2], L, ow0, OW,
-                                          work, wb, bias ? bias + oc0 : NULL, nob, yb, osz);
+                            conv_tile_f32(Cg, k[0] * k[1], k[2], stride[2], dil[2], L,
+                                          stride[2] * L, ow0, OW, work, wb,
+                                          bias ? bias + oc0 : NULL, nob, yb, osz);
                     }
                 }
 }

@@ -379,8 +379,11 @@ void conv_gather_rows_f32(int64_t Cg, const int64_t *in, const int64_t *k, const
                           const int64_t *stride, const int64_t *pad, const int64_t *dil, int64_t od,
                           int64_t oh, const float *xg, float *rows);
 void conv_tile_f32(int64_t Cg, int64_t KR, int64_t KW, int64_t sw, int64_t dil_w, int64_t L,
-                   int64_t ow0, int64_t OW, const float *rows, const float *wb, const float *bias,
-                   int64_t nob, float *yb, int64_t ys);
+                   int64_t cs, int64_t ow0, int64_t OW, const float *rows, const float *wb,
+                   const float *bias, int64_t nob, float *yb, int64_t ys);
+int64_t conv_pointwise_work_floats(int64_t Cg);
+void conv_pointwise_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t P, const float *x,
+                        const float *wp, const float *bias, float *y, float *work);
 void conv_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in, const int64_t *out,
               const int64_t *k, const int64_t *stride, const int64_t *pad, const int64_t *dil,
               const float *x, const float *wp, const float *bias, float *y, float *work);

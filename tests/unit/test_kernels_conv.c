@@ -126,6 +126,17 @@ static void run_case(const ConvCase *c)
     conv_direct_kernel(c, B, D);
     snprintf(what, sizeof what, "conv_f32 %s bit-identical to direct", c->name);
     check(memcmp(D, R, (size_t)total * sizeof(float)) == 0 && D[total] == 4242.0f, what);
+    if (c->KH == 1 && c->KW == 1 && c->sh == 1 && c->sw == 1 && !c->pt && !c->pl && !c->pb &&
+        !c->pr) {
+        const int64_t wf = conv_pointwise_work_floats(c->C / c->groups);
+        WORK[wf] = 777.0f;
+        D[total] = 4242.0f;
+        conv_pointwise_f32(c->N, c->C, c->groups, c->OC / c->groups, OH * OW, X, WP, B, D, WORK);
+        snprintf(what, sizeof what, "conv_pointwise_f32 %s bit-identical to direct", c->name);
+        check(memcmp(D, R, (size_t)total * sizeof(float)) == 0 && D[total] == 4242.0f &&
+                  WORK[wf] == 777.0f,
+              what);
+    }
     if (c->C / c->groups == 1) {
         R[total] = 4242.0f;
         const int64_t wf = depthwise_work_floats(c->KH, c->KW, OH, OW, c->sh, c->sw, c->dh, c->dw);
@@ -169,6 +180,8 @@ static const ConvCase cases[] = {
      1},
     {"wide stride 2 dilation 2 groups 2", 2, 4, 9, 70, 18, 2, 3, 3, 2, 2, 2, 2, 1, 2, 2, 2},
     {"1-D wide dilation 2", 1, 5, 1, 50, 9, 1, 1, 5, 1, 1, 0, 0, 0, 0, 1, 2},
+    {"1x1 groups 2, 3 blocks, P = 2.3 tiles", 2, 6, 6, 6, 20, 2, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
+    {"1x1 P = 1 tile exactly, 1-D", 1, 9, 1, 16, 8, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
     {"exact tile: 16 columns, 8 channels", 1, 6, 16, 16, 8, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
 };
 
