@@ -233,12 +233,13 @@ static bool conv_is_depthwise(const ConvShape *s)
 static int64_t depthwise_floats(const Node *n, const ConvShape *s)
 {
     const Window *w = &s->w;
-    if (w->s[1] != 1 || w->s[2] != 1)
-        return 0;
-    int64_t ph = checked_add(n, w->out[1], checked_mul(n, w->k[1] - 1, w->d[1]));
-    int64_t pw = checked_add(n, w->out[2], checked_mul(n, w->k[2] - 1, w->d[2]));
-    int64_t f = checked_add(n, checked_mul(n, ph, pw), checked_mul(n, w->k[2] - 1, w->d[2]));
-    return checked_add(n, f, checked_mul(n, w->out[1], pw));
+    int64_t rows = checked_add(n, checked_mul(n, w->out[1] - 1, w->s[1]),
+                               checked_add(n, checked_mul(n, w->k[1] - 1, w->d[1]), 1));
+    int64_t len = checked_add(n, checked_add(n, w->out[2], 15),
+                              checked_mul(n, w->k[2] - 1, w->d[2])); /* >= conv_row_len */
+    checked_mul(n, checked_mul(n, w->s[2], rows), len);
+    return depthwise_work_floats(w->k[1], w->k[2], w->out[1], w->out[2], w->s[1], w->s[2], w->d[1],
+                                 w->d[2]);
 }
 
 /* Floats of the weight in conv_f32's blocks. The blocks round OCg up to a multiple of a few
@@ -315,29 +316,23 @@ static void conv_emit_depthwise(Emitter *e, Node *n, const ConvShape *s)
     const Window *w = &s->w;
     println(e,
             "depthwise_conv_f32(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
-            "%lld, %lld, %lld, %lld, %lld, %s, %s, %s, %s);",
+            "%lld, %lld, %lld, %lld, %lld, %s, %s, %s, %s, %s);",
             (long long)s->N, (long long)s->C, (long long)s->OCg, (long long)w->in[1],
             (long long)w->in[2], (long long)w->k[1], (long long)w->k[2], (long long)w->out[1],
             (long long)w->out[2], (long long)w->s[1], (long long)w->s[2], (long long)w->pb[1],
             (long long)w->pb[2], (long long)w->d[1], (long long)w->d[2],
             value_cname(e, n->inputs[0]), value_cname(e, n->inputs[1]),
-            value_cname(e, n->outputs[0]),
-            depthwise_floats(n, s) ? scratch_cname(e, n, DT_FLOAT, 0) : "NULL");
+            node_input(n, 2) ? value_cname(e, node_input(n, 2)) : "NULL",
+            value_cname(e, n->outputs[0]), scratch_cname(e, n, DT_FLOAT, 0));
 }
 
 void conv_emit(Emitter *e, Node *n)
 {
     ConvShape s = conv_shape(n);
-    Value *b = node_input(n, 2);
-    if (conv_is_depthwise(&s)) {
+    if (conv_is_depthwise(&s))
         conv_emit_depthwise(e, n, &s);
-        if (b)
-            println(e, "add_channel_bias_f32(%lld, %lld, %lld, %s, %s);", (long long)s.N,
-                    (long long)s.OC, (long long)s.P, value_cname(e, b),
-                    value_cname(e, n->outputs[0]));
-    } else {
+    else
         conv_emit_direct(e, n, &s);
-    }
     emit_epilogues(e, n);
 }
 

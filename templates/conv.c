@@ -28,6 +28,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifndef O2C_KERNEL
 #define O2C_KERNEL static
@@ -147,112 +148,6 @@ O2C_KERNEL void im2col_3d_f32(int64_t c0, int64_t Cg, const int64_t *in, const i
                         }
                     }
                 }
-}
-
-/* y[i] = fmaf(w, x[i*stride], y[i]) for 0 <= i < n; x and y must not overlap. Blocks of 8
- * with restrict pointers: gcc -O2 (whose cheap vectoriser takes no loop of unknown length
- * that needs overlap checks or an epilogue) turns each block into one vector fma. */
-O2C_KERNEL void fma_row_f32(int64_t n, float w, const float *restrict x, int64_t stride,
-                            float *restrict y)
-{
-    int64_t i = 0;
-    if (stride == 1) {
-        for (; i + 8 <= n; i += 8)
-            for (int j = 0; j < 8; j++)
-                y[i + j] = fmaf(w, x[i + j], y[i + j]);
-    }
-    for (; i < n; i++)
-        y[i] = fmaf(w, x[i * stride], y[i]);
-}
-
-/* Floats of work memory depthwise_conv_f32 needs: with unit strides a zero-padded input plane
- * [PH][PW] (PH = OH + (KH-1)*dil_h, PW = OW + (KW-1)*dil_w) plus (KW-1)*dil_w zeros after it,
- * and a wide accumulator [OH][PW]; 0 otherwise. */
-O2C_KERNEL int64_t depthwise_work_floats(int64_t KH, int64_t KW, int64_t OH, int64_t OW,
-                                         int64_t stride_h, int64_t stride_w, int64_t dil_h,
-                                         int64_t dil_w)
-{
-    if (stride_h != 1 || stride_w != 1)
-        return 0;
-    const int64_t PH = OH + (KH - 1) * dil_h, PW = OW + (KW - 1) * dil_w;
-    return PH * PW + (KW - 1) * dil_w + OH * PW;
-}
-
-/* Convolution with one input channel per group (Cg == 1: depthwise, M = OC/C output channels
- * per input channel), computed directly with the bits of im2col + gemm_f32: with Cg == 1 the
- * reduction index is the tap, k = kh*KW + kw, so each output element is
- *     acc = 0.0f; for kh, for kw: acc = fmaf(w[oc][kh][kw], x_or_0, acc)
- * padded taps included (fmaf(w, 0.0f, acc): the same bits for signed zeros, inf and NaN
- * weights). The bias is added after, by add_channel_bias_f32. Geometry as im2col_f32 (1-D:
- * H = KH = OH = 1).
- * Unit strides: the channel is copied into a zero-padded plane [PH][PW] and each tap is one
- * fma over the whole "wide" output [OH][PW] (columns OW..PW-1 are computed and dropped), so
- * the loops are long and vectorise across outputs (never across taps). Other strides: per
- * output row, the taps' in-image ranges, fmaf(w, 0.0f, acc) outside them.
- *   x [N][C][H][W], w [C*M][KH][KW] (the ONNX layout [OC][1][KH][KW] as is),
- *   y [N][C*M][OH][OW] (not x), work [depthwise_work_floats(...)] */
-O2C_KERNEL void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W,
-                                   int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t stride_h,
-                                   int64_t stride_w, int64_t pad_t, int64_t pad_l, int64_t dil_h,
-                                   int64_t dil_w, const float *x, const float *w, float *y,
-                                   float *work)
-{
-    const int64_t OC = C * M;
-    const int wide = stride_h == 1 && stride_w == 1;
-    const int64_t PH = OH + (KH - 1) * dil_h, PW = OW + (KW - 1) * dil_w;
-    const int64_t plane = PH * PW + (KW - 1) * dil_w;
-    for (int64_t n = 0; n < N; n++) {
-        for (int64_t oc = 0; oc < OC; oc++) {
-            const float *xc = x + (n * C + oc / M) * H * W; /* [H][W] */
-            const float *wk = w + oc * KH * KW;             /* [KH][KW] */
-            float *yc = y + (n * OC + oc) * OH * OW;        /* [OH][OW] */
-            if (wide) {
-                float *xp = work, *acc = work + plane; /* [PH][PW] + tail, [OH][PW] */
-                for (int64_t i = 0; i < plane + OH * PW; i++)
-                    work[i] = 0.0f;
-                for (int64_t ih = 0; ih < H && ih + pad_t < PH; ih++)
-                    for (int64_t iw = 0; iw < W && iw + pad_l < PW; iw++)
-                        xp[(ih + pad_t) * PW + iw + pad_l] = xc[ih * W + iw];
-                for (int64_t kh = 0; kh < KH; kh++)
-                    for (int64_t kw = 0; kw < KW; kw++)
-                        fma_row_f32(OH * PW, wk[kh * KW + kw], xp + kh * dil_h * PW + kw * dil_w, 1,
-                                    acc);
-                for (int64_t oh = 0; oh < OH; oh++)
-                    for (int64_t ow = 0; ow < OW; ow++)
-                        yc[oh * OW + ow] = acc[oh * PW + ow];
-                continue;
-            }
-            for (int64_t oh = 0; oh < OH; oh++) {
-                float *yr = yc + oh * OW; /* [OW] */
-                for (int64_t ow = 0; ow < OW; ow++)
-                    yr[ow] = 0.0f;
-                for (int64_t kh = 0; kh < KH; kh++) {
-                    const int64_t ih = oh * stride_h - pad_t + kh * dil_h;
-                    const int row_in = ih >= 0 && ih < H;
-                    const float *xr = xc + (row_in ? ih : 0) * W;
-                    for (int64_t kw = 0; kw < KW; kw++) {
-                        const float wv = wk[kh * KW + kw];
-                        const int64_t off_w = kw * dil_w - pad_l;
-                        int64_t ow_lo = off_w >= 0 ? 0 : (-off_w + stride_w - 1) / stride_w;
-                        int64_t ow_hi = W - off_w <= 0 ? 0 : (W - off_w + stride_w - 1) / stride_w;
-                        if (ow_hi > OW)
-                            ow_hi = OW;
-                        if (ow_lo > ow_hi)
-                            ow_lo = ow_hi;
-                        if (!row_in)
-                            ow_lo = ow_hi = OW;
-                        for (int64_t ow = 0; ow < ow_lo; ow++)
-                            yr[ow] = fmaf(wv, 0.0f, yr[ow]);
-                        if (ow_hi > ow_lo)
-                            fma_row_f32(ow_hi - ow_lo, wv, xr + ow_lo * stride_w + off_w, stride_w,
-                                        yr + ow_lo);
-                        for (int64_t ow = ow_hi; ow < OW; ow++)
-                            yr[ow] = fmaf(wv, 0.0f, yr[ow]);
-                    }
-                }
-            }
-        }
-    }
 }
 
 /* ConvTranspose (1-D/2-D as 3-D with leading sizes 1), direct: output element
@@ -401,8 +296,11 @@ O2C_KERNEL void conv_gather_rows_f32(int64_t Cg, const int64_t *in, const int64_
                         lo = hi = L;
                     for (int64_t q = 0; q < lo; q++)
                         d[q] = 0.0f;
-                    for (int64_t q = lo; q < hi; q++)
-                        d[q] = xr[q * sw + off];
+                    if (sw == 1 && hi > lo)
+                        memcpy(d + lo, xr + lo + off, (size_t)(hi - lo) * sizeof(float));
+                    else
+                        for (int64_t q = lo; q < hi; q++)
+                            d[q] = xr[q * sw + off];
                     for (int64_t q = hi; q < L; q++)
                         d[q] = 0.0f;
                 }
@@ -540,4 +438,102 @@ O2C_KERNEL void conv_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int
                                           bias ? bias + oc0 : NULL, nob, yb, osz);
                     }
                 }
+}
+
+/* Geometry of depthwise_conv_f32's padded plane: PH rows (those the output reads), each split
+ * into stride_w column phases of PQ floats (whole CONV_T tiles plus the kernel's reach). */
+static inline int64_t depthwise_rows(int64_t KH, int64_t OH, int64_t stride_h, int64_t dil_h)
+{
+    return (OH - 1) * stride_h + (KH - 1) * dil_h + 1;
+}
+
+O2C_KERNEL int64_t depthwise_work_floats(int64_t KH, int64_t KW, int64_t OH, int64_t OW,
+                                         int64_t stride_h, int64_t stride_w, int64_t dil_h,
+                                         int64_t dil_w)
+{
+    return stride_w * depthwise_rows(KH, OH, stride_h, dil_h) *
+           conv_row_len(OW, KW, stride_w, dil_w);
+}
+
+/* One channel zero-padded into plane[p][r][q] = x row r - pad_t, column q*stride_w + p -
+ * pad_l (0.0f outside the image). xc [H][W], plane [stride_w][PH][PQ]. */
+static void depthwise_plane_f32(int64_t H, int64_t W, int64_t PH, int64_t PQ, int64_t stride_w,
+                                int64_t pad_t, int64_t pad_l, const float *xc, float *plane)
+{
+    for (int64_t p = 0; p < stride_w; p++) {
+        const int64_t off = p - pad_l; /* input column of q = 0 */
+        int64_t lo = off >= 0 ? 0 : (-off + stride_w - 1) / stride_w;
+        int64_t hi = W - off <= 0 ? 0 : (W - off + stride_w - 1) / stride_w;
+        if (hi > PQ)
+            hi = PQ;
+        if (lo > hi)
+            lo = hi = PQ;
+        for (int64_t r = 0; r < PH; r++) {
+            float *d = plane + (p * PH + r) * PQ;
+            const int64_t ih = r - pad_t;
+            const int row_in = ih >= 0 && ih < H;
+            const float *xr = xc + (row_in ? ih : 0) * W;
+            for (int64_t q = 0; q < (row_in ? lo : PQ); q++)
+                d[q] = 0.0f;
+            if (!row_in)
+                continue;
+            if (stride_w == 1 && hi > lo)
+                memcpy(d + lo, xr + lo + off, (size_t)(hi - lo) * sizeof(float));
+            else
+                for (int64_t q = lo; q < hi; q++)
+                    d[q] = xr[q * stride_w + off];
+            for (int64_t q = hi; q < PQ; q++)
+                d[q] = 0.0f;
+        }
+    }
+}
+
+/* Convolution with one input channel per group (Cg == 1: depthwise, M = OC/C output channels
+ * per input channel), computed directly with the bits of im2col + gemm_f32: with Cg == 1 the
+ * reduction index is the tap, k = kh*KW + kw, so each output element is
+ *     acc = 0.0f; for kh, for kw: acc = fmaf(w[oc][kh][kw], x_or_0, acc)
+ * padded taps included (fmaf(w, 0.0f, acc): the same bits for signed zeros, inf and NaN
+ * weights); then y = acc + bias[oc] (bias NULL: y = acc). Geometry as im2col_f32 (1-D:
+ * H = KH = OH = 1). Each input channel is copied once into a zero-padded plane split into
+ * column phases (depthwise_plane_f32), so every tap of a tile of CONV_T output columns is one
+ * contiguous vector load and one vector fma (vectorised across outputs, never across taps).
+ *   x [N][C][H][W], w [C*M][KH][KW] (the ONNX layout [OC][1][KH][KW] as is), bias [C*M] or
+ *   NULL, y [N][C*M][OH][OW] (not x), work [depthwise_work_floats(...)] */
+O2C_KERNEL void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W,
+                                   int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t stride_h,
+                                   int64_t stride_w, int64_t pad_t, int64_t pad_l, int64_t dil_h,
+                                   int64_t dil_w, const float *x, const float *w, const float *bias,
+                                   float *y, float *work)
+{
+    const int64_t OC = C * M, PH = depthwise_rows(KH, OH, stride_h, dil_h);
+    const int64_t PQ = conv_row_len(OW, KW, stride_w, dil_w);
+    float acc[CONV_T];
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t c = 0; c < C; c++) {
+            depthwise_plane_f32(H, W, PH, PQ, stride_w, pad_t, pad_l, x + (n * C + c) * H * W,
+                                work);
+            for (int64_t oc = c * M; oc < c * M + M; oc++) {
+                const float *wk = w + oc * KH * KW; /* [KH][KW] */
+                float *yc = y + (n * OC + oc) * OH * OW;
+                for (int64_t oh = 0; oh < OH; oh++)
+                    for (int64_t ow0 = 0; ow0 < OW; ow0 += CONV_T) {
+                        for (int j = 0; j < CONV_T; j++)
+                            acc[j] = 0.0f;
+                        for (int64_t kh = 0; kh < KH; kh++)
+                            for (int64_t kw = 0; kw < KW; kw++) {
+                                const float wv = wk[kh * KW + kw];
+                                const float *restrict src =
+                                    work +
+                                    ((kw * dil_w % stride_w) * PH + oh * stride_h + kh * dil_h) *
+                                        PQ +
+                                    ow0 + kw * dil_w / stride_w;
+                                for (int j = 0; j < CONV_T; j++)
+                                    acc[j] = fmaf(wv, src[j], acc[j]);
+                            }
+                        const int64_t live = OW - ow0 < CONV_T ? OW - ow0 : CONV_T;
+                        conv_store_f32(acc, bias != NULL, bias ? bias[oc] : 0.0f, live,
+                                       yc + oh * OW + ow0);
+                    }
+            }
+        }
 }

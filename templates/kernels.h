@@ -362,11 +362,10 @@ void fill_bytes(int64_t n, int64_t elem_size, const void *value, void *y);
 void im2col_3d_f32(int64_t c0, int64_t Cg, const int64_t *in, const int64_t *out, const int64_t *k,
                    const int64_t *stride, const int64_t *pad, const int64_t *dil, const float *x,
                    float *col);
-void fma_row_f32(int64_t n, float w, const float *restrict x, int64_t stride, float *restrict y);
 void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W, int64_t KH,
                         int64_t KW, int64_t OH, int64_t OW, int64_t stride_h, int64_t stride_w,
                         int64_t pad_t, int64_t pad_l, int64_t dil_h, int64_t dil_w, const float *x,
-                        const float *w, float *y, float *work);
+                        const float *w, const float *bias, float *y, float *work);
 int64_t depthwise_work_floats(int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t stride_h,
                               int64_t stride_w, int64_t dil_h, int64_t dil_w);
 int64_t conv_packed_floats(int64_t G, int64_t OCg, int64_t Cg, int64_t taps);

@@ -142,8 +142,7 @@ static void run_case(const ConvCase *c)
         const int64_t wf = depthwise_work_floats(c->KH, c->KW, OH, OW, c->sh, c->sw, c->dh, c->dw);
         WORK[wf] = 777.0f; /* the kernel must stay inside its work memory */
         depthwise_conv_f32(c->N, c->C, c->OC / c->C, c->H, c->W, c->KH, c->KW, OH, OW, c->sh, c->sw,
-                           c->pt, c->pl, c->dh, c->dw, X, Wt, R, WORK);
-        add_channel_bias_f32(c->N, c->OC, OH * OW, B, R);
+                           c->pt, c->pl, c->dh, c->dw, X, Wt, B, R, WORK);
         snprintf(what, sizeof what, "depthwise %s bit-identical to im2col + gemm", c->name);
         check(memcmp(Y, R, (size_t)total * sizeof(float)) == 0 && R[total] == 4242.0f &&
                   WORK[wf] == 777.0f,
@@ -259,8 +258,7 @@ static void test_depthwise_special(void)
             Wt[i] = (i == t || i == 7 - t) ? specials[t] : -0.0f;
         B[0] = B[1] = 0.0f;
         conv_im2col(&c, Y);
-        depthwise_conv_f32(1, 2, 1, 3, 3, 2, 2, 4, 4, 1, 1, 1, 1, 1, 1, X, Wt, R, WORK);
-        add_channel_bias_f32(1, 2, 16, B, R);
+        depthwise_conv_f32(1, 2, 1, 3, 3, 2, 2, 4, 4, 1, 1, 1, 1, 1, 1, X, Wt, B, R, WORK);
         char what[80];
         snprintf(what, sizeof what, "depthwise special weight %d: bits of im2col + gemm", t);
         check(memcmp(Y, R, 32 * sizeof(float)) == 0, what);
