@@ -432,7 +432,8 @@ static const char *link_flags(const Emitter *e)
 
 static void emit_preamble(FILE *f, const Model *m, const Options *opt, const Emitter *e)
 {
-    const char *out = comment_text(file_name(opt->output_path));
+    const char *out = strcmp(opt->output_path, "-") ? comment_text(file_name(opt->output_path))
+                                                    : xprintf("%s.c", e->name); /* -o - */
     const char *line = opt->harness
                            ? xprintf("cc -std=c99 -O2 %s -o model %s", out, link_flags(e))
                            : xprintf("cc -std=c99 -O2 -c %s; link with %s", out, link_flags(e));

@@ -13,7 +13,7 @@
 
 static const char usage_text[] =
     "usage: onnx2c MODEL.onnx -o OUT.c [options]\n"
-    "  -o FILE                output C file (required)\n"
+    "  -o FILE                output C file (required; - for standard output)\n"
     "  --header FILE          also write the API as a header\n"
     "  --name NAME            prefix of every emitted symbol (default: from the file name)\n"
     "  --dim SYMBOL=N         bind a symbolic dimension\n"
@@ -318,8 +318,23 @@ static const char *temporary_for(const char *path)
     return tmp;
 }
 
+/* "-o -": the C is written to an anonymous temporary file and copied to standard output only
+ * once the whole compilation succeeded, so a failure prints no partial C. */
+static FILE *stdout_copy;
+
+static bool is_stdout(const char *path)
+{
+    return !strcmp(path, "-");
+}
+
 static FILE *open_output(const char *path)
 {
+    if (is_stdout(path)) {
+        stdout_copy = tmpfile();
+        if (!stdout_copy)
+            write_error(path, "cannot create a temporary file");
+        return stdout_copy;
+    }
     const char *tmp = temporary_for(path);
     FILE *f = fopen(tmp, "w");
     if (!f)
@@ -329,6 +344,10 @@ static FILE *open_output(const char *path)
 
 static void close_output(FILE *f, const char *path)
 {
+    if (f == stdout_copy) {
+        fflush(f);
+        return;
+    }
     if (ferror(f) | fclose(f)) {
         fprintf(stderr, "onnx2c: error: %s: write failed\n", path);
         exit(1);
@@ -337,6 +356,16 @@ static void close_output(FILE *f, const char *path)
 
 static void commit_outputs(void)
 {
+    if (stdout_copy) {
+        char buf[1 << 14];
+        size_t n;
+        rewind(stdout_copy);
+        while ((n = fread(buf, 1, sizeof buf, stdout_copy)) > 0)
+            if (fwrite(buf, 1, n, stdout) != n)
+                write_error("-", "cannot write to standard output");
+        if (ferror(stdout_copy) || fflush(stdout))
+            write_error("-", "cannot write to standard output");
+    }
     for (int i = 0; i < noutputs; i++) {
         if (rename(outputs[i].tmp, outputs[i].path))
             write_error(outputs[i].path, "cannot write");
@@ -418,8 +447,8 @@ int main(int argc, char **argv)
     close_output(out, opt.output_path);
     if (header)
         close_output(header, opt.header_path);
-    if (opt.report)
-        print_report(stdout, m, &plan);
+    if (opt.report) /* on stderr when the C goes to stdout */
+        print_report(is_stdout(opt.output_path) ? stderr : stdout, m, &plan);
     if (opt.report_json_path)
         write_report_json(temporary_for(opt.report_json_path), m, &plan);
     if (opt.emit_onnx_path)

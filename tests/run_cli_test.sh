@@ -1,0 +1,42 @@
+#!/bin/sh
+# Command-line conventions of issue 11: -o - writes the C to stdout (the same bytes as -o FILE,
+# nothing on failure, --report moved to stderr), default names do not collide for
+# DIR/model.onnx, generated files carry no directory names, --version prints the version.
+#   run_cli_test.sh ONNX2C WORK_DIR VERSION
+set -eu
+onnx2c=$1 work=$2 version=$3
+src=$(cd "$(dirname "$0")/.." && pwd)
+fail() { echo "run_cli_test: $*" >&2; exit 1; }
+rm -rf "$work" && mkdir -p "$work/a/mlp" "$work/b/other"
+cp "$src/examples/mlp/model.onnx" "$work/a/mlp/model.onnx"
+cp "$src/examples/mlp/model.onnx" "$work/b/other/model.onnx"
+
+[ "$("$onnx2c" --version)" = "onnx2c $version" ] || fail "--version does not print 'onnx2c $version'"
+
+# -o - gives exactly the bytes of -o NAME.c, and the report goes to stderr
+"$onnx2c" "$work/a/mlp/model.onnx" -o - --report >"$work/stdout.c" 2>"$work/report.txt"
+"$onnx2c" "$work/a/mlp/model.onnx" -o "$work/mlp.c"
+cmp -s "$work/stdout.c" "$work/mlp.c" || fail "-o - differs from -o mlp.c"
+grep -q '^nodes:' "$work/report.txt" || fail "--report with -o - is not on stderr"
+# a failing compile prints no C and leaves no file named '-'
+if (cd "$work" && "$onnx2c" a/mlp/model.onnx -o - --shape nosuch=1 >"$work/fail.c" 2>/dev/null); then
+    fail "a bad --shape did not fail"
+fi
+[ ! -s "$work/fail.c" ] || fail "a failed -o - compile printed C"
+[ ! -e "$work/-" ] || fail "-o - created a file named '-'"
+
+# dir/model.onnx takes the folder's name; two such models link together
+"$onnx2c" "$work/a/mlp/model.onnx" -o "$work/one.c" --gemm=portable
+"$onnx2c" "$work/b/other/model.onnx" -o "$work/two.c" --gemm=portable
+grep -q '^int mlp_run(' "$work/one.c" || fail "a/mlp/model.onnx is not named mlp"
+grep -q '^int other_run(' "$work/two.c" || fail "b/other/model.onnx is not named other"
+printf 'int main(void) { return 0; }\n' >"$work/main.c"
+cc -std=c99 "$work/one.c" "$work/two.c" "$work/main.c" -o "$work/both" -lm ||
+    fail "two models from DIR/model.onnx do not link together"
+
+# no directory of the machine in the generated files
+"$onnx2c" "$work/a/mlp/model.onnx" -o "$work/mlp.c" --header "$work/mlp.h"
+if grep -n "$work" "$work/mlp.c" "$work/mlp.h"; then
+    fail "generated files name the folders of the command line"
+fi
+echo "run_cli_test: ok"
