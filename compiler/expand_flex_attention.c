@@ -30,6 +30,11 @@ typedef struct Flex {
 
 static int flex_counter;
 
+void flex_attention_reset(void)
+{
+    flex_counter = 0;
+}
+
 /* Appends node `op` reading `ins`; writes `out`, or a new value when out is NULL. */
 static Node *add(Flex *f, const char *op, int nin, Value **ins, Value *out)
 {

@@ -193,6 +193,12 @@ static void bind_output(Model *m, Scope *outer, Value *inner, const char *outer_
 
 static int expansion_counter;
 
+void inline_functions_reset(void)
+{
+    memset(&top, 0, sizeof top);
+    expansion_counter = 0;
+}
+
 static void expand_function(Model *m, Scope *s, const Onnx__NodeProto *np,
                             const Onnx__FunctionProto *fn)
 {

@@ -48,6 +48,10 @@ Graph *graph_new(void)
 {
     Graph *g = xcalloc(1, sizeof(Graph));
     g->by_name = xcalloc(1, sizeof(ValueMap));
+    /* never NULL, so that passes may memcpy and qsort a graph without nodes */
+    g->cap_nodes = g->cap_values = 64;
+    g->nodes = xcalloc((size_t)g->cap_nodes, sizeof(Node *));
+    g->values = xcalloc((size_t)g->cap_values, sizeof(Value *));
     return g;
 }
 
@@ -433,6 +437,11 @@ Value *constant_new(Graph *g, const char *name, DType t, int rank, const int64_t
 
 static OpCount fusions[32];
 static int nfusions;
+
+void fusions_reset(void)
+{
+    nfusions = 0;
+}
 
 void record_fusion(const char *name)
 {

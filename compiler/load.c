@@ -525,11 +525,14 @@ static void scan_nesting(PbKind kind, const uint8_t *p, const uint8_t *end, int 
     }
 }
 
+/* The unpacked model: If branches and functions are read from it until unload_model. */
 static Onnx__ModelProto *loaded_proto;
 
-static void free_proto(void)
+void unload_model(void)
 {
-    onnx__model_proto__free_unpacked(loaded_proto, NULL);
+    if (loaded_proto)
+        onnx__model_proto__free_unpacked(loaded_proto, NULL);
+    loaded_proto = NULL;
 }
 
 Model *load_model(const char *path)
@@ -537,18 +540,27 @@ Model *load_model(const char *path)
     g_model_path = path;
     size_t len;
     uint8_t *buf = read_file(path, "", &len);
+    atexit(unload_model);
+    return load_model_bytes(path, buf, len);
+}
+
+/* The same for a model already in memory; path names it in messages and locates external
+ * data. */
+Model *load_model_bytes(const char *path, const uint8_t *buf, size_t len)
+{
+    g_model_path = path;
+    unload_model();
     scan_nesting(PB_MODEL, buf, buf + len, 0, 0);
     Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, buf);
     if (!mp)
         fatal("not a valid ONNX model (the protobuf could not be parsed; truncated or not an "
               "ONNX file?)");
+    loaded_proto = mp;
     if (!mp->graph)
         fatal("not a valid ONNX model (it has no graph)");
     Model *m = xcalloc(1, sizeof(Model));
     m->path = path;
-    m->proto = mp; /* If branches and functions are read from it until exit */
-    loaded_proto = mp;
-    atexit(free_proto);
+    m->proto = mp;
     m->ir_version = mp->ir_version;
     m->opset = opset_of(mp, "");
     if (!m->opset && !mp->n_opset_import) /* a model of other domains only (ai.onnx.ml) is fine */

@@ -222,6 +222,15 @@ void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void free_all(void); /* frees everything the x* allocators handed out */
+/* Frees everything and empties the tables passes keep between calls (the files' *_reset), so
+ * the pipeline can run again in the same process. */
+void compiler_reset(void);
+void promote_half_reset(void);
+void unroll_loops_reset(void);
+void attention_reset(void);
+void flex_attention_reset(void);
+void inline_functions_reset(void);
+void fusions_reset(void);
 extern const char *g_model_path;
 /* Limits on what a model may make the compiler do (options --max-*; a hostile model is refused
  * in about a second and a few hundred MB). Folding limits grow to twice the bytes of the model's
@@ -235,6 +244,7 @@ typedef struct Limits {
 } Limits;
 extern Limits g_limits;
 extern jmp_buf *g_fail_jump; /* when set, errors longjmp there instead of exiting */
+extern bool g_silent_errors; /* errors print nothing (the fuzz target) */
 _Noreturn void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void fatal_at(const Node *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 _Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -279,6 +289,8 @@ void count_ops(const Graph *g, OpCount **out, int *nout);
 
 /* ---- load.c ---- */
 Model *load_model(const char *path);
+Model *load_model_bytes(const char *path, const uint8_t *buf, size_t len);
+void unload_model(void); /* frees the unpacked protobuf (load_model also does so at exit) */
 
 /* ---- bind_shapes.c ---- */
 void bind_input_values(Model *m, const Options *opt); /* --bind-input: inputs become constants */

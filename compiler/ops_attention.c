@@ -27,6 +27,12 @@ static struct HalfNode {
 } * half_nodes;
 static int nhalf_nodes;
 
+void attention_reset(void)
+{
+    half_nodes = NULL;
+    nhalf_nodes = 0;
+}
+
 static DType attention_half_type(const Node *n)
 {
     if (is_half_type(n->inputs[IN_Q]->dtype))

@@ -33,6 +33,12 @@
 static Node **promoted;
 static int npromoted, cap_promoted;
 
+void promote_half_reset(void)
+{
+    promoted = NULL;
+    npromoted = cap_promoted = 0;
+}
+
 bool is_half_type(DType t)
 {
     return t == DT_FLOAT16 || t == DT_BFLOAT16;

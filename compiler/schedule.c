@@ -31,6 +31,7 @@ void schedule(Graph *g)
         if (!g->nodes[i]->dead)
             g->nodes[n++] = g->nodes[i];
     g->nnodes = n;
-    qsort(g->nodes, (size_t)n, sizeof(Node *), by_order);
+    if (n > 1) /* a graph without nodes may have no array */
+        qsort(g->nodes, (size_t)n, sizeof(Node *), by_order);
     link_views(g);
 }

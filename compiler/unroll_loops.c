@@ -35,6 +35,14 @@ typedef struct LoopState {
 static LoopState *states;
 static int nstates, cap_states;
 
+void unroll_loops_reset(void)
+{
+    unrolled_nodes = 0;
+    splice_counter = 0;
+    states = NULL;
+    nstates = cap_states = 0;
+}
+
 static LoopState *state_of(Node *n, int nscan)
 {
     for (int i = 0; i < nstates; i++)

@@ -58,6 +58,21 @@ void *xrealloc(void *p, size_t size)
     return b->align;
 }
 
+/* Back to the state before the first compilation: every allocation freed, every table of
+ * the passes emptied. The fuzz target runs the pipeline many times in one process. */
+void compiler_reset(void)
+{
+    unload_model();
+    free_all();
+    promote_half_reset();
+    unroll_loops_reset();
+    attention_reset();
+    flex_attention_reset();
+    inline_functions_reset();
+    fusions_reset();
+    g_model_path = "<no model>";
+}
+
 void free_all(void)
 {
     while (blocks) {
@@ -104,6 +119,7 @@ static void put_escaped(FILE *f, const char *s)
 /* Where an error goes: exit status 1, or back to the caller that set g_fail_jump (the fuzz
  * target runs the whole pipeline many times in one process). */
 jmp_buf *g_fail_jump;
+bool g_silent_errors;
 
 static _Noreturn void fail_exit(void)
 {
@@ -116,6 +132,8 @@ static _Noreturn void report_error(const char *prefix, const char *fmt, va_list 
 {
     char buf[1024];
     vsnprintf(buf, sizeof buf, fmt, ap);
+    if (g_silent_errors)
+        fail_exit();
     fputs("onnx2c: error: ", stderr);
     put_escaped(stderr, g_model_path);
     fputs(": ", stderr);
