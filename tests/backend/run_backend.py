@@ -11,7 +11,9 @@ DATA_DIR is what gen_node_tests.py wrote. For each test and each --gemm backend:
 
 and the result is one of
     passed         harness exit 0
-                   (passed_bound: after binding the shape inputs onnx2c asked for, see below)
+                   (passed_bound: after binding the shape inputs onnx2c asked for, see below;
+                   passed_all_bound: every input was bound, so the outputs were computed at
+                   compile time and no emitted kernel ran: a weaker pass, in its own row)
     refused        onnx2c exit 1 with exactly one stderr line '^onnx2c: error: ' (a clear refusal)
     wrong          harness exit 1 (outputs differ from the reference)
     crashed        anything else:  bad_error  onnx2c exit 1/2 without the one-line error format
@@ -25,7 +27,10 @@ A static compiler needs inputs that decide a shape (Reshape's shape, TopK's K, R
 scales) as constants. onnx2c refuses them naming the graph inputs involved; the runner then
 recompiles with --bind-input NAME=test_data_set_<k>/input_<i>.pb for each (the values the test
 uses), runs the harness on the remaining inputs, and reports a pass as passed_bound
-("passed, shape inputs bound"). --no-bind-inputs turns this off.
+("passed, shape inputs bound"), or as passed_all_bound ("passed, every input bound (folded)")
+when no input is left: then constant folding computed the outputs and the generated code only
+copies constants, so such a test checks the folding, not the kernel. --no-bind-inputs turns
+this off.
 
 Tolerances are the test's own (the manifest's rtol/atol: the backend suite's 1e-3/1e-7 unless
 the case documents a looser bound), unless the list line of a test overrides them
@@ -54,6 +59,7 @@ LIBS = {"portable": ["-lm"], "libxsmm": ["-lxsmm", "-lxsmmnoblas", "-lpthread", 
 ERROR_RE = re.compile(r"^onnx2c: error: ")
 # Order of the categories in tables; the first four are the headline ones.
 CATEGORIES = ["passed", "refused", "wrong", "crashed"]
+PASS_KINDS = ["passed", "passed_bound", "passed_all_bound"]
 CRASH_KINDS = ["no_data", "bad_error", "onnx2c_crash", "cc_error", "harness_error", "harness_crash", "timeout"]
 
 
@@ -232,7 +238,8 @@ def run_one(job):
         r = build_and_run(csrc + tag + ".c" if g else csrc, tag, dirs)
         if r:
             return r
-    return finish("passed", "passed_bound", "bound: " + ", ".join(sorted(bound)))
+    kind = "passed_all_bound" if set(bound) >= set(input_files(case)) else "passed_bound"
+    return finish("passed", kind, "bound: " + ", ".join(sorted(bound)))
 
 
 def markdown_table(header, rows):
@@ -356,13 +363,14 @@ def main():
     # ---- tables ----
     count = collections.Counter((r["backend"], r["kind"]) for r in results)
     rows = []
-    for kind in ["passed", "passed_bound", "refused", "wrong"] + CRASH_KINDS:
-        if kind in CRASH_KINDS + ["passed_bound"] and not any(count[(b, kind)] for b in backends):
+    for kind in PASS_KINDS + ["refused", "wrong"] + CRASH_KINDS:
+        if kind in CRASH_KINDS + PASS_KINDS[1:] and not any(count[(b, kind)] for b in backends):
             continue
-        label = {"passed_bound": "passed, shape inputs bound"}.get(kind, kind)
+        label = {"passed_bound": "passed, shape inputs bound",
+                 "passed_all_bound": "passed, every input bound (folded)"}.get(kind, kind)
         label = f"crashed: {kind}" if kind in CRASH_KINDS else label
         rows.append([label] + [count[(b, kind)] for b in backends])
-    rows.append(["total"] + [sum(count[(b, k)] for k in ["passed", "passed_bound", "refused", "wrong"] + CRASH_KINDS)
+    rows.append(["total"] + [sum(count[(b, k)] for k in PASS_KINDS + ["refused", "wrong"] + CRASH_KINDS)
                              for b in backends])
     tables = [markdown_table(["result"] + backends, rows)]
 
@@ -383,12 +391,19 @@ def main():
             op = manifest.get(r["name"], {}).get("op", "?")
             by_op[op][r["category"]] += 1
             by_op[op]["total"] += 1
-        op_rows = [[op] + [c["total"]] + [c[k] for k in CATEGORIES]
+            by_op[op]["folded"] += r["kind"] == "passed_all_bound"
+        op_rows = [[op] + [c["total"], c["passed"], c["folded"]] + [c[k] for k in CATEGORIES[1:]]
                    for op, c in sorted(by_op.items())]
-        tables.append(markdown_table(["op", "runs"] + CATEGORIES, op_rows))
+        tables.append(markdown_table(["op", "runs", "passed", "of which folded"] + CATEGORIES[1:],
+                                     op_rows))
         ops_full = sum(1 for c in by_op.values() if c["passed"] == c["total"])
         tables.append(f"{ops_full} of {len(by_op)} op types pass all their node tests "
-                      f"(runs = tests x backends; *_expanded tests count under the op they expand).")
+                      f"(runs = tests x backends; *_expanded tests count under the op they expand; "
+                      f"folded: every input bound, computed at compile time).")
+        only_folded = sorted(op for op, c in by_op.items() if c["passed"] and c["passed"] == c["folded"])
+        if only_folded:
+            tables.append("op types whose passing node tests all fold (no emitted kernel runs): "
+                          + ", ".join(only_folded))
 
     if a.reasons:
         reasons = collections.Counter()
