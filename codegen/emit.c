@@ -692,9 +692,8 @@ static void emit_init(FILE *f, const Emitter *e, int64_t arena_bytes)
     const char *pool_name = pool ? xprintf("w%d.f", pool->id) : NULL;
     int64_t pool_floats = pool ? value_numel(pool) : 0;
     fprintf(f, "\nint %s_init_with_arena(void *arena)\n{\n", e->name);
-    if (!e->nkernels)
-        fprintf(f, "    (void)arena;\n");
-    else if (pool)
+    fprintf(f, "    (void)arena; /* unused when no kernel check fits in it */\n");
+    if (pool)
         fprintf(f, "    /* The check pool: %s (%lld floats). */\n",
                 pool->name[0] ? comment_text(pool->name) : "a folded weight",
                 (long long)pool_floats);
