@@ -310,14 +310,17 @@ O2C_KERNEL void conv_gather_rows_f32(int64_t Cg, const int64_t *in, const int64_
 }
 
 /* yr[j] = acc[j] (+ b) for j < live. The full-width case has a fixed trip count, so it is a
- * vector store even at gcc -O2. No bias is not "+ 0.0f" (that would turn -0.0f into +0.0f). */
+ * vector store even at gcc -O2 (not unrolled: gcc -O3 would scalarise it). No bias is not "+ 0.0f"
+ * (that would turn -0.0f into +0.0f). */
 static inline void conv_store_f32(const float *acc, int has_bias, float b, int64_t live,
                                   float *restrict yr)
 {
     if (live == CONV_T && has_bias) {
+#pragma GCC unroll 1
         for (int j = 0; j < CONV_T; j++)
             yr[j] = acc[j] + b;
     } else if (live == CONV_T) {
+#pragma GCC unroll 1
         for (int j = 0; j < CONV_T; j++)
             yr[j] = acc[j];
     } else if (has_bias) {
@@ -488,6 +491,15 @@ static void depthwise_plane_f32(int64_t H, int64_t W, int64_t PH, int64_t PQ, in
     }
 }
 
+/* acc[j] = fmaf(w, src[j], acc[j]) across one tile: one vector fma. Not unrolled: gcc -O3
+ * would unroll it completely first and then leave 16 scalar fmas. */
+static inline void depthwise_step_f32(float w, const float *restrict src, float *restrict acc)
+{
+#pragma GCC unroll 1
+    for (int j = 0; j < CONV_T; j++)
+        acc[j] = fmaf(w, src[j], acc[j]);
+}
+
 /* Convolution with one input channel per group (Cg == 1: depthwise, M = OC/C output channels
  * per input channel), computed directly with the bits of im2col + gemm_f32: with Cg == 1 the
  * reduction index is the tap, k = kh*KW + kw, so each output element is
@@ -519,7 +531,10 @@ O2C_KERNEL void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, i
                     for (int64_t ow0 = 0; ow0 < OW; ow0 += CONV_T) {
                         for (int j = 0; j < CONV_T; j++)
                             acc[j] = 0.0f;
+                            /* taps not unrolled: gcc -O3 would then vectorise across them */
+#pragma GCC unroll 1
                         for (int64_t kh = 0; kh < KH; kh++)
+#pragma GCC unroll 1
                             for (int64_t kw = 0; kw < KW; kw++) {
                                 const float wv = wk[kh * KW + kw];
                                 const float *restrict src =
@@ -527,8 +542,7 @@ O2C_KERNEL void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, i
                                     ((kw * dil_w % stride_w) * PH + oh * stride_h + kh * dil_h) *
                                         PQ +
                                     ow0 + kw * dil_w / stride_w;
-                                for (int j = 0; j < CONV_T; j++)
-                                    acc[j] = fmaf(wv, src[j], acc[j]);
+                                depthwise_step_f32(wv, src, acc);
                             }
                         const int64_t live = OW - ow0 < CONV_T ? OW - ow0 : CONV_T;
                         conv_store_f32(acc, bias != NULL, bias ? bias[oc] : 0.0f, live,
