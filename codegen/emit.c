@@ -388,15 +388,39 @@ static const char *const template_order[] = {
     "misc",
 };
 
+/* Writes one template. Templates include templates/mathfn.c (the transcendentals) for the
+ * compiler's own build; generated code has no project includes, so the first such #include
+ * becomes mathfn.c's text and later ones disappear (mathfn.c also guards itself). */
+static void emit_template_text(FILE *f, const char *text, bool *mathfn_done)
+{
+    static const char include[] = "#include \"mathfn.c\"";
+    const char *p = strstr(text, include);
+    if (!p) {
+        fputs(text, f);
+        return;
+    }
+    const char *rest = strchr(p, '\n');
+    rest = rest ? rest + 1 : p + strlen(p);
+    fwrite(text, 1, (size_t)(p - text), f);
+    if (!*mathfn_done)
+        fprintf(f, "/* ---- templates/mathfn.c ---- */\n%s\n/* ---- (template continues) ---- */\n",
+                embedded("templates/mathfn.c")->text);
+    *mathfn_done = true;
+    fputs(rest, f);
+}
+
 static void emit_templates(FILE *f, const Graph *g)
 {
     fprintf(f, "#if defined(__GNUC__)\n#define O2C_KERNEL static __attribute__((unused))\n"
                "#else\n#define O2C_KERNEL static\n#endif\n\n");
+    bool mathfn_done = false;
     for (size_t i = 0; i < sizeof template_order / sizeof template_order[0]; i++) {
         if (!uses_template(g, template_order[i]))
             continue;
         const char *path = xprintf("templates/%s.c", template_order[i]);
-        fprintf(f, "/* ---- %s ---- */\n%s\n", path, embedded(path)->text);
+        fprintf(f, "/* ---- %s ---- */\n", path);
+        emit_template_text(f, embedded(path)->text, &mathfn_done);
+        fputc('\n', f);
     }
 }
 

@@ -40,6 +40,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mathfn.c" /* o2c_expf, ...: the transcendentals of every template */
+
 #ifndef O2C_KERNEL
 #define O2C_KERNEL static
 #endif
@@ -178,7 +180,7 @@ O2C_KERNEL void attention_softmax(int64_t S, int64_t type, float *x)
     }
     float s = 0.0f;
     for (int64_t j = 0; j < S; j++) {
-        x[j] = attention_round(type, expf(attention_round(type, x[j] - m)));
+        x[j] = attention_round(type, o2c_expf(attention_round(type, x[j] - m)));
         s = type == 16 ? attention_round(type, s + x[j]) : s + x[j];
     }
     s = attention_round(type, s);
@@ -217,7 +219,7 @@ O2C_KERNEL void attention_scores(const int64_t *geo, float sqrt_scale, float sof
         if (qk_row && geo[ATT_QK_MODE] == 0)
             qk_row[j] = acc;
         if (softcap > 0.0f) {
-            acc = attention_round(r, tanhf(attention_round(r, acc / softcap)));
+            acc = attention_round(r, o2c_tanhf(attention_round(r, acc / softcap)));
             acc = attention_round(r, acc * softcap);
         }
         if (qk_row && geo[ATT_QK_MODE] == 1)

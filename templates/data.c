@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "mathfn.c" /* o2c_expf, ...: the transcendentals of every template */
+
 #ifndef O2C_KERNEL
 #define O2C_KERNEL static
 #endif
@@ -537,7 +539,7 @@ O2C_KERNEL void celu_f32(int64_t n, float alpha, const float *x, float *y)
 {
     for (int64_t i = 0; i < n; i++) {
         const float v = x[i];
-        const float neg = alpha * (expf(v / alpha) - 1.0f);
+        const float neg = alpha * (o2c_expf(v / alpha) - 1.0f);
         y[i] = (v > 0.0f ? v : 0.0f) + (neg < 0.0f ? neg : 0.0f);
     }
 }
@@ -548,8 +550,8 @@ O2C_KERNEL void mish_f32(int64_t n, const float *x, float *y)
 {
     for (int64_t i = 0; i < n; i++) {
         const float v = x[i];
-        const float sp = v > 20.0f ? v : log1pf(expf(v));
-        y[i] = v * tanhf(sp);
+        const float sp = v > 20.0f ? v : o2c_log1pf(o2c_expf(v));
+        y[i] = v * o2c_tanhf(sp);
     }
 }
 

@@ -7,8 +7,8 @@
  * operand is broadcast). See broadcast_coalesce below.
  *
  * Numerics: each element is one C expression evaluated in float, never contracted into an
- * fma (gcc: ISO mode; clang: the pragma below). Transcendentals are the libm ones (expf,
- * tanhf), so results are bit-reproducible for a given libm.
+ * fma (gcc: ISO mode; clang: the pragma below). Transcendentals are the project's own
+ * (templates/mathfn.c), so results are the same bits on every compiler and target.
  *
  * Part of the templates: the compiler pastes this text into the generated C file and also
  * links it to fold constants. It includes only standard headers and defines every function
@@ -17,6 +17,8 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "mathfn.c" /* o2c_expf, ...: the transcendentals of every template */
 
 #ifndef O2C_KERNEL
 #define O2C_KERNEL static
@@ -43,24 +45,17 @@ O2C_KERNEL void leaky_relu_f32(int64_t n, float alpha, const float *x, float *y)
 }
 
 /* Numerically stable logistic, the onnx reference's formula:
- * x > 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x)). */
+ * x > 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x))  (o2c_sigmoidf). */
 O2C_KERNEL void sigmoid_f32(int64_t n, const float *x, float *y)
 {
-    for (int64_t i = 0; i < n; i++) {
-        const float v = x[i];
-        if (v > 0.0f) {
-            y[i] = 1.0f / (1.0f + expf(-v));
-        } else {
-            const float e = expf(v);
-            y[i] = e / (1.0f + e);
-        }
-    }
+    for (int64_t i = 0; i < n; i++)
+        y[i] = o2c_sigmoidf(x[i]);
 }
 
 O2C_KERNEL void tanh_f32(int64_t n, const float *x, float *y)
 {
     for (int64_t i = 0; i < n; i++)
-        y[i] = tanhf(x[i]);
+        y[i] = o2c_tanhf(x[i]);
 }
 
 /* ONNX Clip = min(max(x, lo), hi). A NaN x stays NaN (both comparisons are false); with

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mathfn.c" /* o2c_expf, ...: the transcendentals of every template */
+
 #ifndef O2C_KERNEL
 #define O2C_KERNEL static
 #endif
@@ -100,7 +102,7 @@ O2C_KERNEL void swiglu_f32(int64_t n, float alpha, const float *a, const float *
 {
     for (int64_t i = 0; i < n; i++) {
         const float v = a[i];
-        y[i] = (v * (1.0f / (1.0f + expf(-(alpha * v))))) * b[i];
+        y[i] = (v * (1.0f / (1.0f + o2c_expf(-(alpha * v))))) * b[i];
     }
 }
 
@@ -127,7 +129,7 @@ O2C_KERNEL void causal_conv_f32(int64_t B, int64_t C, int64_t L, int64_t K, cons
             }
             if (bias)
                 acc = acc + bias[c];
-            y[bc * L + t] = silu ? acc * (1.0f / (1.0f + expf(-acc))) : acc;
+            y[bc * L + t] = silu ? acc * (1.0f / (1.0f + o2c_expf(-acc))) : acc;
         }
         for (int64_t i = 0; present && i < P; i++) {
             const int64_t j = L + i;
@@ -168,7 +170,7 @@ O2C_KERNEL void linear_attention_f32(int64_t B, int64_t T, int64_t Hq, int64_t H
                     for (int64_t d = 0; d < dk; d++) {
                         const float g =
                             decay_per_dim ? decay[(bt * Hkv + h) * dk + d] : decay[bt * Hkv + h];
-                        const float e = expf(g);
+                        const float e = o2c_expf(g);
                         for (int64_t m = 0; m < dv; m++)
                             S[d * dv + m] = S[d * dv + m] * e;
                     }

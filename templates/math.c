@@ -14,9 +14,11 @@
  *
  * Numerics: each element is one C expression evaluated in float (double where the onnx
  * reference promotes, documented at the kernel), never contracted into an fma (gcc: ISO
- * mode; clang: the pragma below). Formulas are the onnx reference's (numpy), so results
- * agree with it to the accuracy of the libm functions (expf, logf, erff, ...); for a given
- * libm they are bit-reproducible.
+ * mode; clang: the pragma below). Formulas are the onnx reference's (numpy). exp, log, erf,
+ * tanh, expm1 and log1p are the project's own (templates/mathfn.c: documented ulp bounds, the
+ * same bits on every compiler and target); the trigonometric and hyperbolic functions and
+ * Pow still call the platform's libm (sinf, powf, ...), so those are bit-reproducible only for
+ * a given libm.
  *
  * Part of the templates: the compiler pastes this text into the generated C file and also
  * links it to fold constants. It includes only standard headers and defines every function
@@ -25,6 +27,8 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "mathfn.c" /* o2c_expf, ...: the transcendentals of every template */
 
 #ifndef O2C_KERNEL
 #define O2C_KERNEL static
@@ -47,11 +51,11 @@
 
 O2C_MATH_UNARY(abs_f32, fabsf(v))
 O2C_MATH_UNARY(neg_f32, -v)
-O2C_MATH_UNARY(exp_f32, expf(v))
-O2C_MATH_UNARY(log_f32, logf(v))
+O2C_MATH_UNARY(exp_f32, o2c_expf(v))
+O2C_MATH_UNARY(log_f32, o2c_logf(v))
 O2C_MATH_UNARY(sqrt_f32, sqrtf(v))
 O2C_MATH_UNARY(reciprocal_f32, 1.0f / v)
-O2C_MATH_UNARY(erf_f32, erff(v))
+O2C_MATH_UNARY(erf_f32, o2c_erff(v))
 O2C_MATH_UNARY(floor_f32, floorf(v))
 O2C_MATH_UNARY(ceil_f32, ceilf(v))
 O2C_MATH_UNARY(sin_f32, sinf(v))
@@ -84,9 +88,9 @@ O2C_KERNEL void softplus_f32(int64_t n, const float *x, float *y)
         if (v == 0.0f)
             y[i] = 0.693147180559945309417232121458176568f;
         else if (v < 0.0f)
-            y[i] = log1pf(expf(v));
+            y[i] = o2c_log1pf(o2c_expf(v));
         else if (v > 0.0f)
-            y[i] = v + log1pf(expf(-v));
+            y[i] = v + o2c_log1pf(o2c_expf(-v));
         else
             y[i] = v;
     }
@@ -119,7 +123,7 @@ O2C_KERNEL void elu_f32(int64_t n, float alpha, const float *x, float *y)
 {
     for (int64_t i = 0; i < n; i++) {
         const float v = x[i];
-        y[i] = v > 0.0f ? v : alpha * expm1f(v);
+        y[i] = v > 0.0f ? v : alpha * o2c_expm1f(v);
     }
 }
 
@@ -128,7 +132,7 @@ O2C_KERNEL void swish_f32(int64_t n, float alpha, const float *x, float *y)
 {
     for (int64_t i = 0; i < n; i++) {
         const float v = x[i];
-        y[i] = v * (1.0f / (1.0f + expf(-alpha * v)));
+        y[i] = v * (1.0f / (1.0f + o2c_expf(-alpha * v)));
     }
 }
 
@@ -137,7 +141,7 @@ O2C_KERNEL void selu_f32(int64_t n, float alpha, float gamma, const float *x, fl
 {
     for (int64_t i = 0; i < n; i++) {
         const float v = x[i];
-        y[i] = (v > 0.0f ? v : alpha * expm1f(v)) * gamma;
+        y[i] = (v > 0.0f ? v : alpha * o2c_expm1f(v)) * gamma;
     }
 }
 
@@ -148,18 +152,18 @@ O2C_KERNEL void gelu_f32(int64_t n, const float *x, float *y)
     const float sqrt2 = sqrtf(2.0f);
     for (int64_t i = 0; i < n; i++) {
         const float v = x[i];
-        y[i] = (0.5f * v) * (1.0f + erff(v / sqrt2));
+        y[i] = (0.5f * v) * (1.0f + o2c_erff(v / sqrt2));
     }
 }
 
 /* Gelu (approximate = "tanh"), in the order of ONNX's function body:
- * (0.5 * x) * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))), x^3 as powf(x, 3). */
+ * (0.5 * x) * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))), x^3 as (x * x) * x. */
 O2C_KERNEL void gelu_tanh_f32(int64_t n, const float *x, float *y)
 {
     const float k = sqrtf(0.63661975f); /* sqrt(2/pi) as the function body computes it */
     for (int64_t i = 0; i < n; i++) {
         const float v = x[i];
-        y[i] = (0.5f * v) * (1.0f + tanhf(k * (v + 0.044715f * powf(v, 3.0f))));
+        y[i] = (0.5f * v) * (1.0f + o2c_tanhf(k * (v + 0.044715f * ((v * v) * v))));
     }
 }
 

@@ -40,6 +40,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mathfn.c" /* o2c_expf, ...: the transcendentals of every template */
+
 #ifndef O2C_KERNEL
 #define O2C_KERNEL static
 #endif
@@ -72,27 +74,27 @@ O2C_KERNEL float rnn_activation(int code, float alpha, float beta, float x)
 {
     switch (code) {
     case RNN_ACT_RELU: return x > 0.0f ? x : 0.0f;
-    case RNN_ACT_TANH: return tanhf(x);
-    case RNN_ACT_SIGMOID: return 1.0f / (1.0f + expf(-x));
+    case RNN_ACT_TANH: return o2c_tanhf(x);
+    case RNN_ACT_SIGMOID: return o2c_sigmoidf(x);
     case RNN_ACT_AFFINE: {
         const float t = alpha * x;
         return t + beta;
     }
     case RNN_ACT_LEAKY_RELU: return x >= 0.0f ? x : alpha * x;
     case RNN_ACT_THRESHOLDED_RELU: return x > alpha ? x : 0.0f;
-    case RNN_ACT_SCALED_TANH: return alpha * tanhf(beta * x);
+    case RNN_ACT_SCALED_TANH: return alpha * o2c_tanhf(beta * x);
     case RNN_ACT_HARD_SIGMOID: {
         const float t = alpha * x;
         const float u = t + beta;
         const float v = u > 1.0f ? 1.0f : u;
         return v < 0.0f ? 0.0f : v;
     }
-    case RNN_ACT_ELU: return x >= 0.0f ? x : alpha * expm1f(x);
+    case RNN_ACT_ELU: return x >= 0.0f ? x : alpha * o2c_expm1f(x);
     case RNN_ACT_SOFTSIGN: return x / (1.0f + fabsf(x));
     case RNN_ACT_SOFTPLUS:
         if (x > 0.0f)
-            return x + log1pf(expf(-x));
-        return log1pf(expf(x));
+            return x + o2c_log1pf(o2c_expf(-x));
+        return o2c_log1pf(o2c_expf(x));
     default: return x;
     }
 }

@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mathfn.c" /* o2c_expf, ...: the transcendentals of every template */
+
 #ifndef O2C_KERNEL
 #define O2C_KERNEL static
 #endif
@@ -91,7 +93,7 @@ O2C_REDUCE_KERNEL(reduce_sum_square_f32, float, float, 0.0f, acc = acc + v * v, 
 O2C_REDUCE_KERNEL(reduce_l1_f32, float, float, 0.0f, acc = acc + fabsf(v), acc)
 O2C_REDUCE_KERNEL(reduce_l2_f32, float, float, 0.0f, acc = acc + v * v, sqrtf(acc))
 /* log of the sum; -inf over an empty set (log 0), as the onnx reference */
-O2C_REDUCE_KERNEL(reduce_log_sum_f32, float, float, 0.0f, acc = acc + v, logf(acc))
+O2C_REDUCE_KERNEL(reduce_log_sum_f32, float, float, 0.0f, acc = acc + v, o2c_logf(acc))
 /* max/min: a NaN makes the result NaN (numpy.maximum.reduce) */
 O2C_REDUCE_KERNEL(reduce_max_f32, float, float, -INFINITY, acc = (v > acc || v != v) ? v : acc, acc)
 O2C_REDUCE_KERNEL(reduce_min_f32, float, float, INFINITY, acc = (v < acc || v != v) ? v : acc, acc)
@@ -145,7 +147,7 @@ O2C_REDUCE_KERNEL(reduce_min_bool, uint8_t, uint8_t, 1u, acc = v < acc ? v : acc
         }                                                                                          \
     }
 
-O2C_LOG_SUM_EXP_KERNEL(reduce_log_sum_exp_f32, float, expf, logf)
+O2C_LOG_SUM_EXP_KERNEL(reduce_log_sum_exp_f32, float, o2c_expf, o2c_logf)
 O2C_LOG_SUM_EXP_KERNEL(reduce_log_sum_exp_f64, double, exp, log)
 
 /* LayerNormalization over the last n elements, as the onnx reference computes it:

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mathfn.c" /* o2c_expf, ...: the transcendentals of every template */
+
 #ifndef O2C_KERNEL
 #define O2C_KERNEL static
 #endif
@@ -83,5 +85,5 @@
         }                                                                                          \
     }
 
-O2C_SOFTMAX_KERNELS(f32, float, expf, logf)
+O2C_SOFTMAX_KERNELS(f32, float, o2c_expf, o2c_logf)
 O2C_SOFTMAX_KERNELS(f64, double, exp, log)

@@ -178,7 +178,7 @@ static void test_rnn_bits(void)
                         hr = fmaf(h[k], R[(d * H + j) * H + k], hr);
                     const float bs = Bias[d * 2 * H + j] + Bias[d * 2 * H + H + j];
                     const float v = xw + hr;
-                    hn[j] = tanhf(v + bs);
+                    hn[j] = o2c_tanhf(v + bs);
                 }
                 for (int j = 0; j < H; j++) {
                     h[j] = hn[j];

@@ -1,0 +1,173 @@
+/* Unit test of templates/mathfn.c: each function against the double-precision libm function
+ * (the reference, rounded to float only for the size of an ulp), over float bit patterns
+ * sampled at a fixed stride through every exponent of both signs, a dense sweep of
+ * [-16, 16], and the special values (NaN, +-inf, +-0, denormals, overflow and underflow
+ * boundaries). Asserts the maximum error in ulps that mathfn.c documents, and that NaN, inf
+ * and the sign of zero are what C99 Annex F says.
+ *
+ * `test_mathfn STRIDE` sweeps with another stride (1 = every float) and prints the maximum
+ * errors: how the documented bounds were measured. */
+#include "../../templates/mathfn.c"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+
+typedef struct Fn {
+    const char *name;
+    float (*f)(float);
+    double (*ref)(double);
+    double bound; /* ulps, as documented in mathfn.c */
+} Fn;
+
+static double ref_sigmoid(double x)
+{
+    return x > 0.0 ? 1.0 / (1.0 + exp(-x)) : exp(x) / (1.0 + exp(x));
+}
+
+static float f_exp(float x)
+{
+    return o2c_expf(x);
+}
+static float f_expm1(float x)
+{
+    return o2c_expm1f(x);
+}
+static float f_log(float x)
+{
+    return o2c_logf(x);
+}
+static float f_log1p(float x)
+{
+    return o2c_log1pf(x);
+}
+static float f_tanh(float x)
+{
+    return o2c_tanhf(x);
+}
+static float f_sigmoid(float x)
+{
+    return o2c_sigmoidf(x);
+}
+static float f_erf(float x)
+{
+    return o2c_erff(x);
+}
+
+static const Fn fns[] = {
+    {"expf", f_exp, exp, 1.5},    {"expm1f", f_expm1, expm1, 2.0},
+    {"logf", f_log, log, 1.0},    {"log1pf", f_log1p, log1p, 2.0},
+    {"tanhf", f_tanh, tanh, 2.0}, {"sigmoidf", f_sigmoid, ref_sigmoid, 3.0},
+    {"erff", f_erf, erf, 1.5},
+};
+enum { NFNS = sizeof fns / sizeof fns[0] };
+
+static double max_err[NFNS];
+static float worst_x[NFNS];
+static long n_bad[NFNS];
+
+/* Error of got in ulps of the reference's float rounding; infinity for a wrong NaN, inf or
+ * sign of zero. */
+static double ulp_error(float got, double want)
+{
+    if (want != want)
+        return got != got ? 0.0 : INFINITY;
+    if (got != got)
+        return INFINITY;
+    const float wf = (float)want;
+    if (isinf(wf))
+        return got == wf ? 0.0 : INFINITY;
+    if (isinf(got))
+        return INFINITY;
+    if (got == 0.0f && wf == 0.0f && !signbit(got) != !signbit(want))
+        return INFINITY;
+    int e;
+    frexp(want, &e); /* |want| = m 2^e, m in [0.5, 1) */
+    if (e - 1 < -126)
+        e = -125;
+    const double ulp = ldexp(1.0, e - 1 - 23);
+    return fabs((double)got - want) / ulp;
+}
+
+static void probe(int i, float x)
+{
+    const double err = ulp_error(fns[i].f(x), fns[i].ref((double)x));
+    if (err > max_err[i] || err != err) {
+        max_err[i] = err;
+        worst_x[i] = x;
+    }
+    if (!(err <= fns[i].bound) && n_bad[i]++ < 5)
+        printf("  %s(%a) = %a, reference %a: %g ulps\n", fns[i].name, (double)x,
+               (double)fns[i].f(x), fns[i].ref((double)x), err);
+}
+
+static void sweep(uint32_t stride)
+{
+    for (int i = 0; i < NFNS; i++) {
+        /* every stride-th bit pattern (all exponents, both signs, NaNs included) */
+        for (uint64_t u = 0; u <= 0xffffffffu; u += stride)
+            probe(i, o2c_from_bits((uint32_t)u));
+        /* dense where the functions change shape: [-16, 16] in steps of 2^-12 */
+        for (int k = -65536; k <= 65536; k++)
+            probe(i, (float)k * 0x1p-12f);
+    }
+}
+
+static const float specials[] = {
+    0.0f,          -0.0f,          INFINITY,    -INFINITY,      NAN,
+    0x1p-149f,     -0x1p-149f,     0x1p-126f,   -0x1p-126f,     0x1.fffffcp-127f,
+    1.0f,          -1.0f,          88.72283f,   88.72284f,      89.0f,
+    -87.33654f,    -103.27893f,    -103.97208f, -104.0f,        -150.0f,
+    3.4028235e38f, -3.4028235e38f, 0.625f,      0.921875f,      3.92f,
+    9.01f,         20.0f,          -20.0f,      0x1.6a09e6p+0f, 0x1.6a09e6p-1f,
+    -0.99999994f,  1e-30f,         -1e-30f,     0x1p-25f,       -0x1p-25f,
+    0.5f,
+};
+
+/* Exact values Annex F prescribes. */
+static void check_exact(void)
+{
+    check(o2c_expf(-INFINITY) == 0.0f && o2c_expf(INFINITY) == INFINITY, "expf(+-inf)");
+    check(o2c_expf(0.0f) == 1.0f && o2c_expf(-0.0f) == 1.0f, "expf(+-0) = 1");
+    check(o2c_expf(89.0f) == INFINITY && o2c_expf(-104.0f) == 0.0f, "expf over/underflow");
+    check(o2c_expf(-103.0f) > 0.0f && o2c_expf(-103.0f) < 0x1p-126f, "expf denormal result");
+    check(o2c_logf(1.0f) == 0.0f && !signbit(o2c_logf(1.0f)), "logf(1) = +0");
+    check(o2c_logf(0.0f) == -INFINITY && o2c_logf(-0.0f) == -INFINITY, "logf(+-0) = -inf");
+    check(isnan(o2c_logf(-1.0f)) && isnan(o2c_logf(-INFINITY)), "logf(negative) = NaN");
+    check(o2c_logf(INFINITY) == INFINITY, "logf(inf) = inf");
+    check(o2c_expm1f(-INFINITY) == -1.0f && o2c_expm1f(INFINITY) == INFINITY, "expm1f(+-inf)");
+    check(o2c_log1pf(-1.0f) == -INFINITY && isnan(o2c_log1pf(-2.0f)), "log1pf(-1), (-2)");
+    check(o2c_log1pf(INFINITY) == INFINITY, "log1pf(inf)");
+    check(o2c_tanhf(INFINITY) == 1.0f && o2c_tanhf(-INFINITY) == -1.0f, "tanhf(+-inf)");
+    check(o2c_erff(INFINITY) == 1.0f && o2c_erff(-INFINITY) == -1.0f, "erff(+-inf)");
+    check(o2c_sigmoidf(INFINITY) == 1.0f && o2c_sigmoidf(-INFINITY) == 0.0f, "sigmoid(+-inf)");
+    check(o2c_sigmoidf(0.0f) == 0.5f && o2c_sigmoidf(-0.0f) == 0.5f, "sigmoid(+-0)");
+    const float negz = -0.0f;
+    check(signbit(o2c_expm1f(negz)) && signbit(o2c_log1pf(negz)) && signbit(o2c_tanhf(negz)) &&
+              signbit(o2c_erff(negz)),
+          "odd functions keep -0");
+    for (int i = 0; i < NFNS; i++)
+        check(isnan(fns[i].f(NAN)) && isnan(fns[i].f(-NAN)), "NaN in, NaN out");
+}
+
+int main(int argc, char **argv)
+{
+    const uint32_t stride = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 4099u;
+    sweep(stride ? stride : 1);
+    for (int i = 0; i < NFNS; i++)
+        for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++) {
+            probe(i, specials[k]);
+            probe(i, -specials[k]);
+        }
+    for (int i = 0; i < NFNS; i++) {
+        printf("%-9s max %.3f ulps at %a (bound %.0f)\n", fns[i].name, max_err[i],
+               (double)worst_x[i], fns[i].bound);
+        char what[64];
+        snprintf(what, sizeof what, "%s within %.0f ulps", fns[i].name, fns[i].bound);
+        check(n_bad[i] == 0, what);
+    }
+    check_exact();
+    printf("%d passed, %d failed\n", n_passed, n_failed);
+    return n_failed != 0;
+}
