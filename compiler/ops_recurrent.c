@@ -1,8 +1,12 @@
 /* ops_recurrent.c — RNN, GRU and LSTM (float32): all directions (forward, reverse,
  * bidirectional), layouts 0 and 1, the optional inputs B, sequence_lens (constant or a
  * runtime int32 tensor), initial_h, initial_c, P, attributes clip, linear_before_reset (GRU),
- * input_forget (LSTM). One kernel call per node (templates/recurrent.c), whose products are
- * gemm_f32 calls (templates/gemm.c, pasted first), so the numerics contract holds.
+ * input_forget (LSTM). The emitted code runs the pieces of templates/recurrent.c with the
+ * products in between emitted by emit_product (libxsmm with --gemm=libxsmm, the constant
+ * weights transposed at compile time so they are contiguous right operands): per direction one
+ * product X x W^T over all time steps, then per step one product h x R^T (two for GRU without
+ * linear_before_reset) and the gate pass. Constant folding runs the whole-layer kernels
+ * (rnn_f32, gru_f32, lstm_f32), which call the same pieces with gemm_f32: the same bits.
  *
  * The activations attribute (a list of strings) is not kept by the loader, so a node that
  * sets it is refused; the default activations (RNN: Tanh; GRU: Sigmoid, Tanh; LSTM: Sigmoid,
@@ -243,36 +247,115 @@ static const char *out_name(Emitter *e, const Node *n, int i)
     return i < n->noutputs ? value_cname(e, n->outputs[i]) : "NULL";
 }
 
+/* Rows row0..row0+N of direction d of a constant [D][rows][K] weight, transposed at compile
+ * time to a [K][N] constant, so the product reads a contiguous row-major right operand (what
+ * libxsmm takes). */
+static const char *weight_transposed(Emitter *e, const Node *n, const Value *w, int64_t d,
+                                     int64_t rows, int64_t K, int64_t row0, int64_t N)
+{
+    const float *src = (const float *)w->data + (d * rows + row0) * K;
+    float *t = xcalloc((size_t)checked_mul(n, K, N) + 1, sizeof(float));
+    for (int64_t k = 0; k < K; k++)
+        for (int64_t j = 0; j < N; j++)
+            t[k * N + j] = src[j * K + k];
+    int64_t dims[2] = {K, N};
+    return emit_constant(e, DT_FLOAT, 2, dims, t);
+}
+
+/* y[M][N] = a[M][K] x (rows row0..row0+N of direction d of w [D][rows][K])^T: a libxsmm kernel
+ * (emit_product) when w is constant, else the portable product reading w as it is. */
+static void emit_weight_product(Emitter *e, const Node *n, Value *w, int64_t d, int64_t rows,
+                                int64_t K, int64_t row0, int64_t N, int64_t M, const char *a,
+                                const char *y)
+{
+    if (w->data) {
+        emit_product(e, M, N, K, a, K, 1, weight_transposed(e, n, w, d, rows, K, row0, N), N, 1, y);
+        return;
+    }
+    const char *wd =
+        xprintf("%s + %lld", value_cname(e, w), (long long)checked_mul(n, d * rows + row0, K));
+    emit_product(e, M, N, K, a, K, 1, wd, 1, K, y);
+}
+
+/* input i of direction d: its name plus d * per_dir elements, or NULL when absent */
+static const char *in_dir(Emitter *e, const Node *n, int i, int64_t d, int64_t per_dir)
+{
+    Value *v = node_input(n, i);
+    return v ? xprintf("%s + %lld", value_cname(e, v), (long long)(d * per_dir)) : "NULL";
+}
+
+/* One layer as the whole-layer kernels of templates/recurrent.c run it, with the products
+ * emitted (libxsmm when the weights are constant): per direction, xw = X x W_d^T over all
+ * T*B rows, then T steps of one product against R_d (GRU without linear_before_reset: two)
+ * and the gate pass. The scratch is laid out as rnn_f32 / gru_f32 / lstm_f32 lay it out. */
 void recurrent_emit(Emitter *e, Node *n)
 {
     RnnShape s = rnn_shape(n);
-    int nact = (int)s.D * s.nacts;
-    int64_t ad[1] = {nact};
-    int32_t *act = xcalloc((size_t)nact, sizeof(int32_t));
-    float *alpha = xcalloc((size_t)nact, sizeof(float)),
-          *beta = xcalloc((size_t)nact, sizeof(float));
-    memcpy(act, s.act, (size_t)nact * sizeof(int32_t));
-    memcpy(alpha, s.alpha, (size_t)nact * sizeof(float));
-    memcpy(beta, s.beta, (size_t)nact * sizeof(float));
-    const char *a = emit_constant(e, DT_INT32, 1, ad, act);
-    const char *al = emit_constant(e, DT_FLOAT, 1, ad, alpha);
-    const char *be = emit_constant(e, DT_FLOAT, 1, ad, beta);
-    const char *scratch = scratch_cname(e, n, DT_FLOAT, 0);
-    const char *common =
-        xprintf("%lld, %lld, %lld, %lld, %lld, %d, %d", (long long)s.T, (long long)s.B,
-                (long long)s.I, (long long)s.H, (long long)s.D, s.layout, s.reverse_mask);
-    const char *ins =
-        xprintf("%s, %s, %s, %s, %s, %s", in_name(e, n, 0), in_name(e, n, 1), in_name(e, n, 2),
-                in_name(e, n, 3), in_name(e, n, 4), in_name(e, n, 5));
-    const char *tail = xprintf("%s, %s, %s, %d, %s", a, al, be, s.has_clip, c_float(s.clip));
-    if (s.gates == 1)
-        println(e, "rnn_f32(%s, %s, %s, %s, %s, %s);", common, ins, tail, out_name(e, n, 0),
-                out_name(e, n, 1), scratch);
-    else if (s.gates == 3)
-        println(e, "gru_f32(%s, %d, %s, %s, %s, %s, %s);", common, s.lbr, ins, tail,
-                out_name(e, n, 0), out_name(e, n, 1), scratch);
-    else
-        println(e, "lstm_f32(%s, %d, %s, %s, %s, %s, %s, %s, %s, %s);", common, s.input_forget, ins,
-                in_name(e, n, 6), in_name(e, n, 7), tail, out_name(e, n, 0), out_name(e, n, 1),
-                out_name(e, n, 2), scratch);
+    const int64_t G = s.gates, H = s.H, B = s.B, T = s.T;
+    const int64_t GH = G * H;
+    const bool gru = G == 3, lstm = G == 4;
+    const int64_t hw = gru && !s.lbr ? 2 * H : GH; /* width of the step's product h x R^T */
+    Value *x = n->inputs[0], *w = n->inputs[1], *r = n->inputs[2];
+    const char *sl = in_name(e, n, 4), *h0 = in_name(e, n, 5);
+    const char *c0 = lstm ? in_name(e, n, 6) : "NULL";
+    const char *Y = out_name(e, n, 0), *Yh = out_name(e, n, 1);
+    const char *Yc = lstm ? out_name(e, n, 2) : "NULL";
+    const char *clip = c_float(s.clip);
+    println(e, "{");
+    e->indent++;
+    println(e, "float *const rnn_xw = %s;", scratch_cname(e, n, DT_FLOAT, 0));
+    println(e, "float *const rnn_hr = rnn_xw + %lld, *const rnn_h = rnn_hr + %lld;",
+            (long long)(T * B * GH), (long long)(B * GH));
+    println(e, "float *const rnn_c = rnn_h + %lld, *const rnn_hh = rnn_c + %lld;",
+            (long long)(B * H), (long long)(B * H));
+    println(e, "(void)rnn_c;");
+    println(e, "(void)rnn_hh;");
+    for (int64_t d = 0; d < s.D; d++) {
+        const int rev = (s.reverse_mask >> d) & 1;
+        const int32_t *a = s.act + d * s.nacts;
+        const float *al = s.alpha + d * s.nacts, *be = s.beta + d * s.nacts;
+        const char *wb = in_dir(e, n, 3, d, 2 * GH);
+        const char *common =
+            xprintf("%lld, %lld, %lld, %lld, %d, %d, %lld, s, %s", (long long)T, (long long)B,
+                    (long long)H, (long long)s.D, s.layout, rev, (long long)d, sl);
+        println(e, "/* direction %lld */", (long long)d);
+        emit_weight_product(e, n, w, d, GH, s.I, 0, GH, T * B, value_cname(e, x), "rnn_xw");
+        println(e, "rnn_begin_f32(%lld, %lld, %lld, %lld, %d, %lld, %s, %s, %s, rnn_h, %s, %s);",
+                (long long)T, (long long)B, (long long)H, (long long)s.D, s.layout, (long long)d,
+                sl, h0, c0, lstm ? "rnn_c" : "NULL", Y);
+        println(e, "for (int64_t s = 0; s < %lld; s++) {", (long long)T);
+        e->indent++;
+        emit_weight_product(e, n, r, d, GH, H, 0, hw, B, "rnn_h", "rnn_hr");
+        if (G == 1) {
+            println(e, "rnn_step_f32(%s, rnn_xw, rnn_hr, %s, %d, %s, %s, %d, %s, rnn_h, %s);",
+                    common, wb, (int)a[0], c_float(al[0]), c_float(be[0]), s.has_clip, clip, Y);
+        } else if (gru) {
+            println(e,
+                    "gru_reset_f32(%lld, %lld, %lld, %d, %d, s, %s, %d, rnn_xw, rnn_hr, %s, %d, "
+                    "%s, %s, %d, %s, rnn_h, rnn_c);",
+                    (long long)T, (long long)B, (long long)H, s.layout, rev, sl, s.lbr, wb,
+                    (int)a[0], c_float(al[0]), c_float(be[0]), s.has_clip, clip);
+            if (!s.lbr)
+                emit_weight_product(e, n, r, d, GH, H, 2 * H, H, B, "rnn_c", "rnn_hh");
+            println(e,
+                    "gru_update_f32(%s, %d, rnn_xw, rnn_hr, rnn_hh, rnn_c, %s, %d, %s, %s, %d, "
+                    "%s, %s, %d, %s, rnn_h, %s);",
+                    common, s.lbr, wb, (int)a[0], c_float(al[0]), c_float(be[0]), (int)a[1],
+                    c_float(al[1]), c_float(be[1]), s.has_clip, clip, Y);
+        } else {
+            println(e,
+                    "lstm_step_f32(%s, %d, rnn_xw, rnn_hr, %s, %s, %d, %s, %s, %d, %s, %s, %d, "
+                    "%s, %s, %d, %s, rnn_h, rnn_c, %s);",
+                    common, s.input_forget, wb, in_dir(e, n, 7, d, 3 * H), (int)a[0],
+                    c_float(al[0]), c_float(be[0]), (int)a[1], c_float(al[1]), c_float(be[1]),
+                    (int)a[2], c_float(al[2]), c_float(be[2]), s.has_clip, clip, Y);
+        }
+        e->indent--;
+        println(e, "}");
+        println(e, "rnn_end_f32(%lld, %lld, %lld, %lld, %d, %lld, %s, rnn_h, %s, %s, %s);",
+                (long long)T, (long long)B, (long long)H, (long long)s.D, s.layout, (long long)d,
+                sl, lstm ? "rnn_c" : "NULL", Yh, Yc);
+    }
+    e->indent--;
+    println(e, "}");
 }

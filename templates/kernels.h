@@ -779,9 +779,32 @@ void deform_conv_f32(int64_t N, int64_t C, int64_t H, int64_t W, int64_t OC, int
                      const int64_t *geo, const float *x, const float *w, const float *offset,
                      const float *mask, const float *bias, float *y);
 /* ---- sequence family ---- */
-/* recurrent.c — RNN/GRU/LSTM over all steps and directions; products by gemm_f32. */
+/* recurrent.c — RNN/GRU/LSTM: the pieces of one direction (begin, per-step gates after the
+ * step's product, end) and whole layers over all steps and directions (products by gemm_f32). */
 float rnn_activation(int code, float alpha, float beta, float x);
 int64_t rnn_scratch_floats(int64_t T, int64_t B, int64_t H, int64_t G);
+void rnn_begin_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int64_t d,
+                   const int32_t *seq_lens, const float *h0, const float *c0, float *h, float *c,
+                   float *Y);
+void rnn_end_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int64_t d,
+                 const int32_t *seq_lens, const float *h, const float *c, float *Y_h, float *Y_c);
+void rnn_step_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int reverse, int64_t d,
+                  int64_t s, const int32_t *seq_lens, const float *xw, float *hr, const float *wb,
+                  int act, float alpha, float beta, int has_clip, float clip, float *h, float *Y);
+void gru_reset_f32(int64_t T, int64_t B, int64_t H, int layout, int reverse, int64_t s,
+                   const int32_t *seq_lens, int lbr, const float *xw, float *hr, const float *wb,
+                   int fa, float f_al, float f_be, int has_clip, float clip, const float *h,
+                   float *rh);
+void gru_update_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int reverse, int64_t d,
+                    int64_t s, const int32_t *seq_lens, int lbr, const float *xw, float *hr,
+                    const float *hh, const float *rh, const float *wb, int fa, float f_al,
+                    float f_be, int ga, float g_al, float g_be, int has_clip, float clip, float *h,
+                    float *Y);
+void lstm_step_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int reverse, int64_t d,
+                   int64_t s, const int32_t *seq_lens, int input_forget, const float *xw, float *hr,
+                   const float *wb, const float *p, int fa, float f_al, float f_be, int ga,
+                   float g_al, float g_be, int ha, float h_al, float h_be, int has_clip, float clip,
+                   float *h, float *c, float *Y);
 void rnn_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, int layout, int reverse_mask,
              const float *X, const float *W, const float *R, const float *Bias,
              const int32_t *seq_lens, const float *h0, const int32_t *act, const float *alpha,

@@ -19,10 +19,13 @@
  *   clip    when has_clip, pre-activations are clamped to [-clip, clip] (not LSTM's h(C) input)
  *   scratch floats: see rnn_scratch_floats
  *
- * Numerics: the products use gemm_f32 (templates/gemm.c, pasted before this file): fmaf over k
- * ascending from 0. X x W^T is computed for every time step at once (each element is still its
- * own ascending-k sum, so the bits are those of a per-step product). Then per element, in the
- * onnx reference's order (two roundings never fused):
+ * Numerics: every product accumulates over k ascending with fmaf from 0 (gemm_f32 of
+ * templates/gemm.c, pasted before this file, or in generated code a libxsmm kernel the init
+ * check found bit-identical). X x W^T is one product over all T*B rows of X (each element
+ * is still its own ascending-k sum, so the bits are those of a per-step product); then each
+ * step is one product h x R^T (GRU with linear_before_reset = 0: h x [Rz Rr]^T, then
+ * (r .* h) x Rh^T) followed by the gate pass below. Per element, in the onnx reference's
+ * order (two roundings never fused):
  *   RNN   Ht = f(clip((xw + hr) + (wb + rb)))
  *   GRU   z  = f(clip((xw_z + hr_z) + (wb_z + rb_z)))   r likewise
  *         lbr=0: h = g(clip(((xw_h + (r.*Ht-1) x Rh^T) + wb_h) + rb_h))
@@ -31,6 +34,13 @@
  *   LSTM  gates = (xw + hr) + (wb + rb)
  *         i = f(clip(gi + pi * Ct-1)),  f = f(clip(gf + pf * Ct-1)) (input_forget: f = 1 - i)
  *         c = g(clip(gc)),  Ct = f * Ct-1 + i * c,  o = f(clip(go + po * Ct)),  Ht = o * h(Ct)
+ * The gate pass works in place on the row of h x R^T, one loop per formula and activation
+ * (Sigmoid and Tanh are loops over templates/mathfn.c's functions, which vectorise).
+ *
+ * The whole-layer kernels rnn_f32, gru_f32 and lstm_f32 (constant folding, tests) and the
+ * generated code (compiler/ops_recurrent.c: the products emitted as libxsmm calls) run the
+ * same pieces: rnn_begin_f32, the step's products, rnn_step_f32 / gru_reset_f32 +
+ * gru_update_f32 / lstm_step_f32, rnn_end_f32.
  *
  * Part of the templates: the compiler pastes this text into the generated C file and also
  * links it to fold constants. It includes only standard headers and defines every function
@@ -107,7 +117,7 @@ static float rnn_clip(int has_clip, float clip, float x)
 }
 
 /* Floats of scratch the kernels need: X x W^T for every step, the recurrent product, and
- * the states (h, c, and GRU's r .* h). */
+ * the states (h, c, and GRU's r .* h and (r .* h) x Rh^T). */
 O2C_KERNEL int64_t rnn_scratch_floats(int64_t T, int64_t B, int64_t H, int64_t G)
 {
     return T * B * G * H + B * G * H + 3 * B * H;
@@ -137,13 +147,58 @@ static int64_t rnn_len(const int32_t *seq_lens, int64_t T, int64_t b)
     return seq_lens[b] < 0 ? 0 : seq_lens[b] > T ? T : (int64_t)seq_lens[b];
 }
 
-/* Start of one direction: xw for every step, and the initial state. */
-static void rnn_prologue(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, int64_t G,
-                         int layout, int64_t d, const float *X, const float *W, const float *h0,
-                         const float *c0, float *xw, float *h, float *c)
+/* The time index of step s of a batch of length len. */
+static int64_t rnn_time(int reverse, int64_t len, int64_t s)
 {
-    /* xw[row][G*H] = X[row] x W_d^T for all T*B rows of X, in X's row order. */
-    gemm_f32(T * B, G * H, I, X, I, 1, W + d * G * H * I, 1, I, xw);
+    return reverse ? len - 1 - s : s;
+}
+
+/* x[0..n) = act(clip(x)) in place: one loop per activation, so the common ones vectorise
+ * (each loop computes exactly rnn_activation). */
+static void rnn_act_row(int code, float alpha, float beta, int has_clip, float clip, int64_t n,
+                        float *x)
+{
+    if (has_clip)
+        for (int64_t j = 0; j < n; j++)
+            x[j] = rnn_clip(1, clip, x[j]);
+    if (code == RNN_ACT_SIGMOID)
+        for (int64_t j = 0; j < n; j++)
+            x[j] = o2c_sigmoidf(x[j]);
+    else if (code == RNN_ACT_TANH)
+        for (int64_t j = 0; j < n; j++)
+            x[j] = o2c_tanhf(x[j]);
+    else
+        for (int64_t j = 0; j < n; j++)
+            x[j] = rnn_activation(code, alpha, beta, x[j]);
+}
+
+/* q[0..n) = (g + q) + (wb + rb), the bias sum only when wb is given. */
+static void rnn_gate_pre(int64_t n, const float *g, const float *wb, const float *rb, float *q)
+{
+    if (wb)
+        for (int64_t j = 0; j < n; j++) {
+            const float bs = wb[j] + rb[j];
+            q[j] = (g[j] + q[j]) + bs;
+        }
+    else
+        for (int64_t j = 0; j < n; j++)
+            q[j] = g[j] + q[j];
+}
+
+static void rnn_store_y(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int64_t t,
+                        int64_t d, int64_t b, const float *h, float *Y)
+{
+    if (Y)
+        for (int64_t j = 0; j < H; j++)
+            Y[rnn_y_at(layout, T, D, B, H, t, d, b) + j] = h[j];
+}
+
+/* Start of direction d: h (and c, when not NULL) from h0 / c0 or zeros, and Y's rows past
+ * each batch's length zeroed. h, c [B][H]. */
+O2C_KERNEL void rnn_begin_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int64_t d,
+                              const int32_t *seq_lens, const float *h0, const float *c0, float *h,
+                              float *c, float *Y)
+{
     for (int64_t b = 0; b < B; b++)
         for (int64_t j = 0; j < H; j++) {
             const int64_t at = rnn_state_at(layout, D, B, H, d, b) + j;
@@ -151,23 +206,17 @@ static void rnn_prologue(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, 
             if (c)
                 c[b * H + j] = c0 ? c0[at] : 0.0f;
         }
+    if (Y)
+        for (int64_t b = 0; b < B; b++)
+            for (int64_t t = rnn_len(seq_lens, T, b); t < T; t++)
+                for (int64_t j = 0; j < H; j++)
+                    Y[rnn_y_at(layout, T, D, B, H, t, d, b) + j] = 0.0f;
 }
 
-static void rnn_zero_y(int64_t T, int64_t B, int64_t H, int64_t D, int layout,
-                       const int32_t *seq_lens, int64_t d, float *Y)
-{
-    if (!Y)
-        return;
-    for (int64_t b = 0; b < B; b++)
-        for (int64_t t = rnn_len(seq_lens, T, b); t < T; t++)
-            for (int64_t j = 0; j < H; j++)
-                Y[rnn_y_at(layout, T, D, B, H, t, d, b) + j] = 0.0f;
-}
-
-/* Y_h, Y_c: the final state; 0 for a batch of length 0 (as onnxruntime). */
-static void rnn_epilogue(int64_t T, int64_t B, int64_t H, int64_t D, int layout,
-                         const int32_t *seq_lens, int64_t d, const float *h, const float *c,
-                         float *Y_h, float *Y_c)
+/* End of direction d: Y_h, Y_c the final state; 0 for a batch of length 0 (as onnxruntime). */
+O2C_KERNEL void rnn_end_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int64_t d,
+                            const int32_t *seq_lens, const float *h, const float *c, float *Y_h,
+                            float *Y_c)
 {
     for (int64_t b = 0; b < B; b++) {
         const int empty = rnn_len(seq_lens, T, b) == 0;
@@ -181,11 +230,155 @@ static void rnn_epilogue(int64_t T, int64_t B, int64_t H, int64_t D, int layout,
     }
 }
 
-/* The time index of step s of a batch of length len. */
-static int64_t rnn_time(int reverse, int64_t len, int64_t s)
+/* RNN step s of direction d, after hr = h x R_d^T: xw [T*B][H] (X's row order), hr [B][H]
+ * (overwritten), wb [2H] this direction's Wb then Rb (or NULL), h [B][H] updated for the
+ * batches still running, their Y rows written. */
+O2C_KERNEL void rnn_step_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int reverse,
+                             int64_t d, int64_t s, const int32_t *seq_lens, const float *xw,
+                             float *hr, const float *wb, int act, float alpha, float beta,
+                             int has_clip, float clip, float *h, float *Y)
 {
-    return reverse ? len - 1 - s : s;
+    for (int64_t b = 0; b < B; b++) {
+        const int64_t len = rnn_len(seq_lens, T, b);
+        if (s >= len)
+            continue;
+        const int64_t t = rnn_time(reverse, len, s);
+        float *q = hr + b * H;
+        rnn_gate_pre(H, xw + rnn_x_row(layout, T, B, t, b) * H, wb, wb ? wb + H : NULL, q);
+        rnn_act_row(act, alpha, beta, has_clip, clip, H, q);
+        for (int64_t j = 0; j < H; j++)
+            h[b * H + j] = q[j];
+        rnn_store_y(T, B, H, D, layout, t, d, b, h + b * H, Y);
+    }
 }
+
+/* GRU step s, first half, after hr = h x [Rz Rr (Rh when lbr)]^T, hr [B][hw] with hw = 3H
+ * when lbr else 2H: the reset gate r into rh [B][H]; without lbr then rh = r .* h, the left
+ * operand of the product (r .* h) x Rh^T that comes next. wb [6H]: Wb then Rb (or NULL). */
+O2C_KERNEL void gru_reset_f32(int64_t T, int64_t B, int64_t H, int layout, int reverse, int64_t s,
+                              const int32_t *seq_lens, int lbr, const float *xw, float *hr,
+                              const float *wb, int fa, float f_al, float f_be, int has_clip,
+                              float clip, const float *h, float *rh)
+{
+    const int64_t hw = lbr ? 3 * H : 2 * H;
+    for (int64_t b = 0; b < B; b++) {
+        const int64_t len = rnn_len(seq_lens, T, b);
+        if (s >= len)
+            continue;
+        const int64_t t = rnn_time(reverse, len, s);
+        float *q = hr + b * hw + H, *r = rh + b * H;
+        rnn_gate_pre(H, xw + rnn_x_row(layout, T, B, t, b) * 3 * H + H, wb ? wb + H : NULL,
+                     wb ? wb + 4 * H : NULL, q);
+        rnn_act_row(fa, f_al, f_be, has_clip, clip, H, q);
+        for (int64_t j = 0; j < H; j++)
+            r[j] = q[j];
+    }
+    if (!lbr)
+        for (int64_t b = 0; b < B; b++)
+            for (int64_t j = 0; j < H; j++)
+                rh[b * H + j] = rh[b * H + j] * h[b * H + j];
+}
+
+/* GRU step s, second half: z, the candidate and the new h (Y rows written). hh [B][H] is
+ * (r .* h) x Rh^T (lbr = 0; unused with lbr), rh [B][H] holds r (lbr = 1). */
+O2C_KERNEL void gru_update_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int reverse,
+                               int64_t d, int64_t s, const int32_t *seq_lens, int lbr,
+                               const float *xw, float *hr, const float *hh, const float *rh,
+                               const float *wb, int fa, float f_al, float f_be, int ga, float g_al,
+                               float g_be, int has_clip, float clip, float *h, float *Y)
+{
+    const int64_t hw = lbr ? 3 * H : 2 * H;
+    const float *rb = wb ? wb + 3 * H : NULL;
+    for (int64_t b = 0; b < B; b++) {
+        const int64_t len = rnn_len(seq_lens, T, b);
+        if (s >= len)
+            continue;
+        const int64_t t = rnn_time(reverse, len, s);
+        const float *g = xw + rnn_x_row(layout, T, B, t, b) * 3 * H;
+        float *z = hr + b * hw;
+        /* the candidate's pre-activation goes to the r part of hr (consumed already) */
+        float *hc = z + H;
+        rnn_gate_pre(H, g, wb, rb, z);
+        rnn_act_row(fa, f_al, f_be, has_clip, clip, H, z);
+        if (lbr) {
+            const float *qh = z + 2 * H, *r = rh + b * H;
+            for (int64_t j = 0; j < H; j++) {
+                const float inner = wb ? qh[j] + rb[2 * H + j] : qh[j];
+                const float t1 = r[j] * inner;
+                const float v = g[2 * H + j] + t1;
+                hc[j] = wb ? v + wb[2 * H + j] : v;
+            }
+        } else {
+            const float *p = hh + b * H;
+            for (int64_t j = 0; j < H; j++) {
+                const float v = g[2 * H + j] + p[j];
+                hc[j] = wb ? (v + wb[2 * H + j]) + rb[2 * H + j] : v;
+            }
+        }
+        rnn_act_row(ga, g_al, g_be, has_clip, clip, H, hc);
+        float *hb = h + b * H;
+        for (int64_t j = 0; j < H; j++) {
+            const float a1 = (1.0f - z[j]) * hc[j];
+            const float a2 = z[j] * hb[j];
+            hb[j] = a1 + a2;
+        }
+        rnn_store_y(T, B, H, D, layout, t, d, b, hb, Y);
+    }
+}
+
+/* LSTM step s, after hr = h x R_d^T (hr [B][4H], gates i, o, f, c; overwritten): wb [8H] Wb
+ * then Rb (or NULL), p [3H] peepholes i, o, f (or NULL); h, c [B][H] updated for the batches
+ * still running, their Y rows written. */
+O2C_KERNEL void lstm_step_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int reverse,
+                              int64_t d, int64_t s, const int32_t *seq_lens, int input_forget,
+                              const float *xw, float *hr, const float *wb, const float *p, int fa,
+                              float f_al, float f_be, int ga, float g_al, float g_be, int ha,
+                              float h_al, float h_be, int has_clip, float clip, float *h, float *c,
+                              float *Y)
+{
+    for (int64_t b = 0; b < B; b++) {
+        const int64_t len = rnn_len(seq_lens, T, b);
+        if (s >= len)
+            continue;
+        const int64_t t = rnn_time(reverse, len, s);
+        float *q = hr + b * 4 * H, *hb = h + b * H, *cb = c + b * H;
+        float *gi = q, *go = q + H, *gf = q + 2 * H, *gc = q + 3 * H;
+        rnn_gate_pre(4 * H, xw + rnn_x_row(layout, T, B, t, b) * 4 * H, wb, wb ? wb + 4 * H : NULL,
+                     q);
+        if (p)
+            for (int64_t j = 0; j < H; j++) {
+                const float pi = p[j] * cb[j], pf = p[2 * H + j] * cb[j];
+                gi[j] = gi[j] + pi;
+                gf[j] = gf[j] + pf;
+            }
+        rnn_act_row(fa, f_al, f_be, has_clip, clip, H, gi);
+        if (input_forget)
+            for (int64_t j = 0; j < H; j++)
+                gf[j] = 1.0f - gi[j];
+        else
+            rnn_act_row(fa, f_al, f_be, has_clip, clip, H, gf);
+        rnn_act_row(ga, g_al, g_be, has_clip, clip, H, gc);
+        for (int64_t j = 0; j < H; j++) {
+            const float c1 = gf[j] * cb[j], c2 = gi[j] * gc[j];
+            cb[j] = c1 + c2;
+        }
+        if (p)
+            for (int64_t j = 0; j < H; j++) {
+                const float po = p[H + j] * cb[j];
+                go[j] = go[j] + po;
+            }
+        rnn_act_row(fa, f_al, f_be, has_clip, clip, H, go);
+        /* h(Ct) takes no clip */
+        for (int64_t j = 0; j < H; j++)
+            hb[j] = cb[j];
+        rnn_act_row(ha, h_al, h_be, 0, 0.0f, H, hb);
+        for (int64_t j = 0; j < H; j++)
+            hb[j] = go[j] * hb[j];
+        rnn_store_y(T, B, H, D, layout, t, d, b, hb, Y);
+    }
+}
+
+/* ---- whole layers (constant folding and tests): the pieces above with gemm_f32 ---- */
 
 /* RNN. reverse_mask bit d: direction d runs backwards (reverse: 1; bidirectional: 2). */
 O2C_KERNEL void rnn_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, int layout,
@@ -197,33 +390,15 @@ O2C_KERNEL void rnn_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, i
     float *xw = scratch, *hr = xw + T * B * H, *h = hr + B * H;
     for (int64_t d = 0; d < D; d++) {
         const int reverse = (reverse_mask >> d) & 1;
-        const float *Rd = R + d * H * H;
         const float *wb = Bias ? Bias + d * 2 * H : NULL;
-        rnn_prologue(T, B, I, H, D, 1, layout, d, X, W, h0, NULL, xw, h, NULL);
-        rnn_zero_y(T, B, H, D, layout, seq_lens, d, Y);
+        gemm_f32(T * B, H, I, X, I, 1, W + d * H * I, 1, I, xw); /* xw = X x W_d^T */
+        rnn_begin_f32(T, B, H, D, layout, d, seq_lens, h0, NULL, h, NULL, Y);
         for (int64_t s = 0; s < T; s++) {
-            gemm_f32(B, H, H, h, H, 1, Rd, 1, H, hr); /* hr = h x R^T */
-            for (int64_t b = 0; b < B; b++) {
-                const int64_t len = rnn_len(seq_lens, T, b);
-                if (s >= len)
-                    continue;
-                const int64_t t = rnn_time(reverse, len, s);
-                const float *g = xw + rnn_x_row(layout, T, B, t, b) * H;
-                for (int64_t j = 0; j < H; j++) {
-                    float v = g[j] + hr[b * H + j];
-                    if (wb) {
-                        const float bs = wb[j] + wb[H + j];
-                        v = v + bs;
-                    }
-                    h[b * H + j] =
-                        rnn_activation(act[d], alpha[d], beta[d], rnn_clip(has_clip, clip, v));
-                }
-                if (Y)
-                    for (int64_t j = 0; j < H; j++)
-                        Y[rnn_y_at(layout, T, D, B, H, t, d, b) + j] = h[b * H + j];
-            }
+            gemm_f32(B, H, H, h, H, 1, R + d * H * H, 1, H, hr); /* hr = h x R_d^T */
+            rnn_step_f32(T, B, H, D, layout, reverse, d, s, seq_lens, xw, hr, wb, act[d], alpha[d],
+                         beta[d], has_clip, clip, h, Y);
         }
-        rnn_epilogue(T, B, H, D, layout, seq_lens, d, h, NULL, Y_h, NULL);
+        rnn_end_f32(T, B, H, D, layout, d, seq_lens, h, NULL, Y_h, NULL);
     }
 }
 
@@ -236,83 +411,26 @@ O2C_KERNEL void gru_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, i
 {
     float *xw = scratch, *hr = xw + T * B * 3 * H, *h = hr + B * 3 * H, *rh = h + B * H;
     float *hh = rh + B * H; /* GRU (lbr = 0): (r .* h) x Rh^T */
+    const int lbr = linear_before_reset;
+    const int64_t hw = lbr ? 3 * H : 2 * H; /* row width of hr */
     for (int64_t d = 0; d < D; d++) {
         const int reverse = (reverse_mask >> d) & 1;
         const float *Rd = R + d * 3 * H * H;
-        const float *wb = Bias ? Bias + d * 6 * H : NULL, *rb = Bias ? wb + 3 * H : NULL;
+        const float *wb = Bias ? Bias + d * 6 * H : NULL;
         const int fa = act[2 * d], ga = act[2 * d + 1];
-        const float f_al = alpha[2 * d], f_be = beta[2 * d];
-        const float g_al = alpha[2 * d + 1], g_be = beta[2 * d + 1];
-        rnn_prologue(T, B, I, H, D, 3, layout, d, X, W, h0, NULL, xw, h, NULL);
-        rnn_zero_y(T, B, H, D, layout, seq_lens, d, Y);
+        gemm_f32(T * B, 3 * H, I, X, I, 1, W + d * 3 * H * I, 1, I, xw);
+        rnn_begin_f32(T, B, H, D, layout, d, seq_lens, h0, NULL, h, NULL, Y);
         for (int64_t s = 0; s < T; s++) {
-            /* hr[b][0..3H) = h x R^T (lbr = 0 uses only the z and r parts of it) */
-            const int64_t hw = linear_before_reset ? 3 * H : 2 * H; /* row width of hr */
             gemm_f32(B, hw, H, h, H, 1, Rd, 1, H, hr);
-            for (int64_t b = 0; b < B; b++) {
-                const int64_t len = rnn_len(seq_lens, T, b);
-                if (s >= len)
-                    continue;
-                const int64_t t = rnn_time(reverse, len, s);
-                const float *g = xw + rnn_x_row(layout, T, B, t, b) * 3 * H;
-                const float *q = hr + b * hw;
-                /* r gate first (it feeds r .* h); kept in rh, z is recomputed below */
-                for (int64_t j = 0; j < H; j++) {
-                    float v = g[H + j] + q[H + j];
-                    if (wb) {
-                        const float bs = wb[H + j] + rb[H + j];
-                        v = v + bs;
-                    }
-                    rh[b * H + j] = rnn_activation(fa, f_al, f_be, rnn_clip(has_clip, clip, v));
-                }
-            }
-            if (!linear_before_reset) {
-                /* rh = r .* h, then hh = rh x Rh^T */
-                for (int64_t b = 0; b < B; b++)
-                    for (int64_t j = 0; j < H; j++)
-                        rh[b * H + j] = rh[b * H + j] * h[b * H + j];
+            gru_reset_f32(T, B, H, layout, reverse, s, seq_lens, lbr, xw, hr, wb, fa, alpha[2 * d],
+                          beta[2 * d], has_clip, clip, h, rh);
+            if (!lbr)
                 gemm_f32(B, H, H, rh, H, 1, Rd + 2 * H * H, 1, H, hh);
-            }
-            for (int64_t b = 0; b < B; b++) {
-                const int64_t len = rnn_len(seq_lens, T, b);
-                if (s >= len)
-                    continue;
-                const int64_t t = rnn_time(reverse, len, s);
-                const float *g = xw + rnn_x_row(layout, T, B, t, b) * 3 * H;
-                const float *q = hr + b * hw;
-                for (int64_t j = 0; j < H; j++) {
-                    float vz = g[j] + q[j];
-                    if (wb) {
-                        const float bs = wb[j] + rb[j];
-                        vz = vz + bs;
-                    }
-                    const float zg = rnn_activation(fa, f_al, f_be, rnn_clip(has_clip, clip, vz));
-                    float vh;
-                    if (linear_before_reset) {
-                        const float r = rh[b * H + j];
-                        const float inner = wb ? q[2 * H + j] + rb[2 * H + j] : q[2 * H + j];
-                        const float t1 = r * inner;
-                        vh = g[2 * H + j] + t1;
-                        if (wb)
-                            vh = vh + wb[2 * H + j];
-                    } else {
-                        vh = g[2 * H + j] + hh[b * H + j];
-                        if (wb) {
-                            vh = vh + wb[2 * H + j];
-                            vh = vh + rb[2 * H + j];
-                        }
-                    }
-                    const float hc = rnn_activation(ga, g_al, g_be, rnn_clip(has_clip, clip, vh));
-                    const float a1 = (1.0f - zg) * hc;
-                    const float a2 = zg * h[b * H + j];
-                    h[b * H + j] = a1 + a2;
-                }
-                if (Y)
-                    for (int64_t j = 0; j < H; j++)
-                        Y[rnn_y_at(layout, T, D, B, H, t, d, b) + j] = h[b * H + j];
-            }
+            gru_update_f32(T, B, H, D, layout, reverse, d, s, seq_lens, lbr, xw, hr, hh, rh, wb, fa,
+                           alpha[2 * d], beta[2 * d], ga, alpha[2 * d + 1], beta[2 * d + 1],
+                           has_clip, clip, h, Y);
         }
-        rnn_epilogue(T, B, H, D, layout, seq_lens, d, h, NULL, Y_h, NULL);
+        rnn_end_f32(T, B, H, D, layout, d, seq_lens, h, NULL, Y_h, NULL);
     }
 }
 
@@ -327,62 +445,18 @@ O2C_KERNEL void lstm_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, 
     float *xw = scratch, *hr = xw + T * B * 4 * H, *h = hr + B * 4 * H, *c = h + B * H;
     for (int64_t d = 0; d < D; d++) {
         const int reverse = (reverse_mask >> d) & 1;
-        const float *Rd = R + d * 4 * H * H;
-        const float *wb = Bias ? Bias + d * 8 * H : NULL, *rb = Bias ? wb + 4 * H : NULL;
+        const float *wb = Bias ? Bias + d * 8 * H : NULL;
         const float *p = P ? P + d * 3 * H : NULL;
-        const int fa = act[3 * d], ga = act[3 * d + 1], ha = act[3 * d + 2];
-        const float f_al = alpha[3 * d], f_be = beta[3 * d];
-        const float g_al = alpha[3 * d + 1], g_be = beta[3 * d + 1];
-        const float h_al = alpha[3 * d + 2], h_be = beta[3 * d + 2];
-        rnn_prologue(T, B, I, H, D, 4, layout, d, X, W, h0, c0, xw, h, c);
-        rnn_zero_y(T, B, H, D, layout, seq_lens, d, Y);
+        const int32_t *a = act + 3 * d;
+        const float *al = alpha + 3 * d, *be = beta + 3 * d;
+        gemm_f32(T * B, 4 * H, I, X, I, 1, W + d * 4 * H * I, 1, I, xw);
+        rnn_begin_f32(T, B, H, D, layout, d, seq_lens, h0, c0, h, c, Y);
         for (int64_t s = 0; s < T; s++) {
-            gemm_f32(B, 4 * H, H, h, H, 1, Rd, 1, H, hr); /* hr = h x R^T */
-            for (int64_t b = 0; b < B; b++) {
-                const int64_t len = rnn_len(seq_lens, T, b);
-                if (s >= len)
-                    continue;
-                const int64_t t = rnn_time(reverse, len, s);
-                const float *g = xw + rnn_x_row(layout, T, B, t, b) * 4 * H;
-                const float *q = hr + b * 4 * H;
-                for (int64_t j = 0; j < H; j++) {
-                    float gate[4]; /* i, o, f, c */
-                    for (int k = 0; k < 4; k++) {
-                        gate[k] = g[k * H + j] + q[k * H + j];
-                        if (wb) {
-                            const float bs = wb[k * H + j] + rb[k * H + j];
-                            gate[k] = gate[k] + bs;
-                        }
-                    }
-                    const float cp = c[b * H + j];
-                    float vi = gate[0], vf = gate[2];
-                    if (p) {
-                        const float pi = p[j] * cp, pf = p[2 * H + j] * cp;
-                        vi = vi + pi;
-                        vf = vf + pf;
-                    }
-                    const float ig = rnn_activation(fa, f_al, f_be, rnn_clip(has_clip, clip, vi));
-                    const float fg =
-                        input_forget ? 1.0f - ig
-                                     : rnn_activation(fa, f_al, f_be, rnn_clip(has_clip, clip, vf));
-                    const float cg =
-                        rnn_activation(ga, g_al, g_be, rnn_clip(has_clip, clip, gate[3]));
-                    const float c1 = fg * cp, c2 = ig * cg;
-                    const float cn = c1 + c2;
-                    float vo = gate[1];
-                    if (p) {
-                        const float po = p[H + j] * cn;
-                        vo = vo + po;
-                    }
-                    const float og = rnn_activation(fa, f_al, f_be, rnn_clip(has_clip, clip, vo));
-                    c[b * H + j] = cn;
-                    h[b * H + j] = og * rnn_activation(ha, h_al, h_be, cn);
-                }
-                if (Y)
-                    for (int64_t j = 0; j < H; j++)
-                        Y[rnn_y_at(layout, T, D, B, H, t, d, b) + j] = h[b * H + j];
-            }
+            gemm_f32(B, 4 * H, H, h, H, 1, R + d * 4 * H * H, 1, H, hr);
+            lstm_step_f32(T, B, H, D, layout, reverse, d, s, seq_lens, input_forget, xw, hr, wb, p,
+                          a[0], al[0], be[0], a[1], al[1], be[1], a[2], al[2], be[2], has_clip,
+                          clip, h, c, Y);
         }
-        rnn_epilogue(T, B, H, D, layout, seq_lens, d, h, c, Y_h, Y_c);
+        rnn_end_f32(T, B, H, D, layout, d, seq_lens, h, c, Y_h, Y_c);
     }
 }

@@ -35,6 +35,12 @@ own, independent of the order in which models are generated.
 
 The script prints each model's op-type histogram and fails if any op is outside
 SUPPORTED_OPS (the ops onnx2c supports).
+
+The recurrent models (HELPER_MODELS: kws_gru, conv_lstm64) are written with
+onnx.helper, without torch, weights and inputs from numpy.random.default_rng(seed);
+`gen_models.py --no-torch` writes only those:
+
+    .venv/bin/python tests/models/gen_models.py --no-torch
 """
 
 import collections
@@ -46,9 +52,16 @@ from pathlib import Path
 import numpy as np
 import onnx
 import onnxruntime as ort
-import torch
-from onnx import numpy_helper
-from torch import nn
+from onnx import TensorProto, helper, numpy_helper
+
+try:
+    import torch
+    from torch import nn
+except ImportError:  # --no-torch: only the onnx.helper models below, which need no torch
+    torch = None
+
+    class nn:  # lets the torch model classes be defined; they are only built with torch
+        Module = object
 
 HERE = Path(__file__).resolve().parent  # tests/models
 EXAMPLES_MLP = HERE.parent.parent / "examples" / "mlp"
@@ -314,10 +327,117 @@ def copy_example(src_dir, dst_dir):
         dst.write_bytes((src_dir / rel).read_bytes())
 
 
+# --------------------------------------------------------------------------
+# Recurrent models, written with onnx.helper (no torch)
+# --------------------------------------------------------------------------
+
+def uniform(rng, shape, bound):
+    return rng.uniform(-bound, bound, size=shape).astype(np.float32)
+
+
+def gru_weights(rng, prefix, inp, hidden, inits):
+    """W [1][3H][I], R [1][3H][H], B [1][6H] uniform in +-1/sqrt(H), as torch initialises."""
+    k = 1.0 / np.sqrt(hidden)
+    for name, shape in (("W", (1, 3 * hidden, inp)), ("R", (1, 3 * hidden, hidden)),
+                        ("B", (1, 6 * hidden))):
+        inits.append(numpy_helper.from_array(uniform(rng, shape, k), f"{prefix}_{name}"))
+    return [f"{prefix}_W", f"{prefix}_R", f"{prefix}_B"]
+
+
+def gru_kws(rng):
+    """Keyword spotter: 49 frames x 40 MFCCs, two stacked GRUs of 64 (linear_before_reset,
+    as torch exports nn.GRU), the last hidden state into a Linear of 12 classes."""
+    T, I, H, C = 49, 40, 64, 12
+    inits, nodes = [], []
+    nodes.append(helper.make_node("Transpose", ["input"], ["x_tbi"], perm=[1, 0, 2]))
+    w1 = gru_weights(rng, "gru1", I, H, inits)
+    nodes.append(helper.make_node("GRU", ["x_tbi"] + w1, ["y1", ""], hidden_size=H,
+                                  linear_before_reset=1, name="gru1"))
+    inits.append(numpy_helper.from_array(np.array([1], np.int64), "axis1"))
+    nodes.append(helper.make_node("Squeeze", ["y1", "axis1"], ["y1s"]))
+    w2 = gru_weights(rng, "gru2", H, H, inits)
+    nodes.append(helper.make_node("GRU", ["y1s"] + w2, ["", "h2"], hidden_size=H,
+                                  linear_before_reset=1, name="gru2"))
+    inits.append(numpy_helper.from_array(np.array([1, H], np.int64), "shape_1h"))
+    nodes.append(helper.make_node("Reshape", ["h2", "shape_1h"], ["h2f"]))
+    inits.append(numpy_helper.from_array(uniform(rng, (C, H), 1 / np.sqrt(H)), "fc_W"))
+    inits.append(numpy_helper.from_array(uniform(rng, (C,), 1 / np.sqrt(H)), "fc_B"))
+    nodes.append(helper.make_node("Gemm", ["h2f", "fc_W", "fc_B"], ["output"], transB=1))
+    x = rng.standard_normal((1, T, I), dtype=np.float32)
+    return nodes, inits, x, [1, C]
+
+
+def conv_lstm(rng):
+    """Conv + LSTM at batch 1: 40 features x 100 frames, Conv1d 40->64 (k 3, pad 1) + ReLU,
+    an LSTM of 64 over the frames, its last hidden state into a Linear of 10 classes."""
+    F, T, OC, H, C = 40, 100, 64, 64, 10
+    inits, nodes = [], []
+    kc = 1.0 / np.sqrt(F * 3)
+    inits.append(numpy_helper.from_array(uniform(rng, (OC, F, 3), kc), "conv_W"))
+    inits.append(numpy_helper.from_array(uniform(rng, (OC,), kc), "conv_B"))
+    nodes.append(helper.make_node("Conv", ["input", "conv_W", "conv_B"], ["c"], kernel_shape=[3],
+                                  pads=[1, 1], name="conv"))
+    nodes.append(helper.make_node("Relu", ["c"], ["cr"]))
+    nodes.append(helper.make_node("Transpose", ["cr"], ["x_tbi"], perm=[2, 0, 1]))
+    k = 1.0 / np.sqrt(H)
+    for name, shape in (("W", (1, 4 * H, OC)), ("R", (1, 4 * H, H)), ("B", (1, 8 * H))):
+        inits.append(numpy_helper.from_array(uniform(rng, shape, k), f"lstm_{name}"))
+    nodes.append(helper.make_node("LSTM", ["x_tbi", "lstm_W", "lstm_R", "lstm_B"], ["", "h", ""],
+                                  hidden_size=H, name="lstm"))
+    inits.append(numpy_helper.from_array(np.array([1, H], np.int64), "shape_1h"))
+    nodes.append(helper.make_node("Reshape", ["h", "shape_1h"], ["hf"]))
+    inits.append(numpy_helper.from_array(uniform(rng, (C, H), k), "fc_W"))
+    inits.append(numpy_helper.from_array(uniform(rng, (C,), k), "fc_B"))
+    nodes.append(helper.make_node("Gemm", ["hf", "fc_W", "fc_B"], ["output"], transB=1))
+    x = rng.standard_normal((1, F, T), dtype=np.float32)
+    return nodes, inits, x, [1, C]
+
+
+# name, builder, seed
+HELPER_MODELS = [
+    ("kws_gru", gru_kws, 21),
+    ("conv_lstm64", conv_lstm, 22),
+]
+
+
+def generate_helper(name, builder, seed):
+    out_dir = HERE / name
+    model_path = out_dir / "model.onnx"
+    rng = np.random.default_rng(seed)
+    nodes, inits, x_np, out_shape = builder(rng)
+    g = helper.make_graph(
+        nodes, name, [helper.make_tensor_value_info("input", TensorProto.FLOAT, list(x_np.shape))],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, out_shape)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)],
+                          producer_name="onnx2c tests/models/gen_models.py")
+    m.ir_version = 8
+    onnx.checker.check_model(m, full_check=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    onnx.save(m, str(model_path))
+    hist = op_histogram(g)
+    print(f"{name}: input{list(x_np.shape)} -> output{out_shape}, {len(g.node)} nodes")
+    for op, count in sorted(hist.items()):
+        print(f"    {op:20s} {count}")
+    feed = {"input": x_np}
+    y1 = run_ort(model_path, feed)[0]
+    y2 = run_ort(model_path, feed)[0]
+    if y1.tobytes() != y2.tobytes():
+        raise SystemExit(f"error: {name}: onnxruntime outputs differ between two runs")
+    write_tensor(x_np, "input", out_dir / "test_data_set_0" / "input_0.pb")
+    write_tensor(y1, "output", out_dir / "test_data_set_0" / "output_0.pb")
+    return out_dir
+
+
 def main():
+    os.chdir(HERE)  # nothing below depends on the caller's working directory
+    for name, builder, seed in HELPER_MODELS:
+        generate_helper(name, builder, seed)
+    if "--no-torch" in sys.argv[1:]:
+        return 0
+    if torch is None:
+        raise SystemExit("error: the torch models need torch (or pass --no-torch)")
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(1)
-    os.chdir(HERE)  # nothing below depends on the caller's working directory
     dirs = {}
     for name, ctor, shape, seed, has_bn, scale in MODELS:
         dirs[name] = generate(name, ctor, shape, seed, has_bn, scale)
