@@ -36,7 +36,7 @@ own, independent of the order in which models are generated.
 The script prints each model's op-type histogram and fails if any op is outside
 SUPPORTED_OPS (the ops onnx2c supports).
 
-The recurrent models (HELPER_MODELS: kws_gru, conv_lstm64) are written with
+The recurrent models (HELPER_MODELS: kws_gru, conv_lstm64, rnn_bidir) are written with
 onnx.helper, without torch, weights and inputs from numpy.random.default_rng(seed);
 `gen_models.py --no-torch` writes only those:
 
@@ -364,7 +364,7 @@ def gru_kws(rng):
     inits.append(numpy_helper.from_array(uniform(rng, (C,), 1 / np.sqrt(H)), "fc_B"))
     nodes.append(helper.make_node("Gemm", ["h2f", "fc_W", "fc_B"], ["output"], transB=1))
     x = rng.standard_normal((1, T, I), dtype=np.float32)
-    return nodes, inits, x, [1, C]
+    return nodes, inits, x, [("output", [1, C])]
 
 
 def conv_lstm(rng):
@@ -390,13 +390,37 @@ def conv_lstm(rng):
     inits.append(numpy_helper.from_array(uniform(rng, (C,), k), "fc_B"))
     nodes.append(helper.make_node("Gemm", ["hf", "fc_W", "fc_B"], ["output"], transB=1))
     x = rng.standard_normal((1, F, T), dtype=np.float32)
-    return nodes, inits, x, [1, C]
+    return nodes, inits, x, [("output", [1, C])]
+
+
+def rnn_bidir(rng):
+    """Bidirectional GRU (linear_before_reset 0: the second per-step product) and LSTM with
+    peepholes and initial states, constant weights, batch 2: the emitted per-direction paths."""
+    T, B, I, H = 7, 2, 5, 6
+    k = 1.0 / np.sqrt(H)
+    inits, nodes = [], []
+    for name, shape in (("gru_W", (2, 3 * H, I)), ("gru_R", (2, 3 * H, H)), ("gru_B", (2, 6 * H)),
+                        ("lstm_W", (2, 4 * H, I)), ("lstm_R", (2, 4 * H, H)),
+                        ("lstm_B", (2, 8 * H)), ("lstm_P", (2, 3 * H)),
+                        ("lstm_h0", (2, B, H)), ("lstm_c0", (2, B, H))):
+        inits.append(numpy_helper.from_array(uniform(rng, shape, k), name))
+    nodes.append(helper.make_node("GRU", ["input", "gru_W", "gru_R", "gru_B"], ["gru_y", "gru_h"],
+                                  hidden_size=H, direction="bidirectional", name="gru"))
+    nodes.append(helper.make_node("LSTM", ["input", "lstm_W", "lstm_R", "lstm_B", "",
+                                           "lstm_h0", "lstm_c0", "lstm_P"],
+                                  ["lstm_y", "lstm_h", "lstm_c"], hidden_size=H,
+                                  direction="bidirectional", name="lstm"))
+    x = rng.standard_normal((T, B, I), dtype=np.float32)
+    return nodes, inits, x, [("gru_y", [T, 2, B, H]), ("gru_h", [2, B, H]),
+                             ("lstm_y", [T, 2, B, H]), ("lstm_h", [2, B, H]),
+                             ("lstm_c", [2, B, H])]
 
 
 # name, builder, seed
 HELPER_MODELS = [
     ("kws_gru", gru_kws, 21),
     ("conv_lstm64", conv_lstm, 22),
+    ("rnn_bidir", rnn_bidir, 23),
 ]
 
 
@@ -404,10 +428,10 @@ def generate_helper(name, builder, seed):
     out_dir = HERE / name
     model_path = out_dir / "model.onnx"
     rng = np.random.default_rng(seed)
-    nodes, inits, x_np, out_shape = builder(rng)
+    nodes, inits, x_np, outs = builder(rng)
     g = helper.make_graph(
         nodes, name, [helper.make_tensor_value_info("input", TensorProto.FLOAT, list(x_np.shape))],
-        [helper.make_tensor_value_info("output", TensorProto.FLOAT, out_shape)], inits)
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n, shape in outs], inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)],
                           producer_name="onnx2c tests/models/gen_models.py")
     m.ir_version = 8
@@ -415,16 +439,17 @@ def generate_helper(name, builder, seed):
     out_dir.mkdir(parents=True, exist_ok=True)
     onnx.save(m, str(model_path))
     hist = op_histogram(g)
-    print(f"{name}: input{list(x_np.shape)} -> output{out_shape}, {len(g.node)} nodes")
+    print(f"{name}: input{list(x_np.shape)} -> {[n for n, _ in outs]}, {len(g.node)} nodes")
     for op, count in sorted(hist.items()):
         print(f"    {op:20s} {count}")
     feed = {"input": x_np}
-    y1 = run_ort(model_path, feed)[0]
-    y2 = run_ort(model_path, feed)[0]
-    if y1.tobytes() != y2.tobytes():
+    y1 = run_ort(model_path, feed)
+    y2 = run_ort(model_path, feed)
+    if any(a.tobytes() != b.tobytes() for a, b in zip(y1, y2)):
         raise SystemExit(f"error: {name}: onnxruntime outputs differ between two runs")
     write_tensor(x_np, "input", out_dir / "test_data_set_0" / "input_0.pb")
-    write_tensor(y1, "output", out_dir / "test_data_set_0" / "output_0.pb")
+    for i, ((n, _), y) in enumerate(zip(outs, y1)):
+        write_tensor(y, n, out_dir / "test_data_set_0" / f"output_{i}.pb")
     return out_dir
 
 
