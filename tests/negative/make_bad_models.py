@@ -4,6 +4,7 @@
     make_bad_models.py OUTDIR
 
     valid.onnx              a small correct model (Gemm + Relu), the sanity case
+    no_nodes.onnx           a graph without nodes whose output is its input (compiles)
     unsupported_op.onnx     one ImageDecoder node (a standard op onnx2c does not implement)
     unknown_domain_op.onnx  one node Frobnicate of the custom domain com.example
     missing_input.onnx      node 'add0' reads 'Z', which is no input, initializer or output
@@ -351,6 +352,9 @@ def main():
          helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
         [helper.make_tensor_value_info("Y", f32, [3, 2])])
 
+    # found by fuzzing: a graph without nodes (its output is its input) made passes qsort NULL
+    files["no_nodes.onnx"] = model([], [helper.make_tensor_value_info("X", f32, [1, 4])],
+                                   [helper.make_tensor_value_info("X", f32, [1, 4])])
     files.update(external_models(w, b, f32))
     files.update(hostile_models(valid))
     os.makedirs(os.path.join(out, "ext", "sub"), exist_ok=True)

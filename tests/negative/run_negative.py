@@ -164,6 +164,8 @@ CASES = {
     "no_such_file": ("a model path that does not exist",
                      lambda r: r.refused(r.path("does_not_exist.onnx"),
                                          "cannot open: No such file or directory")),
+    "no_nodes": ("a graph without nodes (its output is its input) compiles",
+                 lambda r: r.compiles(r.path("no_nodes.onnx"), [])),
     "ext_ok": ("external data at an offset inside the model's folder: compiles",
                lambda r: r.compiles(r.path("ext/ok.onnx"), [])),
     "ext_ok_link": ("external data through a symlink that stays inside the folder: compiles",
