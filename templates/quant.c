@@ -171,10 +171,34 @@ static double quant_multiplier(int scale_type, float a, float b, float c)
  *   per axis    s = {0, 1, 0}, block = 1
  *   blocked     s = {nblocks*inner, inner, 1} with nblocks = ceil(len / block) */
 
+/* Per tensor into uint8 / int8 (what QDQ models do between their integer ops): the same
+ * operations as the general loop below, hoisted, so that they vectorise. */
+static int quantize_per_tensor_q8(int64_t n, const int64_t *s, const float *x, const float *scale,
+                                  int y_type, const void *zero_point, void *y)
+{
+    if (s[0] || s[1] || s[2] || (y_type != 2 && y_type != 3))
+        return 0;
+    const float sc = scale[0];
+    const double zp = (double)quant_load(y_type, zero_point, 0);
+    const double lo = y_type == 2 ? 0.0 : -128.0, hi = y_type == 2 ? 255.0 : 127.0;
+    for (int64_t e = 0; e < n; e++) {
+        const float q = rintf(x[e] / sc);
+        const double v = (double)q + zp;
+        const double r = v != v || v < lo ? lo : v > hi ? hi : v; /* quant_saturate */
+        if (y_type == 2)
+            ((uint8_t *)y)[e] = (uint8_t)r;
+        else
+            ((int8_t *)y)[e] = (int8_t)r;
+    }
+    return 1;
+}
+
 O2C_KERNEL void quantize_linear_f32(int64_t outer, int64_t len, int64_t inner, int64_t block,
                                     const int64_t *s, const float *x, const float *scale,
                                     int y_type, const void *zero_point, void *y)
 {
+    if (quantize_per_tensor_q8(outer * len * inner, s, x, scale, y_type, zero_point, y))
+        return;
     for (int64_t o = 0; o < outer; o++)
         for (int64_t a = 0; a < len; a++)
             for (int64_t i = 0; i < inner; i++) {
@@ -190,6 +214,15 @@ O2C_KERNEL void dequantize_linear_f32(int64_t outer, int64_t len, int64_t inner,
                                       const int64_t *s, int x_type, const void *x,
                                       const float *scale, const void *zero_point, float *y)
 {
+    if (!s[0] && !s[1] && !s[2] && (x_type == 2 || x_type == 3)) { /* per tensor, 8-bit */
+        const int64_t n = outer * len * inner, zp = quant_load(x_type, zero_point, 0);
+        const float sc = scale[0];
+        for (int64_t e = 0; e < n; e++) {
+            const int64_t v = x_type == 2 ? ((const uint8_t *)x)[e] : ((const int8_t *)x)[e];
+            y[e] = (float)(v - zp) * sc;
+        }
+        return;
+    }
     for (int64_t o = 0; o < outer; o++)
         for (int64_t a = 0; a < len; a++)
             for (int64_t i = 0; i < inner; i++) {
@@ -517,7 +550,21 @@ static void qconv_s8_pack(const int64_t *geo, const uint8_t *xg, uint8_t flip, u
     }
     for (int64_t t = 0; t < nt; t++) {
         const int64_t p = p0 + t, od = p / (OH * OW), oh = p / OW % OH, ow = p % OW;
+        const int64_t d0 = od * geo[13] - geo[16], h0 = oh * geo[14] - geo[17];
+        const int64_t w0 = ow * geo[15] - geo[18];
         uint8_t *c = col + t * Kp;
+        if (d0 >= 0 && d0 + (KD - 1) * geo[19] < D && h0 >= 0 && h0 + (KH - 1) * geo[20] < H &&
+            w0 >= 0 && w0 + (KW - 1) * geo[21] < W) { /* every tap inside: no bounds checks */
+            for (int64_t ic = 0; ic < Cg; ic++)
+                for (int64_t kd = 0; kd < KD; kd++)
+                    for (int64_t kh = 0; kh < KH; kh++) {
+                        const uint8_t *src =
+                            xg + ((ic * D + d0 + kd * geo[19]) * H + h0 + kh * geo[20]) * W + w0;
+                        for (int64_t kw = 0; kw < KW; kw++)
+                            *c++ = (uint8_t)(src[kw * geo[21]] ^ flip);
+                    }
+            continue;
+        }
         for (int64_t ic = 0; ic < Cg; ic++)
             for (int64_t kd = 0; kd < KD; kd++) {
                 const int64_t id = od * geo[13] - geo[16] + kd * geo[19];
