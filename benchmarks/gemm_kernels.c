@@ -6,13 +6,13 @@
  *
  * Peak: 24 independent chains of 16-float fmas (the compiler's vector extension), so neither
  * latency nor memory limits them; the fastest of 400 short repetitions (fma_peak.c's 16 chains
- * measure less here: 225 against 275 GFLOP/s on the AVX-512 EPYC, so this peak is the higher). Products (row-major
- * Y[M][N] = A[M][K] x B[K][N], the generated code's layout): the portable template gemm_f32,
- * and libxsmm 1.17 the way generated code calls it (one JIT kernel, column-major Y^T = B^T A^T;
- * "n/a" where dispatch refuses the shape). Timing: interleaved rounds, in each round every
- * variant runs 5 calls and keeps their median; the figure is the minimum of the
- * per-round medians (the machine is shared, so short batches and many rounds). It prints figures
- * only and never fails on time; it exits 1 if a variant's bits differ from the portable ones. */
+ * measure less here: 225 against 275 GFLOP/s on the AVX-512 EPYC, so this peak is the higher).
+ * Products (row-major Y[M][N] = A[M][K] x B[K][N], the generated code's layout): the portable
+ * template gemm_f32, and libxsmm 1.17 the way generated code calls it (one JIT kernel, column-major
+ * Y^T = B^T A^T; "n/a" where dispatch refuses the shape). Timing: interleaved rounds, in each round
+ * every variant runs 5 calls and keeps their median; the figure is the minimum of the per-round
+ * medians (the machine is shared, so short batches and many rounds). It prints figures only and
+ * never fails on time; it exits 1 if a variant's bits differ from the portable ones. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +125,9 @@ int main(int argc, char **argv)
         {1024, 1024, 1024, "1024^3"},
         {1, 128, 784, "GEMV 1x784 x 784x128"},
         {1, 1024, 1024, "GEMV 1x1024 x 1024x1024"},
+        {2, 128, 784, "2x784 x 784x128"},
+        {4, 128, 784, "4x784 x 784x128"},
+        {1, 512, 512, "GEMV 1x512 x 512x512"},
     };
     enum { NSHAPES = sizeof shapes / sizeof shapes[0] };
     Case cases[NSHAPES];

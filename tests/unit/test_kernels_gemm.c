@@ -248,6 +248,36 @@ static void test_f64(void)
     check(ye[0] == 8.5 && ye[1] == 17 && ye[2] == 10.5 && ye[3] == 19, "f64 epilogue no C");
 }
 
+/* float64, random: gemm_f64 against the per-element fma loop, bit for bit, in every layout. */
+static double A64[MAXE], B64[MAXE], Y64_got[MAXE], Y64_want[MAXE];
+
+static void test_random_f64(int64_t M, int64_t N, int64_t K, int a_trans, int b_trans)
+{
+    const int64_t pad = 1;
+    const int64_t a_rs = a_trans ? 1 : K + pad, a_cs = a_trans ? M + pad : 1;
+    const int64_t b_rs = b_trans ? 1 : N + pad, b_cs = b_trans ? K + pad : 1;
+    for (int i = 0; i < MAXE; i++) {
+        A64[i] = (double)rnd() * (1.0 + (double)rnd() * 1e-9); /* mantissas past float's */
+        B64[i] = (double)rnd() * (1.0 - (double)rnd() * 1e-9);
+        Y64_got[i] = 1e300;
+    }
+    gemm_f64(M, N, K, A64, a_rs, a_cs, B64, b_rs, b_cs, Y64_got);
+    for (int64_t i = 0; i < M; i++) {
+        for (int64_t j = 0; j < N; j++) {
+            double acc = 0.0;
+            for (int64_t k = 0; k < K; k++)
+                acc = fma(A64[i * a_rs + k * a_cs], B64[k * b_rs + j * b_cs], acc);
+            Y64_want[i * N + j] = acc;
+        }
+    }
+    char what[128];
+    snprintf(what, sizeof what, "f64 random M=%d N=%d K=%d a_trans=%d b_trans=%d", (int)M, (int)N,
+             (int)K, a_trans, b_trans);
+    check(memcmp(Y64_got, Y64_want, (size_t)(M * N) * sizeof(double)) == 0 &&
+              Y64_got[M * N] == 1e300,
+          what);
+}
+
 int main(void)
 {
     test_hand();
@@ -280,6 +310,13 @@ int main(void)
             for (int bt = 0; bt < 2; bt++)
                 for (int64_t pad = 0; pad <= 3; pad += 3)
                     test_random(shapes[s][0], shapes[s][1], shapes[s][2], at, bt, pad);
+
+    static const int64_t shapes64[][3] = {
+        {1, 5, 7}, {6, 16, 3}, {13, 37, 300}, {127, 17, 9}, {5, 40, 0}};
+    for (size_t s = 0; s < sizeof shapes64 / sizeof shapes64[0]; s++)
+        for (int at = 0; at < 2; at++)
+            for (int bt = 0; bt < 2; bt++)
+                test_random_f64(shapes64[s][0], shapes64[s][1], shapes64[s][2], at, bt);
 
     test_sensitivity();
     test_epilogue_hand();
