@@ -473,7 +473,8 @@ static void emit_preamble(FILE *f, const Model *m, const Options *opt, const Emi
             line, comment_text(file_name(m->path)), m->opset,
             opt->gemm == GEMM_LIBXSMM ? "libxsmm" : "portable");
     if (opt->harness)
-        fprintf(f, "#define _POSIX_C_SOURCE 200809L\n");
+        /* 64-bit file offsets: 32-bit hosts' readdir/stat fail with EOVERFLOW otherwise. */
+        fprintf(f, "#define _POSIX_C_SOURCE 200809L\n#define _FILE_OFFSET_BITS 64\n");
     fprintf(f, "#if defined(__clang__)\n#pragma STDC FP_CONTRACT OFF\n#endif\n");
     fprintf(f,
             "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n");
