@@ -9,8 +9,8 @@
 #    cmake make gcc g++ libc6-dev clang pkg-config protobuf-c-compiler libprotobuf-c-dev
 #    libxsmm-dev python3 python3-venv gcc-arm-none-eabi libnewlib-arm-none-eabi (the portable
 #    output must also build for microcontrollers; tests check it), gcc-aarch64-linux-gnu
-#    gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross qemu-user (the
-#    cross-target bit-exactness tests)
+#    gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross qemu-user qemu-system-arm
+#    (the cross-target bit-exactness tests, the Cortex-M4 run)
 # 2. .venv at the repository root with the pinned packages of requirements.txt.
 # 3. cmake configure + build into $ONNX2C_BUILD_DIR (default build/).
 set -euo pipefail
@@ -38,6 +38,7 @@ need_cmd arm-none-eabi-gcc gcc-arm-none-eabi
 need_cmd aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
 need_cmd arm-linux-gnueabihf-gcc gcc-arm-linux-gnueabihf
 need_cmd qemu-aarch64 qemu-user
+need_cmd qemu-system-arm qemu-system-arm
 [ -e /usr/aarch64-linux-gnu/lib/libc.a ] || missing+=(libc6-dev-arm64-cross)
 [ -e /usr/arm-linux-gnueabihf/lib/libc.a ] || missing+=(libc6-dev-armhf-cross)
 [ -e /usr/include/stdio.h ] || missing+=(libc6-dev)
