@@ -270,9 +270,17 @@ void tensor_to_value_at(const Onnx__TensorProto *t, Value *v, const char *what, 
     for (size_t i = 0; i < t->n_dims; i++)
         v->dims[i] = t->dims[i];
     int64_t bytes = checked_mul(NULL, numel, (int64_t)dtype_size(dt));
-    v->data = xcalloc(1, (size_t)bytes + 1);
     bool external =
         t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    /* Inline data holds at most 4 elements per byte (2-bit types) or one per typed entry: a
+     * shape asking for more is refused before the allocation (a 100-byte model could ask for
+     * gigabytes here). The exact checks follow. */
+    size_t held =
+        t->n_float_data + t->n_double_data + t->n_int64_data + t->n_uint64_data + t->n_int32_data;
+    if (!external && (uint64_t)numel / 4 > (uint64_t)t->raw_data.len + held)
+        fatal("%s '%s' holds fewer elements than its shape needs (%lld)", what,
+              t->name ? t->name : "", (long long)numel);
+    v->data = xcalloc(1, (size_t)bytes + 1);
     if (external && dtype_packed_bits(dt)) {
         int64_t per_byte = 8 / dtype_packed_bits(dt);
         uint8_t *packed = xcalloc((size_t)(numel / per_byte) + 2, 1);

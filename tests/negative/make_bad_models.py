@@ -258,6 +258,9 @@ def hostile_models(valid):
     M["initializer_negative_dim"] = model([mk("Add", ["X", "W"], ["Y"], name="add0")], [X()], [Y()], [neg_init])
     huge_init = tensor("W", f32, [1 << 31, 1 << 31, 1 << 31])
     M["initializer_numel_overflow"] = model([mk("Add", ["X", "W"], ["Y"], name="add0")], [X()], [Y()], [huge_init])
+    # found by fuzzing: a shape asking for gigabytes was allocated before its data was checked
+    M["initializer_without_data"] = model([mk("Add", ["X", "W"], ["Y"], name="add0")], [X()], [Y()],
+                                          [tensor("W", f32, [1 << 16, 1 << 16])])
     M["string_tensor"] = model([mk("Identity", ["W"], ["Y"], name="id0")], [], [Y([1], t=TensorProto.STRING)],
                                [helper.make_tensor("W", TensorProto.STRING, [1], [b"hi"])])
     sparse = helper.make_sparse_tensor(helper.make_tensor("v", f32, [1], [1.0]),

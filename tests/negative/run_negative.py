@@ -389,6 +389,9 @@ HOSTILE = {
     "initializer_numel_overflow": (
         "an initializer whose element count overflows 64 bits",
         "tensor size overflows (2147483648 x 2147483648)"),
+    "initializer_without_data": (
+        "an initializer whose shape needs 16 GiB and that holds no data",
+        "initializer 'W' holds fewer elements than its shape needs (4294967296)"),
     "string_tensor": (
         "a string initializer",
         "initializer 'W' has element type string, which onnx2c does not support"),
