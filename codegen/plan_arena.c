@@ -1,28 +1,62 @@
 /* plan_arena.c — give every intermediate tensor an offset in one arena.
  *
- * Liveness is measured in schedule steps: a buffer lives from the step of its producer to the
- * last step that reads it or any view of it (Reshape, Flatten, ... share their source's
- * buffer). Steps are visited in order; at each step the outputs get the best-fitting free
- * block (or the arena grows), and buffers whose last use was this step go back to the free
- * list, merged with their neighbours. Graph inputs and outputs live in the caller's memory and
- * constants in static data, so neither takes arena space. Node scratch (e.g. the im2col
- * buffer of a convolution) lives for its node's step only. */
+ * Buffers. Graph inputs and outputs live in the caller's memory and constants in static data,
+ * so neither takes arena space. Every other tensor is in a buffer of the arena: its own, or
+ *   - its source's, for a view (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout:
+ *     zero-copy, linked by schedule.c), or
+ *   - an input's, in place: an elementwise node (is_elementwise_op, fuse_epilogue.c) may write
+ *     its output into the buffer of an input that dies at its step, when the two have the
+ *     same type and element count and no other operand of the node (nor of an epilogue fused
+ *     into it) reads that buffer. Legal because those kernels read element i before they
+ *     write element i and take no restrict pointers (templates/elementwise.c and math.c say
+ *     "y may be x"; they already run in place as epilogues), and the tiles of emit_chain.c
+ *     read and write the same rows of both. Not done for a Gemm or Conv taking its residual
+ *     Add's buffer: the product stores its result before the epilogue reads the residual.
+ * Node scratch (e.g. the im2col buffer of a convolution) is a buffer alive for its node's
+ * step. Every size is rounded up to ARENA_ALIGN.
+ *
+ * Lifetimes are in schedule steps: a buffer lives from the step of its first producer to the
+ * last step that reads it or any tensor sharing it, inclusive; a graph output that is a view is
+ * copied out after the last step, so its buffer lives to the end. Two buffers whose lifetimes
+ * overlap get disjoint bytes; the live lower bound is the most bytes of buffers alive at one
+ * step, and no plan can be smaller.
+ *
+ * Offsets. The plan kept is the smallest of these (the first on a tie), stopping as soon as
+ * one reaches the live lower bound:
+ *   - greedy: buffers one by one in a fixed order, each at the lowest offset free for its
+ *     whole lifetime (TFLite's "greedy by size"), or in the smallest free gap that holds it;
+ *     the orders are largest first, largest bytes x steps first and longest-lived first.
+ *     Each is then improved: the buffer that ends highest moves to the front of the order and
+ *     the buffers are placed again (a few rounds, within a work budget);
+ *   - by steps: steps in order, at each step the new buffers take the best-fitting free block
+ *     (or the arena grows), and the buffers that die there return to the free list, merged
+ *     with their neighbours.
+ * The greedy placements need the list of overlapping pairs; a graph with more than
+ * MAX_OVERLAPS of them (where that would cost more time than it saves memory) is planned by
+ * steps only. Everything is deterministic: same graph, same offsets. */
 #include "onnx2c.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define ARENA_ALIGN 64
+#define ARENA_ALIGN  64
+#define MAX_OVERLAPS 8000000  /* pairs of buffers alive at a common step */
+#define WORK_BUDGET  30000000 /* buffers + overlaps visited by all greedy placements together */
+#define MAX_ROUNDS   24       /* placements of one greedy order */
 
-typedef struct Block {
-    int64_t offset, size;
-} Block;
+typedef struct Buffer {
+    int64_t size;    /* bytes, a multiple of ARENA_ALIGN */
+    int first, last; /* schedule steps, inclusive */
+    int64_t offset;
+} Buffer;
 
-typedef struct FreeList {
-    Block *blocks;
+typedef struct Buffers {
+    Buffer *b;
     int n, cap;
-    int64_t top; /* arena size so far */
-} FreeList;
+    int *of_value;   /* per value id: its buffer, or -1 */
+    int *of_scratch; /* per step: the node's scratch buffer, or -1 */
+    int in_place;    /* outputs that took an input's buffer */
+} Buffers;
 
 static Value *root_of(Value *v)
 {
@@ -33,8 +67,149 @@ static Value *root_of(Value *v)
 
 static int64_t align_up(int64_t n)
 {
-    return (n + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
+    return checked_add(NULL, n, ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
 }
+
+static bool needs_arena(const Value *v)
+{
+    return !v->data && !v->is_input && !v->is_output && !v->view_of && v->producer;
+}
+
+static void compute_liveness(Graph *g)
+{
+    for (int i = 0; i < g->nvalues; i++)
+        g->values[i]->first_step = g->values[i]->last_step = -1;
+    for (int s = 0; s < g->nnodes; s++) {
+        Node *n = g->nodes[s];
+        for (int i = 0; i < n->noutputs; i++)
+            if (root_of(n->outputs[i])->first_step < 0)
+                root_of(n->outputs[i])->first_step = s;
+        for (int i = 0; i < n->ninputs; i++)
+            if (n->inputs[i])
+                root_of(n->inputs[i])->last_step = s;
+    }
+    for (int i = 0; i < g->nvalues; i++) {
+        Value *v = g->values[i];
+        if (v->first_step >= 0 && v->last_step < v->first_step)
+            v->last_step = v->first_step; /* computed but unread: still needs a place */
+    }
+    /* A graph output that is a view is copied out after the last step: its buffer stays. */
+    for (int i = 0; i < g->noutputs; i++)
+        root_of(g->outputs[i])->last_step = g->nnodes;
+}
+
+/* ---- buffers ---- */
+
+static int new_buffer(Buffers *bs, int64_t size, int first, int last)
+{
+    if (bs->n == bs->cap) {
+        bs->cap = bs->cap ? 2 * bs->cap : 64;
+        bs->b = xrealloc(bs->b, (size_t)bs->cap * sizeof(Buffer));
+    }
+    bs->b[bs->n] = (Buffer){size, first, last, -1};
+    return bs->n++;
+}
+
+/* How many input slots of n, and of the epilogues fused into it, read buffer `buf`. */
+static int reads_of_buffer(const Buffers *bs, const Node *n, int buf)
+{
+    int count = 0;
+    for (int i = 0; i < n->ninputs; i++)
+        if (n->inputs[i] && bs->of_value[root_of(n->inputs[i])->id] == buf)
+            count++;
+    for (int e = 0; e < n->nepilogue; e++) {
+        const Epilogue *ep = &n->epilogue[e];
+        for (int i = 0; i < ep->node->ninputs; i++)
+            if (i != ep->input && ep->node->inputs[i] &&
+                bs->of_value[root_of(ep->node->inputs[i])->id] == buf)
+                count++;
+    }
+    return count;
+}
+
+/* The buffer of an input of elementwise node n (step s) that output y may take, or -1. Only
+ * the node's own operands qualify (inputs appended for its epilogues are read after the head
+ * op has written y), and only one that no other slot of the node or its epilogues reads. */
+static int in_place_buffer(const Buffers *bs, const Node *n, int s, const Value *y)
+{
+    if (!n->op || !is_elementwise_op(n->op_type) || n->noutputs != 1)
+        return -1;
+    /* The operands are the required inputs: x of a unary op, a and b of a binary one (Clip's
+     * bounds are scalars read as arguments, not arrays). */
+    for (int i = 0; i < n->op->min_inputs && i < n->ninputs; i++) {
+        Value *x = n->inputs[i];
+        if (!x || x->dtype != y->dtype || value_numel(x) != value_numel(y))
+            continue;
+        int buf = bs->of_value[root_of(x)->id];
+        if (buf < 0 || bs->b[buf].last != s || bs->b[buf].size != align_up(value_bytes(y)) ||
+            reads_of_buffer(bs, n, buf) != 1)
+            continue;
+        return buf;
+    }
+    return -1;
+}
+
+static Buffers make_buffers(Graph *g, bool in_place, int64_t *naive)
+{
+    Buffers bs = {0};
+    bs.of_value = xcalloc((size_t)g->nvalues + 1, sizeof(int));
+    bs.of_scratch = xcalloc((size_t)g->nnodes + 1, sizeof(int));
+    for (int i = 0; i < g->nvalues; i++)
+        bs.of_value[i] = -1;
+    *naive = 0;
+    for (int s = 0; s < g->nnodes; s++) {
+        Node *n = g->nodes[s];
+        for (int i = 0; i < n->noutputs; i++) {
+            Value *v = n->outputs[i];
+            if (!needs_arena(v) || bs.of_value[v->id] >= 0)
+                continue;
+            int64_t size = align_up(value_bytes(v));
+            *naive = checked_add(NULL, *naive, size);
+            int buf = in_place ? in_place_buffer(&bs, n, s, v) : -1;
+            if (buf >= 0) {
+                if (bs.b[buf].last < v->last_step)
+                    bs.b[buf].last = v->last_step;
+                bs.in_place++;
+            } else {
+                buf = new_buffer(&bs, size, v->first_step, v->last_step);
+            }
+            bs.of_value[v->id] = buf;
+        }
+        int64_t scratch = n->op && n->op->scratch ? align_up(n->op->scratch(n)) : 0;
+        bs.of_scratch[s] = scratch ? new_buffer(&bs, scratch, s, s) : -1;
+        *naive = checked_add(NULL, *naive, scratch);
+    }
+    return bs;
+}
+
+/* The most bytes of buffers alive at one step. */
+static int64_t live_lower_bound(const Buffers *bs, int nsteps)
+{
+    int64_t *delta = xcalloc((size_t)nsteps + 2, sizeof(int64_t));
+    for (int i = 0; i < bs->n; i++) {
+        delta[bs->b[i].first] += bs->b[i].size;
+        delta[bs->b[i].last + 1] -= bs->b[i].size;
+    }
+    int64_t live = 0, most = 0;
+    for (int s = 0; s <= nsteps; s++) {
+        live = checked_add(NULL, live, delta[s]);
+        if (live > most)
+            most = live;
+    }
+    return most;
+}
+
+/* ---- placement 3: by steps, best fit ---- */
+
+typedef struct Block {
+    int64_t offset, size;
+} Block;
+
+typedef struct FreeList {
+    Block *blocks;
+    int n, cap;
+    int64_t top; /* arena size so far */
+} FreeList;
 
 static int64_t take_block(FreeList *fl, int64_t size)
 {
@@ -47,11 +222,11 @@ static int64_t take_block(FreeList *fl, int64_t size)
         if (fl->n && fl->blocks[fl->n - 1].offset + fl->blocks[fl->n - 1].size == fl->top) {
             int64_t off = fl->blocks[fl->n - 1].offset;
             fl->n--;
-            fl->top = off + size;
+            fl->top = checked_add(NULL, off, size);
             return off;
         }
         int64_t off = fl->top;
-        fl->top += size;
+        fl->top = checked_add(NULL, fl->top, size);
         return off;
     }
     int64_t off = fl->blocks[best].offset;
@@ -90,85 +265,221 @@ static void give_block(FreeList *fl, int64_t offset, int64_t size)
     }
 }
 
-static bool needs_arena(const Value *v)
+/* Buffers were made in step order, so those born at step s are a run of indices; the ones
+ * dying at s come from a list sorted by last step. */
+static int64_t place_by_steps(const Buffers *bs, int nsteps, int64_t *offsets)
 {
-    return !v->data && !v->is_input && !v->is_output && !v->view_of && v->producer;
+    int *by_last = xcalloc((size_t)bs->n + 1, sizeof(int));
+    int *count = xcalloc((size_t)nsteps + 2, sizeof(int));
+    for (int i = 0; i < bs->n; i++)
+        count[bs->b[i].last + 1]++;
+    for (int s = 0; s <= nsteps; s++)
+        count[s + 1] += count[s];
+    for (int i = 0; i < bs->n; i++)
+        by_last[count[bs->b[i].last]++] = i; /* count[s] now ends the run of step s */
+    FreeList fl = {0};
+    int born = 0, dead = 0;
+    for (int s = 0; s <= nsteps; s++) {
+        for (; born < bs->n && bs->b[born].first == s; born++)
+            offsets[born] = take_block(&fl, bs->b[born].size);
+        for (; dead < bs->n && bs->b[by_last[dead]].last == s; dead++)
+            give_block(&fl, offsets[by_last[dead]], bs->b[by_last[dead]].size);
+    }
+    return fl.top;
 }
 
-static void compute_liveness(Graph *g)
+/* ---- placements 1 and 2: greedy by size ---- */
+
+typedef struct Overlaps {
+    int *start; /* [n+1]: buffer i overlaps with[start[i] .. start[i+1]-1] */
+    int *with;
+} Overlaps;
+
+/* Every pair of buffers alive at a common step, both ways; false when more than max pairs. */
+static bool find_overlaps(const Buffers *bs, int64_t max, Overlaps *ov)
 {
-    for (int i = 0; i < g->nvalues; i++)
-        g->values[i]->first_step = g->values[i]->last_step = -1;
-    for (int s = 0; s < g->nnodes; s++) {
-        Node *n = g->nodes[s];
-        for (int i = 0; i < n->noutputs; i++)
-            root_of(n->outputs[i])->first_step = s;
-        for (int i = 0; i < n->ninputs; i++)
-            if (n->inputs[i])
-                root_of(n->inputs[i])->last_step = s;
+    /* Sweep the buffers in order of first step (their index order), keeping those alive. */
+    int *alive = xcalloc((size_t)bs->n + 1, sizeof(int));
+    int nalive = 0;
+    int64_t pairs = 0;
+    int *degree = xcalloc((size_t)bs->n + 1, sizeof(int));
+    for (int pass = 0; pass < 2; pass++) {
+        nalive = 0;
+        for (int i = 0; i < bs->n; i++) {
+            int keep = 0;
+            for (int k = 0; k < nalive; k++)
+                if (bs->b[alive[k]].last >= bs->b[i].first)
+                    alive[keep++] = alive[k];
+            nalive = keep;
+            for (int k = 0; k < nalive; k++) {
+                int j = alive[k];
+                if (pass == 0) {
+                    degree[i]++;
+                    degree[j]++;
+                    if (++pairs > max)
+                        return false;
+                } else {
+                    ov->with[ov->start[i] + degree[i]++] = j;
+                    ov->with[ov->start[j] + degree[j]++] = i;
+                }
+            }
+            alive[nalive++] = i;
+        }
+        if (pass == 0) {
+            ov->start = xcalloc((size_t)bs->n + 1, sizeof(int));
+            for (int i = 0; i < bs->n; i++)
+                ov->start[i + 1] = ov->start[i] + degree[i];
+            ov->with = xcalloc((size_t)ov->start[bs->n] + 1, sizeof(int));
+            memset(degree, 0, (size_t)bs->n * sizeof(int));
+        }
     }
-    for (int i = 0; i < g->nvalues; i++) {
-        Value *v = g->values[i];
-        if (v->first_step >= 0 && v->last_step < v->first_step)
-            v->last_step = v->first_step; /* computed but unread: still needs a place */
+    return true;
+}
+
+/* Sort keys: the order buffers are placed in, and placed neighbours by offset. */
+typedef struct SortKey {
+    int64_t key, key2;
+    int index;
+} SortKey;
+
+static int by_key(const void *pa, const void *pb)
+{
+    const SortKey *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    if (a->key2 != b->key2)
+        return a->key2 < b->key2 ? -1 : 1;
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+/* The orders of the greedy placements: which buffer is placed first. */
+typedef enum {
+    ORDER_SIZE,     /* largest first (then earliest) */
+    ORDER_AREA,     /* largest bytes x steps first (then largest) */
+    ORDER_LIFETIME, /* longest-lived first (then largest) */
+    ORDER_COUNT
+} Order;
+
+static SortKey order_key(const Buffer *b, Order order, int index)
+{
+    int64_t steps = (int64_t)b->last - b->first + 1;
+    int64_t area =
+        b->size / ARENA_ALIGN > INT64_MAX / steps ? INT64_MAX : b->size / ARENA_ALIGN * steps;
+    switch (order) {
+    case ORDER_SIZE: return (SortKey){-b->size, b->first, index};
+    case ORDER_AREA: return (SortKey){-area, -b->size, index};
+    default: return (SortKey){-steps, -b->size, index};
     }
-    /* A graph output that is a view is copied out after the last step: its buffer stays. */
-    for (int i = 0; i < g->noutputs; i++)
-        root_of(g->outputs[i])->last_step = g->nnodes;
+}
+
+/* Places the buffers in the order given, each at the lowest offset (or in the smallest gap)
+ * free for its whole lifetime. `near` has room for the most overlaps of one buffer. */
+static int64_t place_in_order(const Buffers *bs, const Overlaps *ov, const int *order,
+                              bool best_gap, int64_t *offsets, SortKey *near)
+{
+    for (int i = 0; i < bs->n; i++)
+        offsets[i] = -1;
+    int64_t top = 0;
+    for (int k = 0; k < bs->n; k++) {
+        int i = order[k], nnear = 0;
+        for (int j = ov->start[i]; j < ov->start[i + 1]; j++)
+            if (offsets[ov->with[j]] >= 0)
+                near[nnear++] = (SortKey){offsets[ov->with[j]], 0, ov->with[j]};
+        qsort(near, (size_t)nnear, sizeof(SortKey), by_key);
+        /* Scan the gaps between the placed neighbours, lowest first; past the last one the
+         * arena is free. */
+        int64_t size = bs->b[i].size, pos = 0, best = -1, best_size = 0;
+        for (int j = 0; j < nnear && !(best >= 0 && !best_gap); j++) {
+            int64_t gap = near[j].key - pos;
+            if (gap >= size && (best < 0 || gap < best_size)) {
+                best = pos;
+                best_size = gap;
+            }
+            int64_t end = near[j].key + bs->b[near[j].index].size;
+            if (end > pos)
+                pos = end;
+        }
+        offsets[i] = best >= 0 ? best : pos;
+        int64_t end = checked_add(NULL, offsets[i], size);
+        if (end > top)
+            top = end;
+    }
+    return top;
+}
+
+static void sorted_order(const Buffers *bs, Order order_by, int *order)
+{
+    SortKey *keys = xcalloc((size_t)bs->n + 1, sizeof(SortKey));
+    for (int i = 0; i < bs->n; i++)
+        keys[i] = order_key(&bs->b[i], order_by, i);
+    qsort(keys, (size_t)bs->n, sizeof(SortKey), by_key);
+    for (int i = 0; i < bs->n; i++)
+        order[i] = keys[i].index;
+}
+
+/* Keeps `offsets` as the plan when it is smaller than the best so far. */
+static void keep_smaller(const Buffers *bs, int64_t top, const int64_t *offsets, int64_t *best_top,
+                         int64_t *best)
+{
+    if (*best_top >= 0 && top >= *best_top)
+        return;
+    *best_top = top;
+    memcpy(best, offsets, (size_t)bs->n * sizeof(int64_t));
+}
+
+/* The greedy placements, each improved by moving the buffer that ends highest to the front of
+ * the order and placing again, until the live lower bound is reached (no plan is smaller) or
+ * the work budget is spent. */
+static void place_all_greedy(const Buffers *bs, const Overlaps *ov, int64_t lower_bound,
+                             int64_t *offsets, int64_t *best_top, int64_t *best)
+{
+    int *order = xcalloc((size_t)bs->n + 1, sizeof(int));
+    SortKey *near = xcalloc((size_t)ov->start[bs->n] + 1, sizeof(SortKey));
+    int64_t cost = (int64_t)bs->n + ov->start[bs->n] + 1; /* of one placement */
+    int64_t placements = WORK_BUDGET / cost > 1 ? WORK_BUDGET / cost : 1;
+    for (int o = 0; o < (int)ORDER_COUNT; o++)
+        for (int best_gap = 0; best_gap < 2; best_gap++) {
+            sorted_order(bs, (Order)o, order);
+            for (int round = 0; round < MAX_ROUNDS; round++) {
+                if (placements-- <= 0 || (*best_top >= 0 && *best_top <= lower_bound))
+                    return;
+                int64_t top = place_in_order(bs, ov, order, best_gap, offsets, near);
+                keep_smaller(bs, top, offsets, best_top, best);
+                int k = bs->n - 1;
+                while (k > 0 && offsets[order[k]] + bs->b[order[k]].size != top)
+                    k--;
+                int culprit = order[k];
+                memmove(order + 1, order, (size_t)k * sizeof(int));
+                order[0] = culprit;
+            }
+        }
 }
 
 ArenaPlan plan_arena(Graph *g)
 {
-    ArenaPlan plan = {0, 0, 0};
+    ArenaPlan plan = {0};
     compute_liveness(g);
-    FreeList fl = {0};
-    int64_t live = 0;
-    /* A node may read one value many times (Concat of x with itself), so the list of what
-     * dies at a step is as long as the longest node, not the number of values. */
-    int most = 1;
+    Buffers bs = make_buffers(g, true, &plan.naive_bytes);
+    plan.lower_bound_bytes = live_lower_bound(&bs, g->nnodes);
+    plan.in_place = bs.in_place;
+
+    int64_t *best = xcalloc((size_t)bs.n + 1, sizeof(int64_t));
+    int64_t *offsets = xcalloc((size_t)bs.n + 1, sizeof(int64_t));
+    int64_t best_top = -1;
+    Overlaps ov = {0};
+    if (bs.n && find_overlaps(&bs, MAX_OVERLAPS, &ov))
+        place_all_greedy(&bs, &ov, plan.lower_bound_bytes, offsets, &best_top, best);
+    if (best_top < 0 || best_top > plan.lower_bound_bytes)
+        keep_smaller(&bs, place_by_steps(&bs, g->nnodes, offsets), offsets, &best_top, best);
+    plan.arena_bytes = best_top; /* 0 with no buffers: place_by_steps placed nothing */
+
+    for (int i = 0; i < g->nvalues; i++)
+        if (bs.of_value[i] >= 0)
+            g->values[i]->offset = best[bs.of_value[i]];
     for (int s = 0; s < g->nnodes; s++)
-        if (g->nodes[s]->ninputs + g->nodes[s]->noutputs > most)
-            most = g->nodes[s]->ninputs + g->nodes[s]->noutputs;
-    Value **ending = xcalloc((size_t)most, sizeof(Value *));
-    for (int s = 0; s < g->nnodes; s++) {
-        Node *n = g->nodes[s];
-        for (int i = 0; i < n->noutputs; i++) {
-            Value *v = n->outputs[i];
-            if (!needs_arena(v) || v->offset >= 0)
-                continue;
-            int64_t size = align_up(value_bytes(v));
-            v->offset = take_block(&fl, size);
-            live += size;
-            plan.naive_bytes += size;
-        }
-        int64_t scratch = n->op->scratch ? align_up(n->op->scratch(n)) : 0;
-        if (scratch) {
-            n->scratch_offset = take_block(&fl, scratch);
-            plan.naive_bytes += scratch;
-        }
-        if (live + scratch > plan.lower_bound_bytes)
-            plan.lower_bound_bytes = live + scratch;
-        if (scratch)
-            give_block(&fl, n->scratch_offset, scratch);
-        /* Free what dies here: inputs read for the last time, outputs never read. */
-        int nend = 0;
-        for (int i = 0; i < n->ninputs; i++)
-            if (n->inputs[i])
-                ending[nend++] = root_of(n->inputs[i]);
-        for (int i = 0; i < n->noutputs; i++)
-            ending[nend++] = root_of(n->outputs[i]);
-        for (int i = 0; i < nend; i++) {
-            Value *v = ending[i];
-            if (!needs_arena(v) || v->last_step != s || v->offset < 0)
-                continue;
-            v->last_step = -2; /* freed once even if read twice by this node */
-            int64_t size = align_up(value_bytes(v));
-            give_block(&fl, v->offset, size);
-            live -= size;
-        }
-    }
-    plan.arena_bytes = fl.top;
-    return plan;
+        if (bs.of_scratch[s] >= 0)
+            g->nodes[s]->scratch_offset = best[bs.of_scratch[s]];
+    return plan; /* the arrays go with everything else at exit (util.c) */
 }
 
 /* The node-order bound (DESIGN.md "Memory figures"): the most bytes of intermediate tensors
@@ -224,7 +535,7 @@ int64_t node_order_bound(const Graph *g)
     }
     int64_t live = 0, most = 0;
     for (int s = 0; s < ns; s++) {
-        live += delta[s];
+        live = checked_add(NULL, live, delta[s]);
         if (live > most)
             most = live;
     }

@@ -19,7 +19,8 @@
  *                     chains into their first node (../codegen/emit_chain.c tiles them)
  *   eliminate_dead.c  drop nodes and values no graph output needs
  *   schedule.c        deterministic topological order
- *   ../codegen/plan_arena.c   liveness-based offsets in one arena, views share their source
+ *   ../codegen/plan_arena.c   offsets in one arena over lifetimes (greedy by size), views share
+ *                             their source, elementwise ops run in place on a dying input
  *   ../codegen/emit.c         the C file: weights, kernels, entry points, harness
  *   report.c          --report / --report-json
  *
@@ -351,6 +352,7 @@ typedef struct ArenaPlan {
     int64_t arena_bytes;
     int64_t naive_bytes;       /* sum of every intermediate's size */
     int64_t lower_bound_bytes; /* largest total live at one step */
+    int in_place;              /* outputs written into the buffer of a dying input */
 } ArenaPlan;
 ArenaPlan plan_arena(Graph *g);
 int64_t node_order_bound(const Graph *g); /* bytes a naive plan in the model's order needs */

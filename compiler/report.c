@@ -56,9 +56,11 @@ void print_report(FILE *f, const Model *m, const ArenaPlan *plan)
     fprintf(f, "fusions:%s\n", nfusions ? "" : " none");
     if (nfusions)
         print_counts(f, fusions, nfusions);
-    fprintf(f, "arena: %lld bytes (naive sum of intermediates %lld, live lower bound %lld)\n",
+    fprintf(f,
+            "arena: %lld bytes (naive sum of intermediates %lld, live lower bound %lld, %d in "
+            "place)\n",
             (long long)plan->arena_bytes, (long long)plan->naive_bytes,
-            (long long)plan->lower_bound_bytes);
+            (long long)plan->lower_bound_bytes, plan->in_place);
     fprintf(f, "node-order bound: %lld bytes\n", (long long)m->node_order_bound_bytes);
     fprintf(f, "weights: %lld bytes\n", (long long)model_weight_bytes(g));
     fprintf(f, "compute: %.3f MFLOPs per inference\n", model_mflops(g));
@@ -115,11 +117,12 @@ void write_report_json(const char *path, const Model *m, const ArenaPlan *plan)
     json_counts(f, fusions, nfusions);
     fprintf(f,
             ", \"arena_bytes\": %lld, \"arena_naive_bytes\": %lld, "
-            "\"arena_lower_bound_bytes\": %lld, \"node_order_bound_bytes\": %lld, "
-            "\"weight_bytes\": %lld, \"mflops\": %.6f}\n",
+            "\"arena_lower_bound_bytes\": %lld, \"arena_in_place\": %d, "
+            "\"node_order_bound_bytes\": %lld, \"weight_bytes\": %lld, \"mflops\": %.6f}\n",
             (long long)plan->arena_bytes, (long long)plan->naive_bytes,
-            (long long)plan->lower_bound_bytes, (long long)m->node_order_bound_bytes,
-            (long long)model_weight_bytes(g), model_mflops(g));
+            (long long)plan->lower_bound_bytes, plan->in_place,
+            (long long)m->node_order_bound_bytes, (long long)model_weight_bytes(g),
+            model_mflops(g));
     if (ferror(f) | fclose(f)) {
         fprintf(stderr, "onnx2c: error: %s: write failed\n", path);
         exit(1);

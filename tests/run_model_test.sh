@@ -101,7 +101,8 @@ fi
 
 if [ -n "$python" ]; then
     step check "$out.json"
-    "$python" - "$out.json" "$out.c" <<'EOF' || fail "bad --report-json output"
+    "$python" - "$out.json" "$out.c" "$(dirname "$0")/models/memory_expected_failures.txt" \
+        "$(basename "$model_dir")" <<'EOF' || fail "bad --report-json output"
 import json, numbers, re, sys
 r = json.load(open(sys.argv[1]))
 for k in ("nodes_before", "nodes_after", "arena_bytes", "arena_lower_bound_bytes", "node_order_bound_bytes", "weight_bytes"):
@@ -117,6 +118,23 @@ assert sum(r["ops_after"].values()) == r["nodes_after"], "ops_after does not sum
 m = re.search(r"^#define \w+_ARENA_BYTES (\d+)$", open(sys.argv[2]).read(), re.M)
 assert m, "no NAME_ARENA_BYTES in the generated file"
 assert int(m.group(1)) == r["arena_bytes"], f"NAME_ARENA_BYTES {m.group(1)} != arena_bytes {r['arena_bytes']}"
+# Memory (DESIGN.md "Memory figures"): the arena is at most the node-order bound and at most
+# 1.10x the live lower bound of onnx2c's own schedule, except for the models listed, with why,
+# in tests/models/memory_expected_failures.txt (one that is now within them says so).
+arena, bound, lower = r["arena_bytes"], r["node_order_bound_bytes"], r["arena_lower_bound_bytes"]
+problems = []
+if arena > bound:
+    problems.append(f"arena_bytes {arena} > node_order_bound_bytes {bound}")
+if arena * 100 > lower * 110:
+    problems.append(f"arena_bytes {arena} > 1.10 * arena_lower_bound_bytes {lower}")
+listed = {line.split()[0] for line in open(sys.argv[3]) if line.strip() and not line.startswith("#")}
+if sys.argv[4] in listed and problems:
+    print(f"expected memory failure ({sys.argv[3]}): " + "; ".join(problems))
+elif sys.argv[4] in listed:
+    print(f"NOTE: {sys.argv[4]} is within the memory bounds here: delete it from {sys.argv[3]}"
+          " once it is in every configuration")
+else:
+    assert not problems, "; ".join(problems)
 EOF
 fi
 

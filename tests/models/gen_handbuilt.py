@@ -11,6 +11,9 @@ every model has its own seed (numpy.random.default_rng(seed)).
 
   concat_repeat  one intermediate read 8 and 64 times by one Concat node each, then a MatMul (the
                  memory planner once overflowed a buffer sized by the number of values)
+  inplace_elementwise  unary and broadcasting binary ops whose outputs the planner may put in
+                 the buffer of a dying input (through a Reshape view too), and ones it must not
+                 (Mul(c, c); an operand read again by a later op)
 """
 
 import sys
@@ -45,9 +48,39 @@ def concat_repeat(rng):
     return graph, {"x": [2, 3]}
 
 
+def inplace_elementwise(rng):
+    w = rng.standard_normal([256, 8], dtype=np.float32) * np.float32(0.1)
+    nodes = [
+        helper.make_node("Relu", ["x"], ["a"], name="relu"),
+        helper.make_node("Exp", ["a"], ["b"], name="exp"),              # in place on a
+        helper.make_node("Neg", ["bias"], ["nb"], name="neg"),
+        helper.make_node("Add", ["nb", "b"], ["c"], name="add"),        # on b, operand 2
+        helper.make_node("Mul", ["c", "c"], ["d"], name="square"),      # reads c twice
+        helper.make_node("Sub", ["d", "c"], ["e"], name="sub"),         # c dies here, d too
+        helper.make_node("Sigmoid", ["e"], ["f"], name="sigmoid"),
+        helper.make_node("Reshape", ["f", "flat"], ["g"], name="flatten"),
+        helper.make_node("Tanh", ["g"], ["h"], name="tanh"),            # on f through a view
+        helper.make_node("Mul", ["h", "a2"], ["k"], name="mul_by_x"),   # a2 read again below
+        helper.make_node("Add", ["k", "a2"], ["m"], name="add_x"),
+        helper.make_node("Reshape", ["m", "rows"], ["n"], name="rows"),
+        helper.make_node("MatMul", ["n", "w"], ["y"], name="matmul"),
+        helper.make_node("Relu", ["x2"], ["a2"], name="relu2"),
+    ]
+    # relu2 is listed last in the file but must run before mul_by_x: sort topologically.
+    nodes = [nodes[-1]] + nodes[:-1]
+    inits = [numpy_helper.from_array(w, name="w"),
+             numpy_helper.from_array(np.array([256], dtype=np.int64), name="flat"),
+             numpy_helper.from_array(np.array([1, 256], dtype=np.int64), name="rows")]
+    graph = helper.make_graph(nodes, "inplace_elementwise",
+                              [vi("x", [4, 64]), vi("bias", [64]), vi("x2", [256])],
+                              [vi("y", [1, 8])], inits)
+    return graph, {"x": [4, 64], "bias": [64], "x2": [256]}
+
+
 MODELS = [
     # name, builder, seed
     ("concat_repeat", concat_repeat, 1),
+    ("inplace_elementwise", inplace_elementwise, 2),
 ]
 
 

@@ -1,0 +1,361 @@
+/* test_plan_arena.c — the memory planner (codegen/plan_arena.c) on hand-built graphs.
+ *
+ * Each case builds a small graph with the IR functions, schedules it and plans its arena,
+ * then compares offsets, arena bytes, the live lower bound, the naive sum and the node-order
+ * bound with values computed by hand in the comments. Every plan is also checked by
+ * check_disjoint(), which recomputes lifetimes with its own loop: two arena tensors alive at
+ * a common step must not share bytes, except an output that takes the buffer of an input at
+ * the step where that input is read for the last time (in place).
+ *
+ * Links the compiler's sources (not main.c); built by tests/CMakeLists.txt. */
+#include "../check.h"
+#include "onnx2c.h"
+
+#include <string.h>
+
+/* An op whose emitted code needs 1000 bytes of scratch (planned as 1024, the alignment). */
+static int64_t fixed_scratch(const Node *n)
+{
+    (void)n;
+    return 1000;
+}
+static const OpDef scratch_op = {"ScratchOp",   1,   1, 1, NULL, NULL, NULL, false, NULL,
+                                 fixed_scratch, NULL};
+
+static Graph *g;
+
+static Value *tensor(const char *name, int64_t elements)
+{
+    Value *v = value_new(g, name);
+    set_shape(v, DT_FLOAT, 1, &elements);
+    return v;
+}
+
+static Value *input(const char *name, int64_t elements)
+{
+    Value *v = tensor(name, elements);
+    v->is_input = true;
+    return v;
+}
+
+/* Node `op` (an op of the table, or the scratch op) reading ins[0..nin-1], writing `out`. */
+static Value *node(const char *op, int nin, Value **ins, Value *out)
+{
+    Node *n = node_new(g, op, op, nin, 1);
+    n->op = strcmp(op, "ScratchOp") ? op_lookup(op) : &scratch_op;
+    for (int i = 0; i < nin; i++)
+        node_set_input(n, i, ins[i]);
+    n->outputs[0] = out;
+    out->producer = n;
+    return out;
+}
+
+static Value *op1(const char *op, Value *x, Value *out)
+{
+    return node(op, 1, &x, out);
+}
+
+static Value *op2(const char *op, Value *a, Value *b, Value *out)
+{
+    Value *ins[2] = {a, b};
+    return node(op, 2, ins, out);
+}
+
+static void output(Value *v)
+{
+    v->is_output = true;
+    g->outputs = xrealloc(g->outputs, (size_t)(g->noutputs + 1) * sizeof(Value *));
+    g->outputs[g->noutputs++] = v;
+}
+
+static void begin(void)
+{
+    g = graph_new();
+}
+
+static int64_t bound;
+
+static ArenaPlan plan(void)
+{
+    bound = node_order_bound(g);
+    number_nodes(g);
+    schedule(g);
+    return plan_arena(g);
+}
+
+static Value *root(Value *v)
+{
+    while (v->view_of)
+        v = v->view_of;
+    return v;
+}
+
+/* The independent check described at the top. */
+static void check_disjoint(const char *what, const ArenaPlan *p)
+{
+    int first[64], last[64];
+    for (int i = 0; i < g->nvalues; i++)
+        first[i] = last[i] = -1;
+    for (int s = 0; s < g->nnodes; s++) {
+        Node *n = g->nodes[s];
+        for (int i = 0; i < n->ninputs; i++)
+            if (n->inputs[i])
+                last[root(n->inputs[i])->id] = s;
+        Value *r = root(n->outputs[0]);
+        if (first[r->id] < 0)
+            first[r->id] = s;
+        if (last[r->id] < s)
+            last[r->id] = s;
+    }
+    for (int i = 0; i < g->noutputs; i++)
+        last[root(g->outputs[i])->id] = g->nnodes;
+    bool ok = true;
+    for (int i = 0; i < g->nvalues; i++)
+        for (int j = 0; j < g->nvalues; j++) {
+            Value *a = g->values[i], *b = g->values[j];
+            if (i == j || a->offset < 0 || b->offset < 0 || a->view_of || b->view_of)
+                continue;
+            ok &= a->offset + value_bytes(a) <= p->arena_bytes;
+            bool same_time = first[i] <= last[j] && first[j] <= last[i];
+            bool same_bytes =
+                a->offset < b->offset + value_bytes(b) && b->offset < a->offset + value_bytes(a);
+            bool handed_over = (last[i] == first[j] || last[j] == first[i]) &&
+                               a->offset == b->offset && value_bytes(a) == value_bytes(b);
+            if (same_time && same_bytes && !handed_over)
+                ok = false;
+        }
+    for (int s = 0; s < g->nnodes; s++) {
+        Node *n = g->nodes[s];
+        if (!n->op->scratch)
+            continue;
+        for (int i = 0; i < g->nvalues; i++) {
+            Value *a = g->values[i];
+            if (a->offset < 0 || a->view_of || first[i] > s || last[i] < s)
+                continue;
+            if (a->offset < n->scratch_offset + 1024 &&
+                n->scratch_offset < a->offset + value_bytes(a))
+                ok = false;
+        }
+    }
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s: tensors alive together do not share bytes", what);
+    check(ok, msg);
+}
+
+static void expect(const char *what, int64_t got, int64_t want)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s: %lld (want %lld)", what, (long long)got, (long long)want);
+    check(got == want, msg);
+}
+
+/* x -> Softmax a -> Softmax b -> Softmax c -> Softmax y (64 floats each, 256 bytes). Nothing
+ * runs in place (Softmax is not elementwise). Lifetimes a [0,1], b [1,2], c [2,3]: a and c
+ * share bytes, b sits next to them. */
+static void test_lifetimes(void)
+{
+    begin();
+    Value *x = input("x", 64);
+    Value *a = op1("Softmax", x, tensor("a", 64));
+    Value *b = op1("Softmax", a, tensor("b", 64));
+    Value *c = op1("Softmax", b, tensor("c", 64));
+    Value *y = op1("Softmax", c, tensor("y", 64));
+    output(y);
+    ArenaPlan p = plan();
+    expect("lifetimes: arena", p.arena_bytes, 512);
+    expect("lifetimes: lower bound", p.lower_bound_bytes, 512);
+    expect("lifetimes: naive", p.naive_bytes, 768);
+    expect("lifetimes: node-order bound", bound, 512);
+    expect("lifetimes: in place", p.in_place, 0);
+    expect("lifetimes: a", a->offset, 0);
+    expect("lifetimes: b", b->offset, 256);
+    expect("lifetimes: c", c->offset, 0);
+    expect("lifetimes: inputs and outputs are not in the arena", x->offset + y->offset, -2);
+    check_disjoint("lifetimes", &p);
+}
+
+/* x -> Relu a -> Exp b -> Softmax y: b takes a's buffer (a dies at Exp). One buffer of 256. */
+static void test_in_place_unary(void)
+{
+    begin();
+    Value *a = op1("Relu", input("x", 64), tensor("a", 64));
+    Value *b = op1("Exp", a, tensor("b", 64));
+    output(op1("Softmax", b, tensor("y", 64)));
+    ArenaPlan p = plan();
+    expect("unary: in place", p.in_place, 1);
+    expect("unary: b at a", b->offset, a->offset);
+    expect("unary: arena", p.arena_bytes, 256);
+    expect("unary: lower bound", p.lower_bound_bytes, 256);
+    expect("unary: naive", p.naive_bytes, 512);
+    expect("unary: node-order bound (a and b at Exp)", bound, 512);
+    check_disjoint("unary", &p);
+}
+
+/* x -> Relu a; Exp(a) -> b; Add(a, b) -> c; Softmax(c) -> y. Exp cannot take a's buffer (Add
+ * reads a later); Add can: a and b both die there, and c takes a's (its first operand). */
+static void test_in_place_needs_last_read(void)
+{
+    begin();
+    Value *a = op1("Relu", input("x", 64), tensor("a", 64));
+    Value *b = op1("Exp", a, tensor("b", 64));
+    Value *c = op2("Add", a, b, tensor("c", 64));
+    output(op1("Softmax", c, tensor("y", 64)));
+    ArenaPlan p = plan();
+    expect("last read: in place", p.in_place, 1);
+    check(b->offset != a->offset, "last read: b not at a");
+    expect("last read: c at a", c->offset, a->offset);
+    expect("last read: arena", p.arena_bytes, 512);
+    expect("last read: lower bound", p.lower_bound_bytes, 512);
+    expect("last read: node-order bound (a, b, c at Add)", bound, 768);
+    check_disjoint("last read", &p);
+}
+
+/* x -> Relu a; Mul(a, a) -> b; Softmax(b) -> y: b does not take a's buffer (two slots read
+ * it), so a [0,1] and b [1,2] need 512 bytes. */
+static void test_no_in_place_when_read_twice(void)
+{
+    begin();
+    Value *a = op1("Relu", input("x", 64), tensor("a", 64));
+    Value *b = op2("Mul", a, a, tensor("b", 64));
+    output(op1("Softmax", b, tensor("y", 64)));
+    ArenaPlan p = plan();
+    expect("read twice: in place", p.in_place, 0);
+    expect("read twice: arena", p.arena_bytes, 512);
+    check_disjoint("read twice", &p);
+}
+
+/* Add(s [64], a [256]) -> c [256], s broadcast: c takes a's buffer (operand 2, same size),
+ * never s's (smaller). a: 1024 bytes, s: 256. Steps: 0 a, 1 s, 2 c, 3 y. Lower bound at
+ * step 2: a (= c) + s = 1280; greedy by size puts a at 0 and s after it. */
+static void test_in_place_broadcast(void)
+{
+    begin();
+    Value *a = op1("Relu", input("x", 256), tensor("a", 256));
+    Value *s = op1("Relu", input("x2", 64), tensor("s", 64));
+    Value *c = op2("Add", s, a, tensor("c", 256));
+    output(op1("Softmax", c, tensor("y", 256)));
+    ArenaPlan p = plan();
+    expect("broadcast: in place", p.in_place, 1);
+    expect("broadcast: c at a", c->offset, a->offset);
+    expect("broadcast: a", a->offset, 0);
+    expect("broadcast: s", s->offset, 1024);
+    expect("broadcast: arena", p.arena_bytes, 1280);
+    expect("broadcast: lower bound", p.lower_bound_bytes, 1280);
+    expect("broadcast: node-order bound (a, s, c at Add)", bound, 2304);
+    check_disjoint("broadcast", &p);
+}
+
+/* x -> Relu a [256]; Reshape(a) -> r (a view: no bytes of its own); Exp(r) -> b takes a's
+ * buffer through the view. The node-order bound counts a once (r shares it) and b. */
+static void test_view(void)
+{
+    begin();
+    Value *a = op1("Relu", input("x", 256), tensor("a", 256));
+    Value *shape = constant_new(g, "shape", DT_INT64, 1, (int64_t[]){1});
+    ((int64_t *)shape->data)[0] = 256;
+    Value *r = op2("Reshape", a, shape, tensor("r", 256));
+    Value *b = op1("Exp", r, tensor("b", 256));
+    output(op1("Softmax", b, tensor("y", 256)));
+    ArenaPlan p = plan();
+    check(r->view_of == a, "view: r is a view of a");
+    expect("view: in place", p.in_place, 1);
+    expect("view: b at a", b->offset, a->offset);
+    expect("view: arena", p.arena_bytes, 1024);
+    expect("view: node-order bound", bound, 2048);
+    check_disjoint("view", &p);
+}
+
+/* x -> ScratchOp a [64] -> ScratchOp b [64] -> Softmax y; each ScratchOp has 1024 bytes of
+ * scratch for its own step. Alive: step 0 a + s0 = 1280, step 1 a + b + s1 = 1536. Greedy by
+ * size: s0 at 0, s1 at 0 (other step), a at 1024, b at 1280. */
+static void test_scratch(void)
+{
+    begin();
+    Value *a = op1("ScratchOp", input("x", 64), tensor("a", 64));
+    Value *b = op1("ScratchOp", a, tensor("b", 64));
+    output(op1("Softmax", b, tensor("y", 64)));
+    ArenaPlan p = plan();
+    expect("scratch: arena", p.arena_bytes, 1536);
+    expect("scratch: lower bound", p.lower_bound_bytes, 1536);
+    expect("scratch: naive", p.naive_bytes, 2560);
+    expect("scratch: node-order bound (no scratch)", bound, 512);
+    expect("scratch: s0", g->nodes[0]->scratch_offset, 0);
+    expect("scratch: s1", g->nodes[1]->scratch_offset, 0);
+    expect("scratch: a", a->offset, 1024);
+    expect("scratch: b", b->offset, 1280);
+    check_disjoint("scratch", &p);
+}
+
+/* The activations of a small quantised CNN (tests/models/qdq_cnn_*, its im2col scratch left
+ * out): big tensors of 800 floats (3200 bytes), small ones of 208 (832 bytes), one big R
+ * alive from step 4 to the residual Add at step 11, which writes its result into X's buffer.
+ * Lifetimes: o [0,1] (64 floats), n [1,2], P [2,3], q [3,4], R [4,11], S [5,6], t [6,7],
+ * U [7,8], V [8,9], w [9,10], X = Y [10,12]. Lower bound: step 8, R + U + V = 9600. Every
+ * greedy order and the plan by steps give 10432 on the first placement (w finds no room
+ * below 9600); moving the buffer that ends highest to the front of the order and placing
+ * again reaches 9600 in the fourth round. */
+static void test_improvement_rounds(void)
+{
+    begin();
+    Value *o = op1("Softmax", input("x", 64), tensor("o", 64));
+    Value *n = op1("Softmax", o, tensor("n", 208));
+    Value *P = op1("Softmax", n, tensor("P", 800));
+    Value *q = op1("Softmax", P, tensor("q", 208));
+    Value *R = op1("Softmax", q, tensor("R", 800));
+    Value *S = op1("Softmax", R, tensor("S", 800));
+    Value *t = op1("Softmax", S, tensor("t", 208));
+    Value *U = op1("Softmax", t, tensor("U", 800));
+    Value *V = op1("Softmax", U, tensor("V", 800));
+    Value *w = op1("Softmax", V, tensor("w", 208));
+    Value *X = op1("Softmax", w, tensor("X", 800));
+    Value *Y = op2("Add", X, R, tensor("Y", 800));
+    output(op1("Softmax", Y, tensor("y", 800)));
+    ArenaPlan p = plan();
+    expect("rounds: in place", p.in_place, 1);
+    expect("rounds: lower bound", p.lower_bound_bytes, 9600);
+    expect("rounds: arena", p.arena_bytes, 9600);
+    expect("rounds: node-order bound (R, X, Y at Add)", bound, 9600);
+    check_disjoint("rounds", &p);
+}
+
+/* x -> Relu y (a graph output): nothing in the arena. */
+static void test_empty(void)
+{
+    begin();
+    output(op1("Relu", input("x", 64), tensor("y", 64)));
+    ArenaPlan p = plan();
+    expect("empty: arena", p.arena_bytes, 0);
+    expect("empty: lower bound", p.lower_bound_bytes, 0);
+    expect("empty: node-order bound", bound, 0);
+}
+
+/* The node-order bound skips dead nodes and folded constants, and a view that is a graph
+ * output is the caller's memory: x -> Relu a [64] -> Reshape y (graph output); a dead Relu. */
+static void test_node_order_bound(void)
+{
+    begin();
+    Value *a = op1("Relu", input("x", 64), tensor("a", 64));
+    Value *shape = constant_new(g, "shape", DT_INT64, 1, (int64_t[]){1});
+    ((int64_t *)shape->data)[0] = 64;
+    Value *y = op2("Reshape", a, shape, tensor("y", 64));
+    output(y);
+    Value *unused = op1("Relu", a, tensor("unused", 1000));
+    unused->producer->dead = true;
+    expect("node-order bound: a only", node_order_bound(g), 256);
+}
+
+int main(void)
+{
+    test_lifetimes();
+    test_in_place_unary();
+    test_in_place_needs_last_read();
+    test_no_in_place_when_read_twice();
+    test_in_place_broadcast();
+    test_view();
+    test_scratch();
+    test_improvement_rounds();
+    test_node_order_bound();
+    test_empty();
+    printf("%d passed, %d failed\n", n_passed, n_failed);
+    return n_failed != 0;
+}
