@@ -326,7 +326,7 @@ static void scan8_split(Model *m, Node *n)
 {
     Value *lens = node_input(n, 0);
     int nins = n->ninputs - 1;
-    if (nins < 1)
+    if (nins < 1 || !n->inputs[1])
         fatal_at(n, "has no inputs to scan");
     int64_t batch = n->inputs[1]->rank > 0 ? n->inputs[1]->dims[0] : -1;
     for (int i = 1; i < n->ninputs; i++)
