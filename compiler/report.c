@@ -32,6 +32,90 @@ static int live_nodes(const Graph *g)
     return n;
 }
 
+/* Integer arithmetic: the node reads and writes integer tensors (QLinearConv, ConvInteger, ...
+ * and integer data movement); Quantize/DequantizeLinear, which compute in float, are not. */
+static bool integer_type(DType t)
+{
+    switch (t) {
+    case DT_INT8:
+    case DT_UINT8:
+    case DT_INT16:
+    case DT_UINT16:
+    case DT_INT32:
+    case DT_UINT32:
+    case DT_INT64:
+    case DT_UINT64:
+    case DT_BOOL:
+    case DT_INT4:
+    case DT_UINT4:
+    case DT_INT2:
+    case DT_UINT2: return true;
+    default: return false;
+    }
+}
+
+static bool runs_in_integers(const Node *n)
+{
+    return n->ninputs && n->inputs[0] && integer_type(n->inputs[0]->dtype) &&
+           integer_type(n->outputs[0]->dtype);
+}
+
+/* "integer", "float", or "none" for views (they only reinterpret a buffer). */
+static const char *arithmetic(const Node *n)
+{
+    if (n->outputs[0]->view_of)
+        return "none";
+    return runs_in_integers(n) ? "integer" : "float";
+}
+
+static int64_t values_bytes(Value *const *vs, int n)
+{
+    int64_t bytes = 0;
+    for (int i = 0; i < n; i++)
+        bytes += value_bytes(vs[i]);
+    return bytes;
+}
+
+/* Where output 0 of a node lives: "arena@OFFSET", "output", "view" or "constant". */
+static const char *placement(const Value *v, char *buf, size_t len)
+{
+    if (v->is_output)
+        return "output";
+    if (v->view_of)
+        return "view";
+    if (v->data)
+        return "constant";
+    snprintf(buf, len, "arena@%lld", (long long)v->offset);
+    return buf;
+}
+
+static void print_shape(FILE *f, const Value *v)
+{
+    if (!v->rank)
+        fprintf(f, "scalar");
+    for (int i = 0; i < v->rank; i++)
+        fprintf(f, "%s%lld", i ? "x" : "", (long long)v->dims[i]);
+}
+
+/* One line per scheduled node: what a firmware engineer checks against RAM and time. */
+static void print_layers(FILE *f, const Graph *g)
+{
+    fprintf(f, "layers (step, op, name, output, MFLOPs, output bytes, placement, arithmetic):\n");
+    int step = 0;
+    for (int i = 0; i < g->nnodes; i++) {
+        const Node *n = g->nodes[i];
+        if (n->dead)
+            continue;
+        const Value *y = n->outputs[0];
+        char buf[32];
+        fprintf(f, "  %4d  %-20s %-24s ", step++, n->op_type, n->name[0] ? n->name : "-");
+        print_shape(f, y);
+        fprintf(f, " %s  %.3f  %lld  %s  %s\n", dtype_name(y->dtype),
+                n->op->flops ? n->op->flops(n) / 1e6 : 0.0, (long long)value_bytes(y),
+                placement(y, buf, sizeof buf), arithmetic(n));
+    }
+}
+
 static void print_counts(FILE *f, const OpCount *c, int n)
 {
     for (int i = 0; i < n; i++)
@@ -64,6 +148,12 @@ void print_report(FILE *f, const Model *m, const ArenaPlan *plan)
     fprintf(f, "node-order bound: %lld bytes\n", (long long)m->node_order_bound_bytes);
     fprintf(f, "weights: %lld bytes\n", (long long)model_weight_bytes(g));
     fprintf(f, "compute: %.3f MFLOPs per inference\n", model_mflops(g));
+    int64_t in = values_bytes(g->inputs, g->ninputs), out = values_bytes(g->outputs, g->noutputs);
+    fprintf(f, "RAM: %lld bytes (arena %lld + inputs %lld + outputs %lld)\n",
+            (long long)(plan->arena_bytes + in + out), (long long)plan->arena_bytes, (long long)in,
+            (long long)out);
+    fprintf(f, "flash: %lld bytes of weights, plus the code\n", (long long)model_weight_bytes(g));
+    print_layers(f, g);
 }
 
 static void json_string(FILE *f, const char *s)
@@ -92,6 +182,34 @@ static void json_counts(FILE *f, const OpCount *c, int n)
     fputc('}', f);
 }
 
+/* The per-layer table of print_layers as a JSON array. */
+static void json_layers(FILE *f, const Graph *g)
+{
+    fputc('[', f);
+    bool first = true;
+    for (int i = 0; i < g->nnodes; i++) {
+        const Node *n = g->nodes[i];
+        if (n->dead)
+            continue;
+        const Value *y = n->outputs[0];
+        char buf[32];
+        fprintf(f, "%s{\"op\": ", first ? "" : ", ");
+        json_string(f, n->op_type);
+        fprintf(f, ", \"name\": ");
+        json_string(f, n->name);
+        fprintf(f, ", \"dtype\": \"%s\", \"shape\": [", dtype_name(y->dtype));
+        for (int d = 0; d < y->rank; d++)
+            fprintf(f, "%s%lld", d ? ", " : "", (long long)y->dims[d]);
+        fprintf(
+            f,
+            "], \"mflops\": %.6f, \"bytes\": %lld, \"placement\": \"%s\", \"arithmetic\": \"%s\"}",
+            n->op->flops ? n->op->flops(n) / 1e6 : 0.0, (long long)value_bytes(y),
+            placement(y, buf, sizeof buf), arithmetic(n));
+        first = false;
+    }
+    fputc(']', f);
+}
+
 void write_report_json(const char *path, const Model *m, const ArenaPlan *plan)
 {
     FILE *f = fopen(path, "w");
@@ -118,11 +236,16 @@ void write_report_json(const char *path, const Model *m, const ArenaPlan *plan)
     fprintf(f,
             ", \"arena_bytes\": %lld, \"arena_naive_bytes\": %lld, "
             "\"arena_lower_bound_bytes\": %lld, \"arena_in_place\": %d, "
-            "\"node_order_bound_bytes\": %lld, \"weight_bytes\": %lld, \"mflops\": %.6f}\n",
+            "\"node_order_bound_bytes\": %lld, \"weight_bytes\": %lld, \"mflops\": %.6f",
             (long long)plan->arena_bytes, (long long)plan->naive_bytes,
             (long long)plan->lower_bound_bytes, plan->in_place,
             (long long)m->node_order_bound_bytes, (long long)model_weight_bytes(g),
             model_mflops(g));
+    int64_t in = values_bytes(g->inputs, g->ninputs), out = values_bytes(g->outputs, g->noutputs);
+    fprintf(f, ", \"input_bytes\": %lld, \"output_bytes\": %lld, \"ram_bytes\": %lld, \"layers\": ",
+            (long long)in, (long long)out, (long long)(plan->arena_bytes + in + out));
+    json_layers(f, g);
+    fprintf(f, "}\n");
     if (ferror(f) | fclose(f)) {
         fprintf(stderr, "onnx2c: error: %s: write failed\n", path);
         exit(1);

@@ -1,0 +1,64 @@
+"""The embedded figures of --report-json (issue 11), checked against independent facts:
+the model's own input/output sizes (read with onnx), the sum of the per-layer MFLOPs, every
+arena placement inside the arena, and which layers of an int8 QDQ model run in integers.
+    check_report.py ONNX2C WORK_DIR REPO_DIR"""
+import json, os, subprocess, sys
+import numpy as np
+import onnx
+from onnx import helper
+
+onnx2c, work, repo = sys.argv[1:4]
+os.makedirs(work, exist_ok=True)
+fails = []
+
+
+def report(model):
+    out = os.path.join(work, os.path.basename(os.path.dirname(model)))
+    subprocess.run([onnx2c, model, "-o", out + ".c", "--report-json", out + ".json"], check=True)
+    text = subprocess.run([onnx2c, model, "-o", out + ".c", "--report"], check=True,
+                          capture_output=True, text=True).stdout
+    return json.load(open(out + ".json")), text
+
+
+def io_bytes(model, kind):
+    m = onnx.load(model)
+    inits = {i.name for i in m.graph.initializer}
+    total = 0
+    for v in getattr(m.graph, kind):
+        if v.name in inits:
+            continue
+        t = v.type.tensor_type
+        n = int(np.prod([d.dim_value for d in t.shape.dim]))
+        total += n * np.dtype(helper.tensor_dtype_to_np_dtype(t.elem_type)).itemsize
+    return total
+
+
+for name in ("examples/mlp", "tests/models/lenet5", "tests/models/qdq_cnn_s8_pt"):
+    model = os.path.join(repo, name, "model.onnx")
+    r, text = report(model)
+    want_in, want_out = io_bytes(model, "input"), io_bytes(model, "output")
+    if (r["input_bytes"], r["output_bytes"]) != (want_in, want_out):
+        fails.append(f"{name}: input/output bytes {r['input_bytes']}/{r['output_bytes']}, "
+                     f"the model says {want_in}/{want_out}")
+    if r["ram_bytes"] != r["arena_bytes"] + want_in + want_out:
+        fails.append(f"{name}: ram_bytes {r['ram_bytes']} is not arena + inputs + outputs")
+    if len(r["layers"]) != r["nodes_after"]:
+        fails.append(f"{name}: {len(r['layers'])} layers for {r['nodes_after']} nodes")
+    if abs(sum(l["mflops"] for l in r["layers"]) - r["mflops"]) > 1e-4:
+        fails.append(f"{name}: layer MFLOPs do not add up to {r['mflops']}")
+    for l in r["layers"]:
+        if l["placement"].startswith("arena@"):
+            off = int(l["placement"][6:])
+            if off < 0 or off + l["bytes"] > r["arena_bytes"]:
+                fails.append(f"{name}: layer {l['name']} at {off}+{l['bytes']} is outside the arena")
+    if f"RAM: {r['ram_bytes']} bytes" not in text or len(text.split("layers (")[1].splitlines()) != len(r["layers"]) + 1:
+        fails.append(f"{name}: --report does not show the RAM total and one line per layer")
+    if "qdq" in name:
+        kinds = {l["op"]: l["arithmetic"] for l in r["layers"]}
+        if kinds.get("QLinearConv") != "integer" or kinds.get("DequantizeLinear") != "float":
+            fails.append(f"{name}: integer layers not reported as such: {kinds}")
+
+for f in fails:
+    print("check_report:", f)
+print(f"check_report: {3 - len({f.split(':')[0] for f in fails})} of 3 models ok")
+sys.exit(1 if fails else 0)
