@@ -64,13 +64,44 @@ static void remove_graph_input(Graph *g, const Value *v)
     g->ninputs = j;
 }
 
+/* "'a', 'b'": the graph's inputs, for errors that name a wrong one. */
+static const char *input_names(const Graph *g)
+{
+    char *list = NULL;
+    for (int i = 0; i < g->ninputs; i++)
+        list = list_add(list, g->inputs[i]->name);
+    return list ? list : "none";
+}
+
+/* Every --dim must name a symbolic dimension of some input: a misspelt symbol would otherwise
+ * be ignored silently. */
+static void check_dim_symbols(const Graph *g, const Options *opt)
+{
+    char *symbols = NULL;
+    for (int i = 0; i < g->ninputs; i++)
+        for (int d = 0; d < g->inputs[i]->rank; d++)
+            if (g->inputs[i]->dim_params[d] && g->inputs[i]->dims[d] < 0)
+                symbols = list_add(symbols, g->inputs[i]->dim_params[d]);
+    for (int i = 0; i < opt->ndims; i++) {
+        bool used = false;
+        for (int k = 0; k < g->ninputs && !used; k++)
+            for (int d = 0; d < g->inputs[k]->rank && !used; d++)
+                used = g->inputs[k]->dim_params[d] &&
+                       !strcmp(g->inputs[k]->dim_params[d], opt->dims[i].name);
+        if (!used)
+            fatal("--dim names '%s', which is no symbolic dimension of the inputs (they have: %s)",
+                  opt->dims[i].name, symbols ? symbols : "none");
+    }
+}
+
 /* Shape-determining inputs (Reshape's shape, Resize's scales, TopK's K...) must be constants in
  * a static compiler; --bind-input gives such an input its value for good. */
 static void bind_input_value(Graph *g, const char *name, const char *path)
 {
     Value *v = value_lookup(g, name);
     if (!v || !v->is_input)
-        fatal("--bind-input names '%s', which is not an input of the model", name);
+        fatal("--bind-input names '%s', which is not an input of the model (the inputs are %s)",
+              name, input_names(g));
     const char *what = xprintf("--bind-input %s: %s: ", name, path);
     size_t len;
     uint8_t *buf = read_file(path, what, &len);
@@ -129,10 +160,12 @@ const char *graph_inputs_feeding(const Value *v)
 void bind_shapes(Model *m, const Options *opt)
 {
     Graph *g = m->graph;
+    check_dim_symbols(g, opt);
     for (int i = 0; i < opt->nshapes; i++) {
         Value *v = value_lookup(g, opt->shapes[i].name);
         if (!v || !v->is_input)
-            fatal("--shape names '%s', which is not an input of the model", opt->shapes[i].name);
+            fatal("--shape names '%s', which is not an input of the model (the inputs are %s)",
+                  opt->shapes[i].name, input_names(g));
         apply_shape_option(v, &opt->shapes[i]);
     }
     char *unbound = NULL, *unknown_rank = NULL;

@@ -176,6 +176,68 @@ static GemmBackend default_gemm(void)
 #endif
 }
 
+/* Levenshtein distance of two short strings (option names), capped at 9. */
+static int edit_distance(const char *a, const char *b)
+{
+    int la = (int)strlen(a), lb = (int)strlen(b), row[64];
+    if (la > 62 || lb > 62)
+        return 9;
+    for (int j = 0; j <= lb; j++)
+        row[j] = j;
+    for (int i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[lb] < 9 ? row[lb] : 9;
+}
+
+/* An unknown option is a usage error that names the closest known one, if one is close. */
+static void unknown_option(const char *arg)
+{
+    static const char *const known[] = {"-o",
+                                        "--header",
+                                        "--name",
+                                        "--dim",
+                                        "--shape",
+                                        "--bind-input",
+                                        "--gemm",
+                                        "--harness",
+                                        "--report",
+                                        "--report-json",
+                                        "--emit-onnx",
+                                        "--list-ops",
+                                        "--version",
+                                        "--help",
+                                        "--max-depth",
+                                        "--max-nodes",
+                                        "--max-folded-bytes",
+                                        "--max-total-folded-bytes",
+                                        "--max-arena-bytes"};
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+    const char *best = NULL;
+    int best_d = 3; /* suggest only within two edits */
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
+        int d = edit_distance(name, known[k]);
+        if (d < best_d) {
+            best_d = d;
+            best = known[k];
+        }
+    }
+    if (best)
+        usage_error("unknown option '%s' (did you mean %s?)", arg, best);
+    usage_error("unknown option '%s'", arg);
+}
+
 static Options parse_args(int argc, char **argv)
 {
     Options o = {.gemm = default_gemm(), .opt_level = 1};
@@ -225,7 +287,7 @@ static Options parse_args(int argc, char **argv)
         } else if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2")) {
             o.opt_level = a[2] - '0';
         } else if (a[0] == '-' && a[1]) {
-            usage_error("unknown option '%s'", a);
+            unknown_option(a);
         } else if (o.input_path) {
             usage_error("more than one model given ('%s' and '%s')", o.input_path, a);
         } else {

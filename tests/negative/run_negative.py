@@ -153,7 +153,8 @@ CASES = {
     "bind_input_not_an_input": ("--bind-input naming something that is no graph input",
                                 lambda r: r.refused(r.path("shape_input.onnx"),
                                                     "--bind-input names 'nope', which is not an "
-                                                    "input of the model", [
+                                                    "input of the model (the inputs are 'X', "
+                                                    "'shape')", [
                                     "--bind-input",
                                     "nope=" + r.path("shape_input_data/shape.pb")])),
     "truncated": ("a model file cut short",
@@ -234,6 +235,17 @@ CASES = {
                              lambda r: r.usage([r.path("valid.onnx"), "-o", r.out("u.c"),
                                                 "--no-such-option"],
                                                "unknown option '--no-such-option'")),
+    "usage_option_typo": ("a misspelt option names the closest one",
+                          lambda r: r.usage([r.path("valid.onnx"), "-o", r.out("u.c"), "--reprot"],
+                                            "unknown option '--reprot' (did you mean --report?)")),
+    "shape_unknown_input": ("--shape of a name that is no input lists the inputs",
+                            lambda r: r.refused(r.path("unbound_dim.onnx"),
+                                                "--shape names 'Y', which is not an input of the "
+                                                "model (the inputs are 'X')", ["--shape", "Y=1x4"])),
+    "dim_unknown_symbol": ("--dim of a symbol no input has lists the symbols",
+                           lambda r: r.refused(r.path("unbound_dim.onnx"),
+                                               "--dim names 'M', which is no symbolic dimension of "
+                                               "the inputs (they have: 'N')", ["--dim", "M=1"])),
     "usage_missing_o": ("no -o", lambda r: r.usage([r.path("valid.onnx")],
                                                     "no output file given (-o OUT.c)")),
     "usage_o_without_value": ("-o without a file",
