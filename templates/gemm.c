@@ -50,10 +50,15 @@ O2C_KERNEL void gemm_tile_f32(int64_t k0, int64_t k1, const float *restrict A, i
     for (int r = 0; r < GEMM_MR; r++)
         for (int c = 0; c < GEMM_NR; c++)
             acc[r][c] = k0 == 0 ? 0.0f : Y[r * ldy + c];
+    /* Fully unrolled, so the MR x NR accumulators stay in vector registers: without the
+     * pragmas gcc -O3 kept them in memory inside a large generated file (mlp_b64 portable:
+     * 2 fmas in the loop, 10x slower). */
     for (int64_t k = k0; k < k1; k++) {
         const float *restrict b = B + k * b_rs;
+#pragma GCC unroll 8
         for (int r = 0; r < GEMM_MR; r++) {
             const float a = A[r * a_rs + k * a_cs];
+#pragma GCC unroll 32
             for (int c = 0; c < GEMM_NR; c++)
                 acc[r][c] = fmaf(a, b[c], acc[r][c]);
         }
