@@ -481,27 +481,7 @@ int main(int argc, char **argv)
     check_symbol_name(name);
 
     Model *m = load_model(opt.input_path);
-    bind_input_values(m, &opt);
-    bind_shapes(m, &opt);
-    infer_shapes(m);
-    m->node_order_bound_bytes = node_order_bound(m->graph);
-    promote_half(m->graph);
-    number_nodes(m->graph);
-    if (opt.opt_level > 0) {
-        simplify(m->graph);
-        fuse_qdq(m->graph);
-        fuse_gemm(m->graph);
-        fuse_gelu(m->graph);
-        fuse_epilogues(m->graph);
-        fuse_elementwise(m->graph);
-    }
-    eliminate_dead(m->graph);
-    schedule(m->graph);
-    ArenaPlan plan = plan_arena(m->graph);
-    if (plan.arena_bytes > g_limits.max_arena_bytes)
-        fatal("the planned arena needs %lld bytes, more than the limit of %lld "
-              "(--max-arena-bytes raises it)",
-              (long long)plan.arena_bytes, (long long)g_limits.max_arena_bytes);
+    ArenaPlan plan = compile_model(m, &opt);
 
     FILE *out = open_output(opt.output_path);
     FILE *header = opt.header_path ? open_output(opt.header_path) : NULL;

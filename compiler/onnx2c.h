@@ -2,7 +2,8 @@
  *
  * The pipeline, one file per stage:
  *
- *   main.c            command line, drives the stages below
+ *   main.c            command line: load, compile_model, emit, report
+ *   pipeline.c        compile_model: the stages below, from bind_shapes to plan_arena, in order
  *   load.c            ONNX file (protobuf-c) -> IR
  *   inline_functions.c  expands model-local functions while loading; splices folded If branches
  *   upgrade_legacy.c  opset <= 6 broadcasting rules rewritten to numpy's (called by infer_shapes)
@@ -356,6 +357,9 @@ typedef struct ArenaPlan {
 } ArenaPlan;
 ArenaPlan plan_arena(Graph *g);
 int64_t node_order_bound(const Graph *g); /* bytes a naive plan in the model's order needs */
+
+/* ---- pipeline.c ---- */
+ArenaPlan compile_model(Model *m, const Options *opt); /* bind_shapes ... plan_arena */
 
 /* ---- codegen/emit.c ---- */
 typedef struct XsmmKernel {

@@ -21,26 +21,11 @@ static void set_fuzz_limits(void)
     g_limits.max_arena_bytes = (int64_t)1 << 40;
 }
 
-/* The pipeline of main(), for one backend and option set. */
+/* What main() does, for one backend and option set, into memory. */
 static void compile(const uint8_t *data, size_t size, const Options *opt, FILE *out, FILE *header)
 {
     Model *m = load_model_bytes("fuzz.onnx", data, size);
-    bind_shapes(m, opt);
-    infer_shapes(m);
-    promote_half(m->graph);
-    number_nodes(m->graph);
-    if (opt->opt_level > 0) {
-        simplify(m->graph);
-        fuse_gemm(m->graph);
-        fuse_gelu(m->graph);
-        fuse_epilogues(m->graph);
-        fuse_elementwise(m->graph);
-    }
-    eliminate_dead(m->graph);
-    schedule(m->graph);
-    ArenaPlan plan = plan_arena(m->graph);
-    if (plan.arena_bytes > g_limits.max_arena_bytes)
-        fatal("arena too large");
+    ArenaPlan plan = compile_model(m, opt);
     emit_model(m, opt, &plan, "fuzz", out, header);
     print_report(out, m, &plan);
 }

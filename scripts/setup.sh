@@ -39,6 +39,11 @@ need_cmd aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
 need_cmd arm-linux-gnueabihf-gcc gcc-arm-linux-gnueabihf
 need_cmd qemu-aarch64 qemu-user
 need_cmd qemu-system-arm qemu-system-arm
+# libFuzzer for the fuzz smoke test (clang's runtime libraries)
+if have clang && ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' |
+        clang -fsanitize=fuzzer -x c - -o /dev/null >/dev/null 2>&1; then
+    missing+=(libclang-rt-14-dev)
+fi
 [ -e /usr/aarch64-linux-gnu/lib/libc.a ] || missing+=(libc6-dev-arm64-cross)
 [ -e /usr/arm-linux-gnueabihf/lib/libc.a ] || missing+=(libc6-dev-armhf-cross)
 [ -e /usr/include/stdio.h ] || missing+=(libc6-dev)
