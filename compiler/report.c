@@ -76,17 +76,17 @@ static int64_t values_bytes(Value *const *vs, int n)
     return bytes;
 }
 
-/* Where output 0 of a node lives: "arena@OFFSET", "output", "view" or "constant". */
-static const char *placement(const Value *v, char *buf, size_t len)
+/* Where output 0 of a node lives, into buf: "arena@OFFSET", "output", "view" or "constant". */
+static void placement(const Value *v, char *buf, size_t len)
 {
     if (v->is_output)
-        return "output";
-    if (v->view_of)
-        return "view";
-    if (v->data)
-        return "constant";
-    snprintf(buf, len, "arena@%lld", (long long)v->offset);
-    return buf;
+        snprintf(buf, len, "output");
+    else if (v->view_of)
+        snprintf(buf, len, "view");
+    else if (v->data)
+        snprintf(buf, len, "constant");
+    else
+        snprintf(buf, len, "arena@%lld", (long long)v->offset);
 }
 
 static void print_shape(FILE *f, const Value *v)
@@ -97,22 +97,49 @@ static void print_shape(FILE *f, const Value *v)
         fprintf(f, "%s%lld", i ? "x" : "", (long long)v->dims[i]);
 }
 
+/* One scheduled node as the reports show it. */
+typedef struct Layer {
+    const Node *node;
+    const Value *out; /* output 0 */
+    double mflops;
+    int64_t bytes; /* of output 0 */
+    char placement[32];
+    const char *arithmetic;
+} Layer;
+
+/* The live nodes in schedule order as layers; returns their count. */
+static int collect_layers(const Graph *g, Layer **layers)
+{
+    Layer *l = xcalloc((size_t)g->nnodes + 1, sizeof(Layer));
+    int n = 0;
+    for (int i = 0; i < g->nnodes; i++) {
+        const Node *nd = g->nodes[i];
+        if (nd->dead)
+            continue;
+        Layer *x = &l[n++];
+        x->node = nd;
+        x->out = nd->outputs[0];
+        x->mflops = nd->op->flops ? nd->op->flops(nd) / 1e6 : 0.0;
+        x->bytes = value_bytes(x->out);
+        placement(x->out, x->placement, sizeof x->placement);
+        x->arithmetic = arithmetic(nd);
+    }
+    *layers = l;
+    return n;
+}
+
 /* One line per scheduled node: what a firmware engineer checks against RAM and time. */
 static void print_layers(FILE *f, const Graph *g)
 {
+    Layer *l;
+    int n = collect_layers(g, &l);
     fprintf(f, "layers (step, op, name, output, MFLOPs, output bytes, placement, arithmetic):\n");
-    int step = 0;
-    for (int i = 0; i < g->nnodes; i++) {
-        const Node *n = g->nodes[i];
-        if (n->dead)
-            continue;
-        const Value *y = n->outputs[0];
-        char buf[32];
-        fprintf(f, "  %4d  %-20s %-24s ", step++, n->op_type, n->name[0] ? n->name : "-");
-        print_shape(f, y);
-        fprintf(f, " %s  %.3f  %lld  %s  %s\n", dtype_name(y->dtype),
-                n->op->flops ? n->op->flops(n) / 1e6 : 0.0, (long long)value_bytes(y),
-                placement(y, buf, sizeof buf), arithmetic(n));
+    for (int i = 0; i < n; i++) {
+        const Node *nd = l[i].node;
+        fprintf(f, "  %4d  %-20s %-24s ", i, nd->op_type, nd->name[0] ? nd->name : "-");
+        print_shape(f, l[i].out);
+        fprintf(f, " %s  %.3f  %lld  %s  %s\n", dtype_name(l[i].out->dtype), l[i].mflops,
+                (long long)l[i].bytes, l[i].placement, l[i].arithmetic);
     }
 }
 
@@ -185,27 +212,21 @@ static void json_counts(FILE *f, const OpCount *c, int n)
 /* The per-layer table of print_layers as a JSON array. */
 static void json_layers(FILE *f, const Graph *g)
 {
+    Layer *l;
+    int n = collect_layers(g, &l);
     fputc('[', f);
-    bool first = true;
-    for (int i = 0; i < g->nnodes; i++) {
-        const Node *n = g->nodes[i];
-        if (n->dead)
-            continue;
-        const Value *y = n->outputs[0];
-        char buf[32];
-        fprintf(f, "%s{\"op\": ", first ? "" : ", ");
-        json_string(f, n->op_type);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%s{\"op\": ", i ? ", " : "");
+        json_string(f, l[i].node->op_type);
         fprintf(f, ", \"name\": ");
-        json_string(f, n->name);
-        fprintf(f, ", \"dtype\": \"%s\", \"shape\": [", dtype_name(y->dtype));
-        for (int d = 0; d < y->rank; d++)
-            fprintf(f, "%s%lld", d ? ", " : "", (long long)y->dims[d]);
-        fprintf(
-            f,
-            "], \"mflops\": %.6f, \"bytes\": %lld, \"placement\": \"%s\", \"arithmetic\": \"%s\"}",
-            n->op->flops ? n->op->flops(n) / 1e6 : 0.0, (long long)value_bytes(y),
-            placement(y, buf, sizeof buf), arithmetic(n));
-        first = false;
+        json_string(f, l[i].node->name);
+        fprintf(f, ", \"dtype\": \"%s\", \"shape\": [", dtype_name(l[i].out->dtype));
+        for (int d = 0; d < l[i].out->rank; d++)
+            fprintf(f, "%s%lld", d ? ", " : "", (long long)l[i].out->dims[d]);
+        fprintf(f,
+                "], \"mflops\": %.6f, \"bytes\": %lld, \"placement\": \"%s\", "
+                "\"arithmetic\": \"%s\"}",
+                l[i].mflops, (long long)l[i].bytes, l[i].placement, l[i].arithmetic);
     }
     fputc(']', f);
 }
