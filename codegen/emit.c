@@ -1,10 +1,13 @@
 /* emit.c — write the model as one C99 file.
  *
- * Layout of the output: the compile line, the kernel templates the model needs, the weights
- * as static const data, libxsmm kernel pointers and init, the API tables, the run function
- * (one call per scheduled node, each under a comment naming the ONNX node), the typed entry
- * point, and with --harness the test harness. The run function's body is written first into
- * a temporary file, because writing it discovers which constants and kernels are needed. */
+ * Layout of the output: the compile line, the schedule (a comment: one line per step with its
+ * op, shapes, arena offset and bytes), the API and its tables, the weights as static const
+ * data (or, with --weights, declarations of the weights another file defines), the kernel
+ * templates the model needs, libxsmm kernel pointers and init, the run function (one call per
+ * scheduled node, each under a comment naming the ONNX node; locals are named after their
+ * tensors), the typed entry points, and with --harness the test harness. The run function's body is
+ * written first into a temporary file, because writing it discovers which constants and kernels are
+ * needed. */
 #include "embedded.h"
 #include "onnx2c.h"
 
@@ -29,16 +32,46 @@ static Value *root_of(Value *v)
     return v;
 }
 
+/* "_<tensor name>" as identifier characters, at most 24 of them, or "" for an unnamed value:
+ * the C names of weights and locals say which tensor they hold (the id keeps them unique).
+ * The name ends at a space: emit_constant's "fc1.weight (for Gemm 'fc1')" gives _fc1_weight. */
+static const char *name_suffix(const char *tensor)
+{
+    char buf[26];
+    int n = 0;
+    buf[n++] = '_';
+    for (const char *p = tensor; *p && *p != ' ' && n < 25; p++) {
+        char c = isalnum((unsigned char)*p) ? *p : '_';
+        if (c != '_' || buf[n - 1] != '_') /* "/conv1/Conv" gives _conv1_Conv */
+            buf[n++] = c;
+    }
+    buf[n] = 0;
+    return n > 1 ? xstrdup(buf) : "";
+}
+
+/* A weight's C symbol: static "w<id>_<tensor>", or with --weights, where it has external
+ * linkage in its own file, "<model>_w<id>_<tensor>" so that two models link together. */
+static const char *weight_symbol(const Emitter *e, const Value *v)
+{
+    const char *s = xprintf("w%d%s", v->id, name_suffix(v->name));
+    return e->opt->weights_path ? xprintf("%s_%s", e->name, s) : s;
+}
+
+/* The run function's pointer to a value's buffer: "v<id>_<tensor>". */
+static const char *local_name(const Value *v)
+{
+    return xprintf("v%d%s", v->id, name_suffix(v->name));
+}
+
 const char *value_cname(Emitter *e, Value *v)
 {
-    (void)e;
     if (v->cname)
         return v->cname;
     v = root_of(v);
     v->referenced = true;
     if (v->data)
-        return xprintf("w%d.f", v->id);
-    return xprintf("v%d", v->id);
+        return xprintf("%s.f", weight_symbol(e, v));
+    return local_name(v);
 }
 
 const char *scratch_cname(Emitter *e, const Node *n, DType t, int64_t byte_offset)
@@ -68,11 +101,21 @@ const char *emit_dims(Emitter *e, int rank, const int64_t *dims)
     return name;
 }
 
+/* A constant the emitter computes from the node's constant inputs (a packed or transposed
+ * weight) is named after the largest of them: "fc1.weight (for Gemm 'fc1')". */
 const char *emit_constant(Emitter *e, DType t, int rank, const int64_t *dims, void *data)
 {
     Value *v = value_new(e->graph, "");
     set_shape(v, t, rank, dims);
     v->data = data;
+    const Value *from = NULL;
+    for (int i = 0; e->node && i < e->node->ninputs; i++) {
+        const Value *in = e->node->inputs[i];
+        if (in && in->data && in->name[0] && (!from || value_bytes(in) > value_bytes(from)))
+            from = in;
+    }
+    if (from)
+        v->name = xprintf("%s (for %s '%s')", from->name, e->node->op_type, e->node->name);
     return value_cname(e, v);
 }
 
@@ -257,65 +300,86 @@ static void print_byte_row(FILE *f, const unsigned char *b, int64_t n)
     fwrite(buf, 1, (size_t)(p - buf), f);
 }
 
-/* A weight as the bytes of its little-endian representation (the compiler's host order;
- * emit_preamble refuses big-endian targets), viewed through the union's typed member f. The
- * bytes are full rows plus a shorter tail, so the union takes exactly the weight's size. */
-static void emit_weight_bytes(FILE *f, const Value *v, int64_t n, int64_t bytes)
+/* The type of a weight's declaration. A weight of WEIGHT_STRING_MIN_BYTES or more is the
+ * bytes of its little-endian representation (the compiler's host order; emit_preamble refuses
+ * big-endian targets), full rows plus a shorter tail, so the union takes exactly the weight's
+ * size; it is read through the typed member f. With --weights the definition and the model
+ * file's declaration both come from here: the same member list makes the two types compatible
+ * (C99 6.2.7). */
+static void print_weight_type(FILE *f, const Value *v)
 {
+    int64_t n = value_numel(v), len = n ? n : 1, bytes = n * (int64_t)dtype_size(v->dtype);
     int64_t rows = bytes / WEIGHT_ROW_BYTES, tail = bytes % WEIGHT_ROW_BYTES;
-    fprintf(f, "static const union {\n    struct {");
-    if (rows)
-        fprintf(f, " unsigned char rows[%lld][%d];", (long long)rows, WEIGHT_ROW_BYTES);
-    if (tail)
-        fprintf(f, " unsigned char tail[%lld];", (long long)tail);
-    fprintf(f, " } b;\n    %s f[%lld];\n} w%d = {{", dtype_ctype(v->dtype), (long long)n, v->id);
-    const unsigned char *b = v->data;
-    if (rows)
-        fprintf(f, "{\n");
-    for (int64_t r = 0; r < rows; r++) {
-        print_byte_row(f, b + r * WEIGHT_ROW_BYTES, WEIGHT_ROW_BYTES);
-        fputs(r + 1 < rows ? ",\n" : "\n}", f);
-    }
-    if (tail) {
-        fputs(rows ? ",\n" : "\n", f);
-        print_byte_row(f, b + rows * WEIGHT_ROW_BYTES, tail);
-    }
-    fprintf(f, "\n}};\n");
-}
-
-/* Every weight declaration starts with the model's NAME_WEIGHTS_SECTION placement hook. */
-static void emit_weight(FILE *f, const Value *v, const char *name)
-{
-    int64_t n = value_numel(v);
-    int64_t len = n ? n : 1;
-    fprintf(f, "/* %s %s", v->name[0] ? comment_text(v->name) : "(folded)", dtype_name(v->dtype));
-    for (int i = 0; i < v->rank; i++)
-        fprintf(f, "%s%lld", i ? "x" : " [", (long long)v->dims[i]);
-    fprintf(f, "%s */\n", v->rank ? "]" : " scalar");
-    int64_t bytes = n * (int64_t)dtype_size(v->dtype);
-    fprintf(f, "%s_WEIGHTS_SECTION\n", name);
     if (bytes >= WEIGHT_STRING_MIN_BYTES) {
-        emit_weight_bytes(f, v, n, bytes);
+        fprintf(f, "const union {\n    struct {");
+        if (rows)
+            fprintf(f, " unsigned char rows[%lld][%d];", (long long)rows, WEIGHT_ROW_BYTES);
+        if (tail)
+            fprintf(f, " unsigned char tail[%lld];", (long long)tail);
+        fprintf(f, " } b;\n    %s f[%lld];\n}", dtype_ctype(v->dtype), (long long)n);
     } else if (v->dtype == DT_FLOAT || v->dtype == DT_DOUBLE) {
         int w = v->dtype == DT_FLOAT ? 4 : 8;
-        fprintf(f, "static const union { uint%d_t u[%lld]; %s f[%lld]; } w%d = {{\n", 8 * w,
-                (long long)len, dtype_ctype(v->dtype), (long long)len, v->id);
-        if (n)
-            print_words(f, v->data, n, w);
-        else
-            fprintf(f, "    0");
-        fprintf(f, "\n}};\n");
+        fprintf(f, "const union { uint%d_t u[%lld]; %s f[%lld]; }", 8 * w, (long long)len,
+                dtype_ctype(v->dtype), (long long)len);
     } else {
-        fprintf(f, "static const struct { %s f[%lld]; } w%d = {{\n", dtype_ctype(v->dtype),
-                (long long)len, v->id);
+        fprintf(f, "const struct { %s f[%lld]; }", dtype_ctype(v->dtype), (long long)len);
+    }
+}
+
+/* The initializer of the type print_weight_type wrote. */
+static void print_weight_init(FILE *f, const Value *v)
+{
+    int64_t n = value_numel(v), bytes = n * (int64_t)dtype_size(v->dtype);
+    int64_t rows = bytes / WEIGHT_ROW_BYTES, tail = bytes % WEIGHT_ROW_BYTES;
+    const unsigned char *b = v->data;
+    fprintf(f, "{{");
+    if (bytes >= WEIGHT_STRING_MIN_BYTES) {
+        if (rows)
+            fprintf(f, "{\n");
+        for (int64_t r = 0; r < rows; r++) {
+            print_byte_row(f, b + r * WEIGHT_ROW_BYTES, WEIGHT_ROW_BYTES);
+            fputs(r + 1 < rows ? ",\n" : "\n}", f);
+        }
+        if (tail) {
+            fputs(rows ? ",\n" : "\n", f);
+            print_byte_row(f, b + rows * WEIGHT_ROW_BYTES, tail);
+        }
+    } else {
+        fputc('\n', f);
         if (!n)
             fprintf(f, "    0");
+        else if (v->dtype == DT_FLOAT || v->dtype == DT_DOUBLE)
+            print_words(f, v->data, n, v->dtype == DT_FLOAT ? 4 : 8);
         else if (v->dtype == DT_UINT64)
             print_words(f, v->data, n, 8);
         else
             print_ints(f, v, n);
-        fprintf(f, "\n}};\n");
     }
+    fprintf(f, "\n}};\n");
+}
+
+/* A weight's definition: static in the model file, or with --weights external in the weights
+ * file. Each starts with the model's NAME_WEIGHTS_SECTION placement hook. */
+static void emit_weight(FILE *f, const Emitter *e, const Value *v)
+{
+    int64_t n = value_numel(v);
+    fprintf(f, "/* %s %s", v->name[0] ? comment_text(v->name) : "(folded)", dtype_name(v->dtype));
+    for (int i = 0; i < v->rank; i++)
+        fprintf(f, "%s%lld", i ? "x" : " [", (long long)v->dims[i]);
+    fprintf(f, "%s, %lld bytes */\n", v->rank ? "]" : " scalar",
+            (long long)(n * (int64_t)dtype_size(v->dtype)));
+    fprintf(f, "%s_WEIGHTS_SECTION\n%s", e->name, e->opt->weights_path ? "" : "static ");
+    print_weight_type(f, v);
+    fprintf(f, " %s = ", weight_symbol(e, v));
+    print_weight_init(f, v);
+}
+
+/* With --weights: the model file's declaration of a weight the weights file defines. */
+static void declare_weight(FILE *f, const Emitter *e, const Value *v)
+{
+    fprintf(f, "extern ");
+    print_weight_type(f, v);
+    fprintf(f, " %s;\n", weight_symbol(e, v));
 }
 
 /* ---- the file ---- */
@@ -474,6 +538,7 @@ static void emit_preamble(FILE *f, const Model *m, const Options *opt, const Emi
             " * design notes), so every backend and CPU gives the same bits. */\n",
             line, comment_text(file_name(m->path)), m->opset,
             opt->gemm == GEMM_LIBXSMM ? "libxsmm" : "portable");
+    write_schedule_comment(f, m->graph);
     if (opt->harness)
         /* 64-bit file offsets: 32-bit hosts' readdir/stat fail with EOVERFLOW otherwise. */
         fprintf(f, "#define _POSIX_C_SOURCE 200809L\n#define _FILE_OFFSET_BITS 64\n");
@@ -716,7 +781,7 @@ static void emit_init(FILE *f, const Emitter *e, int64_t arena_bytes)
                 (long long)k->n, (long long)k->k);
     }
     const Value *pool = e->nkernels ? check_pool(e->graph) : NULL;
-    const char *pool_name = pool ? xprintf("w%d.f", pool->id) : NULL;
+    const char *pool_name = pool ? xprintf("%s.f", weight_symbol(e, pool)) : NULL;
     int64_t pool_floats = pool ? value_numel(pool) : 0;
     fprintf(f, "\nint %s_init_with_arena(void *arena)\n{\n", e->name);
     fprintf(f, "    (void)arena; /* unused when no kernel check fits in it */\n");
@@ -745,11 +810,12 @@ static void emit_locals(FILE *f, const Graph *g)
             if (g->inputs[j] == v)
                 in_index = j;
         if (in_index >= 0)
-            fprintf(f, "    const %s *v%d = (const %s *)inputs[%d];\n", ct, v->id, ct, in_index);
+            fprintf(f, "    const %s *%s = (const %s *)inputs[%d];\n", ct, local_name(v), ct,
+                    in_index);
         else if (out_index >= 0)
-            fprintf(f, "    %s *v%d = (%s *)outputs[%d];\n", ct, v->id, ct, out_index);
+            fprintf(f, "    %s *%s = (%s *)outputs[%d];\n", ct, local_name(v), ct, out_index);
         else
-            fprintf(f, "    %s *v%d = (%s *)(arena + %lld);\n", ct, v->id, ct,
+            fprintf(f, "    %s *%s = (%s *)(arena + %lld);\n", ct, local_name(v), ct,
                     (long long)v->offset);
     }
 }
@@ -805,10 +871,12 @@ static void emit_run_body(Emitter *e)
         if (n->op->is_view && !n->op->emit)
             continue;
         emit_node_comment(e, n);
+        e->node = n;
         if (n->nepilogue && is_elementwise_op(n->op_type))
             emit_chain(e, n);
         else
             n->op->emit(e, n);
+        e->node = NULL;
     }
     emit_output_copies(e);
 }
@@ -887,8 +955,31 @@ static void check_printable_names(Value **vs, int n)
                       vs[i]->name);
 }
 
+/* --weights: the weights' own translation unit. */
+static void emit_weights_file(FILE *f, const Model *m, const Emitter *e)
+{
+    const char *model_c = strcmp(e->opt->output_path, "-")
+                              ? comment_text(file_name(e->opt->output_path))
+                              : xprintf("%s.c", e->name);
+    fprintf(f,
+            "/* Weights of the model compiled by onnx2c " ONNX2C_VERSION " from %s (--weights):\n"
+            " * compile this file and %s, and link both. %s_WEIGHTS_SECTION, when defined,\n"
+            " * places every weight (e.g. "
+            "-D'%s_WEIGHTS_SECTION=__attribute__((section(\".qspi\")))').\n"
+            " * Do not edit. May be used without restriction (see the onnx2c LICENSE). */\n"
+            "#include <stdint.h>\n#ifndef %s_WEIGHTS_SECTION\n#define %s_WEIGHTS_SECTION\n"
+            "#endif\n\n",
+            comment_text(file_name(m->path)), model_c, e->name, e->name, e->name, e->name);
+    int n = 0;
+    for (int i = 0; i < e->graph->nvalues; i++)
+        if (e->graph->values[i]->referenced && e->graph->values[i]->data)
+            emit_weight(f, e, e->graph->values[i]), n++;
+    if (!n) /* ISO C forbids an empty translation unit */
+        fprintf(f, "typedef int %s_no_weights;\n", e->name);
+}
+
 void emit_model(Model *m, const Options *opt, const ArenaPlan *plan, const char *name, FILE *out,
-                FILE *header)
+                FILE *header, FILE *weights)
 {
     Graph *g = m->graph;
     check_printable_names(g->inputs, g->ninputs);
@@ -917,11 +1008,20 @@ void emit_model(Model *m, const Options *opt, const ArenaPlan *plan, const char 
     emit_tensor_tables(out, name, "input", g->inputs, g->ninputs);
     emit_tensor_tables(out, name, "output", g->outputs, g->noutputs);
     fputc('\n', out);
-    emit_templates(out, g);
+    if (weights) {
+        fprintf(out, "/* The weights, defined in %s (--weights). */\n",
+                comment_text(file_name(opt->weights_path)));
+        emit_weights_file(weights, m, &e);
+    }
     for (int i = 0; i < g->nvalues; i++)
-        if (g->values[i]->referenced && g->values[i]->data)
-            emit_weight(out, g->values[i], name);
+        if (g->values[i]->referenced && g->values[i]->data) {
+            if (weights)
+                declare_weight(out, &e, g->values[i]);
+            else
+                emit_weight(out, &e, g->values[i]);
+        }
     fputc('\n', out);
+    emit_templates(out, g);
     emit_init(out, &e, arena_bytes);
 
     fprintf(out,

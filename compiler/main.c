@@ -11,30 +11,56 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Each option with an example, so that --help alone is enough to start. */
 static const char usage_text[] =
     "usage: onnx2c MODEL.onnx -o OUT.c [options]\n"
     "  -o FILE                output C file (required; - for standard output)\n"
+    "                           onnx2c mnist.onnx -o mnist.c\n"
     "  --header FILE          also write the API as a header\n"
+    "                           onnx2c mnist.onnx -o mnist.c --header mnist.h\n"
+    "  --weights FILE         put the weights in their own C file (compile and link both)\n"
+    "                           onnx2c mnist.onnx -o mnist.c --weights mnist_weights.c\n"
     "  --name NAME            prefix of every emitted symbol (default: from the file name)\n"
+    "                           onnx2c model.onnx -o kws.c --name kws   (kws_run, kws_init)\n"
     "  --dim SYMBOL=N         bind a symbolic dimension\n"
+    "                           onnx2c bert.onnx -o bert.c --dim batch=1 --dim seq=128\n"
     "  --shape INPUT=AxBxC    fix an input's shape\n"
+    "                           onnx2c resnet.onnx -o resnet.c --shape data=1x3x224x224\n"
     "  --bind-input INPUT=FILE.pb  make an input a constant (a serialized TensorProto)\n"
+    "                           onnx2c m.onnx -o m.c --bind-input mask=mask.pb\n"
     "  --gemm=libxsmm|portable  product backend (default: libxsmm on x86-64, else portable)\n"
+    "                           onnx2c m.onnx -o m.c --gemm=portable   (microcontrollers)\n"
     "  --harness              also emit a main() test harness\n"
-    "  --report               print what the compiler did\n"
+    "                           onnx2c m.onnx -o m.c --harness && cc -O3 m.c -o m -lm &&\n"
+    "                           ./m test_data_set_0\n"
+    "  --report               print what the compiler did (RAM, flash, a per-layer table)\n"
+    "                           onnx2c m.onnx -o m.c --report\n"
     "  --report-json FILE     write the same facts as JSON\n"
+    "                           onnx2c m.onnx -o m.c --report-json m.json\n"
+    "  --dot FILE             write the scheduled graph (fused kernels, shapes, arena offsets)\n"
+    "                         for Graphviz\n"
+    "                           onnx2c m.onnx -o m.c --dot m.dot && dot -Tsvg m.dot -o m.svg\n"
     "  --emit-onnx FILE       write the optimised graph as an ONNX model\n"
+    "                           onnx2c m.onnx -o m.c --emit-onnx m.opt.onnx\n"
     "  -O0 | -O1              -O0 turns off rewrites; folding for static shapes stays (default "
     "-O1)\n"
+    "                           onnx2c m.onnx -o m.c -O0\n"
     "  --max-depth N          nesting of subgraphs and function calls (default 64)\n"
+    "                           onnx2c deep.onnx -o deep.c --max-depth 200\n"
     "  --max-nodes N          nodes after inlining and unrolling (default 250000)\n"
+    "                           onnx2c loop.onnx -o loop.c --max-nodes 1000000\n"
     "  --max-folded-bytes N   bytes of one folded constant (default 64 MiB, or twice the\n"
     "                         model's weights if more)\n"
+    "                           onnx2c m.onnx -o m.c --max-folded-bytes 1073741824\n"
     "  --max-total-folded-bytes N  bytes of all folded constants (default 256 MiB, or twice\n"
     "                         the model's weights if more)\n"
+    "                           onnx2c m.onnx -o m.c --max-total-folded-bytes 4294967296\n"
     "  --max-arena-bytes N    bytes of the planned arena (default 4294967296)\n"
+    "                           onnx2c m.onnx -o m.c --max-arena-bytes 262144   (fail if more)\n"
     "  --list-ops             print the supported operators and exit\n"
+    "                           onnx2c --list-ops | grep Conv\n"
     "  --version              print the version and exit\n"
+    "                           onnx2c --version\n"
     "  --help                 this text\n";
 
 static int by_name(const void *a, const void *b)
@@ -205,6 +231,8 @@ static void unknown_option(const char *arg)
 {
     static const char *const known[] = {"-o",
                                         "--header",
+                                        "--weights",
+                                        "--dot",
                                         "--name",
                                         "--dim",
                                         "--shape",
@@ -256,6 +284,10 @@ static Options parse_args(int argc, char **argv)
             o.output_path = option_value(argc, argv, &i, "-o");
         } else if (is_option(a, "--header")) {
             o.header_path = option_value(argc, argv, &i, "--header");
+        } else if (is_option(a, "--weights")) {
+            o.weights_path = option_value(argc, argv, &i, "--weights");
+        } else if (is_option(a, "--dot")) {
+            o.dot_path = option_value(argc, argv, &i, "--dot");
         } else if (is_option(a, "--name")) {
             o.name = option_value(argc, argv, &i, "--name");
         } else if (is_option(a, "--dim")) {
@@ -298,6 +330,8 @@ static Options parse_args(int argc, char **argv)
         usage_error("no model given");
     if (!o.output_path)
         usage_error("no output file given (-o OUT.c)");
+    if (o.weights_path && !strcmp(o.weights_path, "-"))
+        usage_error("--weights needs a file name, not -");
     return o;
 }
 
@@ -346,7 +380,7 @@ typedef struct Output {
     char *tmp; /* NULL once renamed */
 } Output;
 
-static Output outputs[4];
+static Output outputs[6];
 static int noutputs;
 
 static void remove_temporaries(void)
@@ -454,9 +488,10 @@ static bool same_file(const char *a, const char *b)
 /* An output must not overwrite an input (the model, a --bind-input file) or another output. */
 static void check_output_paths(const Options *o)
 {
-    const char *outs[4] = {o->output_path, o->header_path, o->report_json_path, o->emit_onnx_path};
-    const char *opts[4] = {"-o", "--header", "--report-json", "--emit-onnx"};
-    for (int i = 0; i < 4; i++) {
+    const char *outs[6] = {o->output_path,      o->header_path,    o->weights_path,
+                           o->report_json_path, o->emit_onnx_path, o->dot_path};
+    const char *opts[6] = {"-o", "--header", "--weights", "--report-json", "--emit-onnx", "--dot"};
+    for (int i = 0; i < 6; i++) {
         if (!outs[i])
             continue;
         if (same_file(outs[i], o->input_path))
@@ -485,16 +520,21 @@ int main(int argc, char **argv)
 
     FILE *out = open_output(opt.output_path);
     FILE *header = opt.header_path ? open_output(opt.header_path) : NULL;
-    emit_model(m, &opt, &plan, name, out, header);
+    FILE *weights = opt.weights_path ? open_output(opt.weights_path) : NULL;
+    emit_model(m, &opt, &plan, name, out, header, weights);
     close_output(out, opt.output_path);
     if (header)
         close_output(header, opt.header_path);
+    if (weights)
+        close_output(weights, opt.weights_path);
     if (opt.report) /* on stderr when the C goes to stdout */
         print_report(is_stdout(opt.output_path) ? stderr : stdout, m, &plan);
     if (opt.report_json_path)
         write_report_json(temporary_for(opt.report_json_path), m, &plan);
     if (opt.emit_onnx_path)
         write_onnx(temporary_for(opt.emit_onnx_path), m);
+    if (opt.dot_path)
+        write_dot(temporary_for(opt.dot_path), m);
     commit_outputs();
     return 0;
 }

@@ -209,6 +209,8 @@ typedef struct Options {
     bool report;
     const char *report_json_path;
     const char *emit_onnx_path;
+    const char *weights_path; /* --weights: the weights in their own C file */
+    const char *dot_path;     /* --dot: Graphviz of the scheduled graph */
     int opt_level;
     int ndims, nshapes, nvalues;
     Binding *dims;   /* --dim SYMBOL=N (rank 1 holds N) */
@@ -375,9 +377,11 @@ struct Emitter {
     XsmmKernel *kernels; /* libxsmm kernels to dispatch in init, deduplicated */
     int nkernels;
     int counter; /* for unique local names */
+    Node *node;  /* the node being emitted: emit_constant names what it folds after its inputs */
 };
+/* weights, when not NULL, receives the weights' definitions (--weights); out then declares them. */
 void emit_model(Model *m, const Options *opt, const ArenaPlan *plan, const char *name, FILE *out,
-                FILE *header);
+                FILE *header, FILE *weights);
 void println(Emitter *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *value_cname(Emitter *e, Value *v); /* C expression of the value's data */
 const char *scratch_cname(Emitter *e, const Node *n, DType t, int64_t byte_offset);
@@ -398,5 +402,7 @@ double model_mflops(const Graph *g);
 int64_t model_weight_bytes(const Graph *g);
 void print_report(FILE *f, const Model *m, const ArenaPlan *plan);
 void write_report_json(const char *path, const Model *m, const ArenaPlan *plan);
+void write_dot(const char *path, const Model *m); /* --dot: the scheduled graph for Graphviz */
+void write_schedule_comment(FILE *f, const Graph *g); /* the generated file's summary */
 
 #endif

@@ -128,6 +128,148 @@ static int collect_layers(const Graph *g, Layer **layers)
     return n;
 }
 
+/* The op and its fused epilogues, "Conv+Add+Relu", into buf. */
+static void fused_ops(const Node *n, char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "%s", n->op_type);
+    for (int k = 0; k < n->nepilogue && used < len; k++)
+        used += (size_t)snprintf(buf + used, len - used, "+%s", n->epilogue[k].node->op_type);
+}
+
+/* The input shapes of a node, "1x3x8x8, 8x3x3x3, 8" (with its epilogues' other inputs). */
+static void print_input_shapes(FILE *f, const Node *n)
+{
+    int shown = 0;
+    for (int i = 0; i < n->ninputs; i++)
+        if (n->inputs[i]) {
+            fprintf(f, "%s", shown++ ? ", " : "");
+            print_shape(f, n->inputs[i]);
+        }
+    for (int k = 0; k < n->nepilogue; k++) {
+        const Epilogue *ep = &n->epilogue[k];
+        for (int i = 0; i < ep->node->ninputs; i++)
+            if (i != ep->input && ep->node->inputs[i]) {
+                fprintf(f, "%s", shown++ ? ", " : "");
+                print_shape(f, ep->node->inputs[i]);
+            }
+    }
+}
+
+/* The generated file's first summary: the schedule a reader follows through the run function
+ * (one "/\* Op 'name' *\/" comment per step there). */
+void write_schedule_comment(FILE *f, const Graph *g)
+{
+    Layer *l;
+    int n = collect_layers(g, &l);
+    fprintf(f,
+            "/* Schedule: %d steps. step: op (+ fused epilogues) 'node': input shapes -> output\n"
+            " * shape and type, where the output lives (arena@byte offset, output, view of an\n"
+            " * input's buffer, constant), its bytes.\n",
+            n);
+    for (int i = 0; i < n; i++) {
+        char ops[160];
+        fused_ops(l[i].node, ops, sizeof ops);
+        fprintf(f, " * %4d: %s '%s': ", i, comment_text(ops), comment_text(l[i].node->name));
+        print_input_shapes(f, l[i].node);
+        fprintf(f, " -> ");
+        print_shape(f, l[i].out);
+        fprintf(f, " %s  %s  %lld\n", dtype_name(l[i].out->dtype), l[i].placement,
+                (long long)l[i].bytes);
+    }
+    fprintf(f, " */\n\n");
+}
+
+/* A string inside a Graphviz label: quotes and backslashes escaped. */
+static void dot_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s == '\n' ? ' ' : *s, f);
+    }
+}
+
+/* Edges into layer i from whatever computes each of its inputs: a graph input ("in<k>") or an
+ * earlier layer ("n<j>"); constants are folded into the layer and have no box. */
+static void dot_edges(FILE *f, const Graph *g, const Node *n, int i, const int *layer_of)
+{
+    for (int k = -1; k < n->nepilogue; k++) {
+        const Node *src = k < 0 ? n : n->epilogue[k].node;
+        for (int j = 0; j < src->ninputs; j++) {
+            const Value *v = src->inputs[j];
+            if (!v || (k >= 0 && j == n->epilogue[k].input))
+                continue;
+            for (int in = 0; in < g->ninputs; in++)
+                if (g->inputs[in] == v)
+                    fprintf(f, "  in%d -> n%d;\n", in, i);
+            if (layer_of[v->id] >= 0 && layer_of[v->id] != i)
+                fprintf(f, "  n%d -> n%d;\n", layer_of[v->id], i);
+        }
+    }
+}
+
+static void dot_tensor(FILE *f, const char *id, const char *kind, const Value *v)
+{
+    fprintf(f, "  %s [shape=ellipse, label=\"%s '", id, kind);
+    dot_text(f, v->name);
+    fprintf(f, "'\\n");
+    print_shape(f, v);
+    fprintf(f, " %s\"];\n", dtype_name(v->dtype));
+}
+
+/* --dot: one box per scheduled step (the fused kernel, its output shape, where the output
+ * lives and its bytes), the graph inputs and outputs as ellipses, data flow as edges. */
+void write_dot(const char *path, const Model *m)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "onnx2c: error: %s: cannot write: %s\n", path, strerror(errno));
+        exit(1);
+    }
+    const Graph *g = m->graph;
+    Layer *l;
+    int n = collect_layers(g, &l);
+    int *layer_of = xcalloc((size_t)g->nvalues + 1, sizeof(int));
+    for (int i = 0; i < g->nvalues; i++)
+        layer_of[i] = -1;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < l[i].node->noutputs; k++)
+            if (l[i].node->outputs[k])
+                layer_of[l[i].node->outputs[k]->id] = i;
+    fprintf(f, "digraph onnx2c {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n");
+    for (int i = 0; i < g->ninputs; i++)
+        dot_tensor(f, xprintf("in%d", i), "input", g->inputs[i]);
+    for (int i = 0; i < n; i++) {
+        char ops[160];
+        fused_ops(l[i].node, ops, sizeof ops);
+        fprintf(f, "  n%d [label=\"%d: ", i, i);
+        dot_text(f, ops);
+        fprintf(f, " '");
+        dot_text(f, l[i].node->name);
+        fprintf(f, "'\\n");
+        print_shape(f, l[i].out);
+        fprintf(f, " %s\\n%s, %lld bytes\\n%s\"];\n", dtype_name(l[i].out->dtype), l[i].placement,
+                (long long)l[i].bytes, l[i].arithmetic);
+    }
+    for (int i = 0; i < g->noutputs; i++)
+        dot_tensor(f, xprintf("out%d", i), "output", g->outputs[i]);
+    for (int i = 0; i < n; i++)
+        dot_edges(f, g, l[i].node, i, layer_of);
+    for (int i = 0; i < g->noutputs; i++) {
+        const Value *v = g->outputs[i];
+        if (layer_of[v->id] >= 0)
+            fprintf(f, "  n%d -> out%d;\n", layer_of[v->id], i);
+        for (int in = 0; in < g->ninputs; in++)
+            if (g->inputs[in] == v)
+                fprintf(f, "  in%d -> out%d;\n", in, i);
+    }
+    fprintf(f, "}\n");
+    if (ferror(f) | fclose(f)) {
+        fprintf(stderr, "onnx2c: error: %s: write failed\n", path);
+        exit(1);
+    }
+}
+
 /* One line per scheduled node: what a firmware engineer checks against RAM and time. */
 static void print_layers(FILE *f, const Graph *g)
 {

@@ -26,7 +26,7 @@ static void compile(const uint8_t *data, size_t size, const Options *opt, FILE *
 {
     Model *m = load_model_bytes("fuzz.onnx", data, size);
     ArenaPlan plan = compile_model(m, opt);
-    emit_model(m, opt, &plan, "fuzz", out, header);
+    emit_model(m, opt, &plan, "fuzz", out, header, NULL);
     print_report(out, m, &plan);
 }
 

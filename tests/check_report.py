@@ -1,8 +1,10 @@
 """The embedded figures of --report-json (issue 11), checked against independent facts:
 the model's own input/output sizes (read with onnx), the sum of the per-layer MFLOPs, every
-arena placement inside the arena, and which layers of an int8 QDQ model run in integers.
+arena placement inside the arena, and which layers of an int8 QDQ model run in integers; the
+--dot graph and the generated file's schedule comment against the same report (one box and one
+line per layer, with its placement and bytes), the dot file through Graphviz when installed.
     check_report.py ONNX2C WORK_DIR REPO_DIR"""
-import json, os, subprocess, sys
+import json, os, re, shutil, subprocess, sys
 import numpy as np
 import onnx
 from onnx import helper
@@ -14,10 +16,39 @@ fails = []
 
 def report(model):
     out = os.path.join(work, os.path.basename(os.path.dirname(model)))
-    subprocess.run([onnx2c, model, "-o", out + ".c", "--report-json", out + ".json"], check=True)
+    subprocess.run([onnx2c, model, "-o", out + ".c", "--report-json", out + ".json",
+                    "--dot", out + ".dot"], check=True)
     text = subprocess.run([onnx2c, model, "-o", out + ".c", "--report"], check=True,
                           capture_output=True, text=True).stdout
-    return json.load(open(out + ".json")), text
+    return json.load(open(out + ".json")), text, out
+
+
+def check_dot(name, r, out):
+    """One box per layer, in order, showing the layer's op, placement, bytes and arithmetic;
+    each graph output has an edge into it; Graphviz accepts the file."""
+    dot = open(out + ".dot").read()
+    boxes = re.findall(r'^  n(\d+) \[label="(\d+): ([^ ]+) .*\\n(\S+), (\d+) bytes\\n(\w+)"\];$',
+                       dot, re.M)
+    if len(boxes) != len(r["layers"]):
+        fails.append(f"{name}: --dot has {len(boxes)} boxes for {len(r['layers'])} layers")
+    for (i, step, ops, where, nbytes, arith), l in zip(boxes, r["layers"]):
+        if (int(i), int(step), ops.split("+")[0], where, int(nbytes), arith) != (
+                int(step), len([b for b in boxes if int(b[0]) < int(i)]), l["op"],
+                l["placement"], l["bytes"], l["arithmetic"]):
+            fails.append(f"{name}: --dot box n{i} ({ops} {where} {nbytes}) is not layer {l}")
+    for k in range(len(re.findall(r"^  out\d+ \[", dot, re.M))):
+        if not re.search(rf"^  (n|in)\d+ -> out{k};$", dot, re.M):
+            fails.append(f"{name}: --dot: nothing flows into output {k}")
+    if shutil.which("dot"):
+        svg = subprocess.run(["dot", "-Tsvg", out + ".dot"], capture_output=True, text=True)
+        if svg.returncode or "<svg" not in svg.stdout:
+            fails.append(f"{name}: dot -Tsvg rejects the --dot file: {svg.stderr.strip()}")
+    # the generated file's schedule comment: one line per layer, same placement and bytes
+    c = open(out + ".c").read()
+    lines = re.findall(r"^ \* +(\d+): (\S+) .* (\S+)  (\d+)$", c.split("*/", 2)[1], re.M)
+    if [(int(s), o.split("+")[0], p, int(b)) for s, o, p, b in lines] != [
+            (i, l["op"], l["placement"], l["bytes"]) for i, l in enumerate(r["layers"])]:
+        fails.append(f"{name}: the schedule comment of the C file does not list the layers")
 
 
 def io_bytes(model, kind):
@@ -35,7 +66,8 @@ def io_bytes(model, kind):
 
 for name in ("examples/mlp", "tests/models/lenet5", "tests/models/qdq_cnn_s8_pt"):
     model = os.path.join(repo, name, "model.onnx")
-    r, text = report(model)
+    r, text, out = report(model)
+    check_dot(name, r, out)
     want_in, want_out = io_bytes(model, "input"), io_bytes(model, "output")
     if (r["input_bytes"], r["output_bytes"]) != (want_in, want_out):
         fails.append(f"{name}: input/output bytes {r['input_bytes']}/{r['output_bytes']}, "

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Command-line conventions of issue 11: -o - writes the C to stdout (the same bytes as -o FILE,
 # nothing on failure, --report moved to stderr), default names do not collide for
-# DIR/model.onnx, generated files carry no directory names, --version prints the version.
+# DIR/model.onnx, generated files carry no directory names, --version prints the version,
+# --help gives an example under every option, --weights writes a weights file.
 #   run_cli_test.sh ONNX2C WORK_DIR VERSION
 set -eu
 onnx2c=$1 work=$2 version=$3
@@ -38,5 +39,23 @@ cc -std=c99 "$work/one.c" "$work/two.c" "$work/main.c" -o "$work/both" -lm ||
 "$onnx2c" "$work/a/mlp/model.onnx" -o "$work/mlp.c" --header "$work/mlp.h"
 if grep -n "$work" "$work/mlp.c" "$work/mlp.h"; then
     fail "generated files name the folders of the command line"
+fi
+# --help: under every option (after its description's continuation lines, indented 25) comes an
+# example command, indented 27
+"$onnx2c" --help >"$work/help.txt"
+awk 'function check() { if (opt != "" && !seen) { print opt; bad = 1 } }
+     /^  -/ { check(); opt = $1; seen = 0; if (opt == "--help") opt = ""; next }
+     substr($0, 1, 34) == "                           onnx2c " { seen = 1 }
+     END { check(); exit bad }' "$work/help.txt" || fail "--help has options without an example (above)"
+
+# --weights: the weights move to their own file, with external linkage and the model's prefix
+"$onnx2c" "$work/a/mlp/model.onnx" -o "$work/w.c" --weights "$work/w_weights.c" --gemm=portable
+grep -q '^extern const' "$work/w.c" || fail "--weights: the model file declares no weights"
+if grep -q '^static const' "$work/w_weights.c" || ! grep -q '^const .* mlp_w' "$work/w_weights.c"; then
+    fail "--weights: the weights file does not define external mlp_w* weights"
+fi
+if grep -q '^mlp_WEIGHTS_SECTION' "$work/w.c"; then fail "--weights: weights left in the model file"; fi
+if "$onnx2c" "$work/a/mlp/model.onnx" -o "$work/w.c" --weights - 2>/dev/null; then
+    fail "--weights - was accepted"
 fi
 echo "run_cli_test: ok"

@@ -9,6 +9,9 @@
 #     --cc=CC                   C compiler for the generated file (default cc)
 #     --python=PY               also check the --report-json file with this Python
 #     --determinism             instead: compile twice, require byte-identical C files
+#     --weights                 put the weights in their own file (--weights NAME_weights.c),
+#                               build the two files together, and require the outputs to have
+#                               the bits of the one-file build
 #     -- ARGS...                extra onnx2c options (e.g. -- -O0)
 #
 #   e.g. tests/run_model_test.sh --gemm=libxsmm build/onnx2c tests/models/lenet5 /tmp/lenet5
@@ -23,12 +26,14 @@ gemm=portable
 cc=cc
 python=
 mode=run
+split=
 while [ $# -gt 0 ]; do
     case $1 in
     --gemm=*) gemm=${1#--gemm=} ;;
     --cc=*) cc=${1#--cc=} ;;
     --python=*) python=${1#--python=} ;;
     --determinism) mode=determinism ;;
+    --weights) split=1 ;;
     --) shift; break ;;
     -*) echo "run_model_test.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -36,7 +41,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 if [ $# -lt 3 ]; then
-    sed -n '2,16p' "$0" >&2
+    sed -n '2,19p' "$0" >&2
     exit 2
 fi
 onnx2c=$1 model_dir=${2%/} work=$3
@@ -89,7 +94,13 @@ if [ "$mode" = determinism ]; then
     exit 0
 fi
 
-compile "$out.c" --harness --gemm="$gemm" --report-json "$out.json"
+if [ -n "$split" ]; then
+    compile "$out.c" --harness --gemm="$gemm" --weights "${out}_weights.c"
+    srcs="$out.c ${out}_weights.c"
+else
+    compile "$out.c" --harness --gemm="$gemm" --report-json "$out.json"
+    srcs=$out.c
+fi
 
 # The first comment of the file states the compile/link line.
 head -c 2 "$out.c" | grep -q '^/[*/]' || fail "$out.c does not start with a comment"
@@ -138,10 +149,10 @@ else:
 EOF
 fi
 
-# shellcheck disable=SC2086 # $libs is a list of flags
-step "$cc" -std=c99 -O2 -Wall -Wextra -pedantic -Werror "$out.c" -o "$out" $libs
+# shellcheck disable=SC2086 # $srcs and $libs are lists
+step "$cc" -std=c99 -O2 -Wall -Wextra -pedantic -Werror $srcs -o "$out" $libs
 # shellcheck disable=SC2086
-"$cc" -std=c99 -O2 -Wall -Wextra -pedantic -Werror "$out.c" -o "$out" $libs ||
+"$cc" -std=c99 -O2 -Wall -Wextra -pedantic -Werror $srcs -o "$out" $libs ||
     fail "generated C does not build warning-free with $cc"
 
 tol=
@@ -155,8 +166,21 @@ set +e
 "$out" --require-outputs $tol "$@"
 rc=$?
 set -e
+if [ -n "$split" ] && [ $rc -eq 0 ]; then
+    # the same bits as the one-file build
+    compile "${out}_one.c" --harness --gemm="$gemm"
+    # shellcheck disable=SC2086
+    "$cc" -std=c99 -O2 "${out}_one.c" -o "${out}_one" $libs || fail "one-file build failed"
+    rm -rf "$work/split_out" "$work/one_out" && mkdir -p "$work/split_out" "$work/one_out"
+    "$out" --write-outputs "$work/split_out" "$1" >/dev/null
+    "${out}_one" --write-outputs "$work/one_out" "$1" >/dev/null
+    for f in "$work"/one_out/*; do
+        cmp "$f" "$work/split_out/$(basename "$f")" ||
+            fail "--weights build differs from the one-file build in $(basename "$f")"
+    done
+fi
 case $rc in
-0) echo "ok: $name ($gemm, $cc)" ;;
+0) echo "ok: $name ($gemm, $cc${split:+, --weights})" ;;
 1) fail "outputs do not match the reference (harness exit 1)" ;;
 2) fail "harness could not read the test data (exit 2)" ;;
 *) fail "harness crashed or was killed (status $rc)" ;;
