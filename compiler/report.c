@@ -128,6 +128,25 @@ static int collect_layers(const Graph *g, Layer **layers)
     return n;
 }
 
+/* The files of --report-json and --dot: an error that names the file ends the compilation. */
+static FILE *open_report(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "onnx2c: error: %s: cannot write: %s\n", path, strerror(errno));
+        exit(1);
+    }
+    return f;
+}
+
+static void close_report(FILE *f, const char *path)
+{
+    if (ferror(f) | fclose(f)) {
+        fprintf(stderr, "onnx2c: error: %s: write failed\n", path);
+        exit(1);
+    }
+}
+
 /* The op and its fused epilogues, "Conv+Add+Relu", into buf. */
 static void fused_ops(const Node *n, char *buf, size_t len)
 {
@@ -221,11 +240,7 @@ static void dot_tensor(FILE *f, const char *id, const char *kind, const Value *v
  * lives and its bytes), the graph inputs and outputs as ellipses, data flow as edges. */
 void write_dot(const char *path, const Model *m)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "onnx2c: error: %s: cannot write: %s\n", path, strerror(errno));
-        exit(1);
-    }
+    FILE *f = open_report(path);
     const Graph *g = m->graph;
     Layer *l;
     int n = collect_layers(g, &l);
@@ -264,10 +279,7 @@ void write_dot(const char *path, const Model *m)
                 fprintf(f, "  in%d -> out%d;\n", in, i);
     }
     fprintf(f, "}\n");
-    if (ferror(f) | fclose(f)) {
-        fprintf(stderr, "onnx2c: error: %s: write failed\n", path);
-        exit(1);
-    }
+    close_report(f, path);
 }
 
 /* One line per scheduled node: what a firmware engineer checks against RAM and time. */
@@ -278,7 +290,9 @@ static void print_layers(FILE *f, const Graph *g)
     fprintf(f, "layers (step, op, name, output, MFLOPs, output bytes, placement, arithmetic):\n");
     for (int i = 0; i < n; i++) {
         const Node *nd = l[i].node;
-        fprintf(f, "  %4d  %-20s %-24s ", i, nd->op_type, nd->name[0] ? nd->name : "-");
+        char ops[160];
+        fused_ops(nd, ops, sizeof ops);
+        fprintf(f, "  %4d  %-20s %-24s ", i, ops, nd->name[0] ? nd->name : "-");
         print_shape(f, l[i].out);
         fprintf(f, " %s  %.3f  %lld  %s  %s\n", dtype_name(l[i].out->dtype), l[i].mflops,
                 (long long)l[i].bytes, l[i].placement, l[i].arithmetic);
@@ -375,11 +389,7 @@ static void json_layers(FILE *f, const Graph *g)
 
 void write_report_json(const char *path, const Model *m, const ArenaPlan *plan)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "onnx2c: error: %s: cannot write: %s\n", path, strerror(errno));
-        exit(1);
-    }
+    FILE *f = open_report(path);
     const Graph *g = m->graph;
     OpCount *after;
     int nafter;
@@ -409,8 +419,5 @@ void write_report_json(const char *path, const Model *m, const ArenaPlan *plan)
             (long long)in, (long long)out, (long long)(plan->arena_bytes + in + out));
     json_layers(f, g);
     fprintf(f, "}\n");
-    if (ferror(f) | fclose(f)) {
-        fprintf(stderr, "onnx2c: error: %s: write failed\n", path);
-        exit(1);
-    }
+    close_report(f, path);
 }
