@@ -94,7 +94,7 @@ static const OpDef op_table[] = {
     {"Size", 1, 1, 1, size_infer, size_fold, NULL, NO_VIEW, NULL, NULL, NULL},
     {"ConstantOfShape", 1, 1, 9, constant_of_shape_infer, constant_of_shape_fold, NULL, NO_VIEW, NULL, NULL, NULL},
     {"Range", 3, 3, 11, range_infer, range_fold, NULL, NO_VIEW, NULL, NULL, NULL},
-    /* ---- nn family: ops_nn.c (ConvTranspose, pools, normalisations) ---- */
+    /* ---- nn family: ops_conv.c (ConvTranspose, pools), ops_normalize.c (normalisations) ---- */
     {"ConvTranspose", 2, 3, 1, convtranspose_infer, NULL, convtranspose_emit, NO_VIEW, convtranspose_flops, NULL, "conv"},
     {"LpPool", 1, 1, 2, pool_infer, NULL, pool_emit, NO_VIEW, numel_flops, NULL, "pool"},
     {"GlobalMaxPool", 1, 1, 1, global_pool_infer, NULL, global_pool_emit, NO_VIEW, numel_flops, NULL, "pool"},

@@ -56,12 +56,6 @@ void pool_infer(Node *n);
 void pool_emit(Emitter *e, Node *n);
 void global_pool_infer(Node *n);
 void global_pool_emit(Emitter *e, Node *n);
-void batchnorm_infer(Node *n);
-void batchnorm_fold(Node *n);
-void batchnorm_emit(Emitter *e, Node *n);
-void softmax_infer(Node *n);
-void softmax_fold(Node *n);
-void softmax_emit(Emitter *e, Node *n);
 
 /* ---- ops_shape.c ---- */
 void constant_infer(Node *n);
@@ -151,7 +145,13 @@ void convtranspose_emit(Emitter *e, Node *n);
 double convtranspose_flops(const Node *n);
 void maxunpool_infer(Node *n);
 void maxunpool_emit(Emitter *e, Node *n);
-/* ops_nn.c */
+/* ops_normalize.c */
+void batchnorm_infer(Node *n);
+void batchnorm_fold(Node *n);
+void batchnorm_emit(Emitter *e, Node *n);
+void softmax_infer(Node *n); /* Softmax, LogSoftmax */
+void softmax_fold(Node *n);
+void softmax_emit(Emitter *e, Node *n);
 void groupnorm_infer(Node *n); /* GroupNormalization, InstanceNormalization */
 void groupnorm_fold(Node *n);
 void groupnorm_emit(Emitter *e, Node *n);

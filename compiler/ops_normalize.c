@@ -1,6 +1,7 @@
-/* ops_nn.c — normalisations of the nn family: InstanceNormalization, GroupNormalization,
- * LRN, MeanVarianceNormalization, LpNormalization (templates/norm.c, templates/nn.c).
- * ConvTranspose and the pools are in ops_conv.c, next to the window geometry they share. */
+/* ops_normalize.c — the normalisations: BatchNormalization, InstanceNormalization,
+ * GroupNormalization, LRN, MeanVarianceNormalization, LpNormalization, Softmax, LogSoftmax
+ * (templates/norm.c, templates/nn.c, templates/softmax.c). LayerNormalization is in
+ * ops_reduce.c, next to the reductions it shares. */
 #include "kernels.h"
 #include "ops.h"
 
@@ -216,4 +217,151 @@ void lpnorm_emit(Emitter *e, Node *n)
     println(e, "lpnorm_f32(%lld, %lld, %lld, %lld, %s, %s);", (long long)o, (long long)l,
             (long long)i, (long long)attr_int(n, "p", 2), value_cname(e, n->inputs[0]),
             value_cname(e, n->outputs[0]));
+}
+
+/* ---- BatchNormalization (inference) ---- */
+
+static void batchnorm_geometry(const Node *n, int64_t *N, int64_t *C, int64_t *HW)
+{
+    const Value *x = n->inputs[0];
+    if (x->rank < 2)
+        fatal_at(n, "input must have rank 2 or more");
+    *N = x->dims[0];
+    *C = x->dims[1];
+    *HW = 1;
+    for (int i = 2; i < x->rank; i++)
+        *HW *= x->dims[i];
+}
+
+/* training_mode=1 (opset 14+): normalised with the batch's statistics, and outputs 1 and 2
+ * (when requested) are the updated running mean and variance. */
+static bool batchnorm_training(const Node *n)
+{
+    return n->opset >= 14 && attr_int(n, "training_mode", 0) != 0;
+}
+
+static bool batchnorm_has_stat(const Node *n, int i)
+{
+    return batchnorm_training(n) && i < n->noutputs && n->outputs[i]->name[0];
+}
+
+static float *batchnorm_stat(const Node *n, int i)
+{
+    return batchnorm_has_stat(n, i) ? n->outputs[i]->data : NULL;
+}
+
+void batchnorm_infer(Node *n)
+{
+    if (attr_int(n, "training_mode", 0) != 0 && n->opset < 14)
+        fatal_at(n, "training_mode needs opset 14 or newer");
+    if (n->opset < 9 && attr_int(n, "spatial", 1) != 1)
+        fatal_at(n, "spatial=0 is not supported");
+    if (n->noutputs > 3)
+        fatal_at(n, "training outputs saved_mean/saved_var (opset < 14) are not supported");
+    for (int i = 1; i < n->noutputs; i++)
+        if (n->outputs[i]->name[0] && !batchnorm_training(n))
+            fatal_at(n, "running mean/var outputs need training_mode=1");
+    int64_t N, C, HW;
+    batchnorm_geometry(n, &N, &C, &HW);
+    for (int i = 0; i < 5; i++) {
+        require_float(n, n->inputs[i]);
+        if (i && (n->inputs[i]->rank != 1 || n->inputs[i]->dims[0] != C))
+            fatal_at(n, "input %d must have shape [%lld]", i, (long long)C);
+    }
+    same_shape_infer(n);
+    for (int i = 1; i < n->noutputs; i++)
+        if (n->outputs[i]->name[0])
+            set_shape(n->outputs[i], DT_FLOAT, 1, &C);
+}
+
+void batchnorm_fold(Node *n)
+{
+    int64_t N, C, HW;
+    batchnorm_geometry(n, &N, &C, &HW);
+    if (batchnorm_training(n)) {
+        batchnorm_train_f32(N, C, HW, n->inputs[0]->data, n->inputs[1]->data, n->inputs[2]->data,
+                            n->inputs[3]->data, n->inputs[4]->data, attr_float(n, "epsilon", 1e-5f),
+                            attr_float(n, "momentum", 0.9f), n->outputs[0]->data,
+                            batchnorm_stat(n, 1), batchnorm_stat(n, 2));
+        return;
+    }
+    batchnorm_f32(N, C, HW, n->inputs[0]->data, n->inputs[1]->data, n->inputs[2]->data,
+                  n->inputs[3]->data, n->inputs[4]->data, attr_float(n, "epsilon", 1e-5f),
+                  n->outputs[0]->data);
+}
+
+void batchnorm_emit(Emitter *e, Node *n)
+{
+    int64_t N, C, HW;
+    batchnorm_geometry(n, &N, &C, &HW);
+    if (batchnorm_training(n)) {
+        println(e, "batchnorm_train_f32(%lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s);",
+                (long long)N, (long long)C, (long long)HW, value_cname(e, n->inputs[0]),
+                value_cname(e, n->inputs[1]), value_cname(e, n->inputs[2]),
+                value_cname(e, n->inputs[3]), value_cname(e, n->inputs[4]),
+                c_float(attr_float(n, "epsilon", 1e-5f)), c_float(attr_float(n, "momentum", 0.9f)),
+                value_cname(e, n->outputs[0]),
+                batchnorm_has_stat(n, 1) ? value_cname(e, n->outputs[1]) : "NULL",
+                batchnorm_has_stat(n, 2) ? value_cname(e, n->outputs[2]) : "NULL");
+        return;
+    }
+    println(e, "batchnorm_f32(%lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %s);", (long long)N,
+            (long long)C, (long long)HW, value_cname(e, n->inputs[0]), value_cname(e, n->inputs[1]),
+            value_cname(e, n->inputs[2]), value_cname(e, n->inputs[3]),
+            value_cname(e, n->inputs[4]), c_float(attr_float(n, "epsilon", 1e-5f)),
+            value_cname(e, n->outputs[0]));
+}
+
+/* ---- Softmax, LogSoftmax ---- */
+
+/* Before opset 13 the input is coerced to 2-D at `axis` (default 1); since, one axis (default
+ * -1) is normalised. Either way: [outer][len][inner]. */
+static void softmax_geometry(const Node *n, int64_t *outer, int64_t *len, int64_t *inner)
+{
+    const Value *x = n->inputs[0];
+    bool coerce = n->opset < 13;
+    int axis = normalize_axis(n, attr_int(n, "axis", coerce ? 1 : -1), x->rank);
+    *outer = *len = *inner = 1;
+    for (int i = 0; i < x->rank; i++) {
+        if (i < axis)
+            *outer *= x->dims[i];
+        else if (i == axis || coerce)
+            *len *= x->dims[i];
+        else
+            *inner *= x->dims[i];
+    }
+}
+
+void softmax_infer(Node *n)
+{
+    if (half_infer(n, softmax_infer))
+        return;
+    if (n->inputs[0]->dtype != DT_DOUBLE)
+        require_float(n, n->inputs[0]);
+    int64_t o, l, i;
+    softmax_geometry(n, &o, &l, &i);
+    same_shape_infer(n);
+}
+
+void softmax_fold(Node *n)
+{
+    if (half_fold(n, softmax_fold))
+        return;
+    int64_t o, l, i;
+    softmax_geometry(n, &o, &l, &i);
+    bool soft = !strcmp(n->op_type, "Softmax");
+    if (n->inputs[0]->dtype == DT_DOUBLE)
+        (soft ? softmax_f64 : logsoftmax_f64)(o, l, i, n->inputs[0]->data, n->outputs[0]->data);
+    else
+        (soft ? softmax_f32 : logsoftmax_f32)(o, l, i, n->inputs[0]->data, n->outputs[0]->data);
+}
+
+void softmax_emit(Emitter *e, Node *n)
+{
+    int64_t o, l, i;
+    softmax_geometry(n, &o, &l, &i);
+    println(e, "%s_%s(%lld, %lld, %lld, %s, %s);",
+            !strcmp(n->op_type, "Softmax") ? "softmax" : "logsoftmax",
+            n->inputs[0]->dtype == DT_DOUBLE ? "f64" : "f32", (long long)o, (long long)l,
+            (long long)i, value_cname(e, n->inputs[0]), value_cname(e, n->outputs[0]));
 }
