@@ -219,16 +219,6 @@ bool is_flex_attention(const Node *n)
     return !strcmp(n->op_type, "FlexAttention") && !strcmp(n->domain, "ai.onnx.preview");
 }
 
-/* Moves the nodes appended since `first_new` to just after position `at`. */
-static void move_new_nodes(Graph *g, int at, int first_new)
-{
-    int count = g->nnodes - first_new, tail = first_new - (at + 1);
-    Node **tmp = xcalloc((size_t)count + 1, sizeof(Node *));
-    memcpy(tmp, g->nodes + first_new, (size_t)count * sizeof(Node *));
-    memmove(g->nodes + at + 1 + count, g->nodes + at + 1, (size_t)tail * sizeof(Node *));
-    memcpy(g->nodes + at + 1, tmp, (size_t)count * sizeof(Node *));
-}
-
 void expand_flex_attention(Model *m, int index)
 {
     Graph *g = m->graph;

@@ -100,6 +100,10 @@ void infer_shapes(Model *m)
             expand_flex_attention(m, i); /* its nodes now follow; infer them next */
             continue;
         }
+        if (is_sequence_op(n)) {
+            expand_sequence_op(m, i); /* its tensor nodes now follow; infer them next */
+            continue;
+        }
         if (upgrade_legacy_op(g, i)) {
             i--; /* infer the Reshape it placed before the node first */
             continue;
@@ -107,7 +111,8 @@ void infer_shapes(Model *m)
         bind_op(n);
         for (int j = 0; j < n->ninputs; j++)
             if (n->inputs[j] && n->inputs[j]->rank < 0)
-                fatal_at(n, "input '%s' has no known shape", n->inputs[j]->name);
+                fatal_at(n, "input '%s' has no known shape%s", n->inputs[j]->name,
+                         is_sequence_value(n->inputs[j]) ? " (it is a sequence)" : "");
         n->op->infer(n);
         for (int j = 0; j < n->noutputs; j++) {
             Value *y = n->outputs[j];

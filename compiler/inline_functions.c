@@ -250,7 +250,7 @@ static void expand_function(Model *m, Scope *s, const Onnx__NodeProto *np,
 
 /* Moves the nodes appended since `first_new` to just after position `at`, so that they run
  * before the nodes that read the If's outputs. */
-static void move_new_nodes(Graph *g, int at, int first_new)
+void move_new_nodes(Graph *g, int at, int first_new)
 {
     int count = g->nnodes - first_new, tail = first_new - (at + 1);
     Node **tmp = xcalloc((size_t)count + 1, sizeof(Node *));

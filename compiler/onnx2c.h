@@ -233,6 +233,7 @@ void promote_half_reset(void);
 void unroll_loops_reset(void);
 void attention_reset(void);
 void flex_attention_reset(void);
+void sequence_reset(void);
 void inline_functions_reset(void);
 void fusions_reset(void);
 extern const char *g_model_path;
@@ -321,6 +322,9 @@ bool is_view_op(const Node *n);
 
 /* ---- inline_functions.c ---- */
 void fold_if(Model *m, int index); /* replace If node `index` by its taken branch */
+/* Moves the nodes appended since first_new to just after position at (the expansions of
+ * infer_shapes: they run before the nodes that read what they replace). */
+void move_new_nodes(Graph *g, int at, int first_new);
 
 /* ---- upgrade_legacy.c: opset <= 6 broadcasting rules (called by infer_shapes) ---- */
 bool upgrade_legacy_op(Graph *g, int index); /* true: a Reshape now precedes node `index` */
@@ -332,6 +336,11 @@ void unroll_loop(Model *m, int index); /* one iteration of node `index` now foll
 /* ---- expand_flex_attention.c: FlexAttention (ai.onnx.preview) as standard ops ---- */
 bool is_flex_attention(const Node *n);
 void expand_flex_attention(Model *m, int index); /* its nodes now follow node `index` */
+
+/* ---- ops_sequence.c: sequences of static length, resolved into tensor ops (ditto) ---- */
+bool is_sequence_op(const Node *n);
+bool is_sequence_value(const Value *v);
+void expand_sequence_op(Model *m, int index); /* its tensor nodes now follow node `index` */
 
 /* ---- infer_shapes.c ---- */
 void infer_shapes(Model *m);

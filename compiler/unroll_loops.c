@@ -369,16 +369,6 @@ static void scan8_split(Model *m, Node *n)
 
 /* ---- driver ---- */
 
-/* Moves the nodes appended since `first_new` to just after position `at`. */
-static void move_new_nodes(Graph *g, int at, int first_new)
-{
-    int count = g->nnodes - first_new, tail = first_new - (at + 1);
-    Node **tmp = xcalloc((size_t)count + 1, sizeof(Node *));
-    memcpy(tmp, g->nodes + first_new, (size_t)count * sizeof(Node *));
-    memmove(g->nodes + at + 1 + count, g->nodes + at + 1, (size_t)tail * sizeof(Node *));
-    memcpy(g->nodes + at + 1, tmp, (size_t)count * sizeof(Node *));
-}
-
 bool is_loop_node(const Node *n)
 {
     return (!*n->domain || !strcmp(n->domain, "ai.onnx")) &&

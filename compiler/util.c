@@ -68,6 +68,7 @@ void compiler_reset(void)
     unroll_loops_reset();
     attention_reset();
     flex_attention_reset();
+    sequence_reset();
     inline_functions_reset();
     fusions_reset();
     g_model_path = "<no model>";

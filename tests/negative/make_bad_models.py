@@ -305,6 +305,30 @@ def hostile_models(valid):
     return {f"hostile/{name}.onnx": data for name, data in M.items()}
 
 
+def sequence_models(files):
+    """Sequences whose length or positions are not known at compile time, and sequence uses
+    onnx2c does not resolve (ops_sequence.c)."""
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+    X = helper.make_tensor_value_info("X", f32, [4, 2])
+    Y = helper.make_tensor_value_info("Y", f32, [1, 2])
+    split = helper.make_node("SplitToSequence", ["X"], ["S"], name="split0", keepdims=1)
+    files["sequence_position_input.onnx"] = model(
+        [split, helper.make_node("SequenceAt", ["S", "pos"], ["Y"], name="at0")],
+        [X, helper.make_tensor_value_info("pos", i64, [])], [Y])
+    files["sequence_position_range.onnx"] = model(
+        [split, helper.make_node("SequenceAt", ["S", "pos"], ["Y"], name="at0")], [X], [Y],
+        [numpy_helper.from_array(np.array(4, np.int64), "pos")])
+    files["sequence_tensor_use.onnx"] = model(
+        [split, helper.make_node("Identity", ["S"], ["Y"], name="id0")], [X], [Y])
+    body = helper.make_graph([helper.make_node("Identity", ["a"], ["b"])], "body",
+                             [helper.make_tensor_value_info("a", f32, [1, 2])],
+                             [helper.make_tensor_value_info("b", f32, [1, 2])])
+    files["sequence_map.onnx"] = model(
+        [split, helper.make_node("SequenceMap", ["S"], ["T"], name="map0", body=body),
+         helper.make_node("SequenceAt", ["T", "zero"], ["Y"], name="at0")], [X], [Y],
+        [numpy_helper.from_array(np.array(0, np.int64), "zero")])
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -362,6 +386,7 @@ def main():
     files.update(hostile_models(valid))
     os.makedirs(os.path.join(out, "ext", "sub"), exist_ok=True)
     os.makedirs(os.path.join(out, "hostile"), exist_ok=True)
+    sequence_models(files)
     for name, data in files.items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)

@@ -556,6 +556,28 @@ CASES.update({
 })
 
 
+CASES.update({
+    "sequence_position_input": ("SequenceAt at a position only known at run time",
+                                lambda r: r.refused(r.path("sequence_position_input.onnx"),
+                                                    "node 'at0' (SequenceAt, opset 17): input 'pos' "
+                                                    "must be a compile-time constant; it depends on "
+                                                    "graph input 'pos' (--bind-input NAME=FILE.pb "
+                                                    "fixes an input's value)")),
+    "sequence_position_range": ("SequenceAt past the end of a static-length sequence",
+                                lambda r: r.refused(r.path("sequence_position_range.onnx"),
+                                                    "node 'at0' (SequenceAt, opset 17): position 4 "
+                                                    "is out of range for a sequence of 4")),
+    "sequence_tensor_use": ("a sequence read by an op that takes a tensor",
+                            lambda r: r.refused(r.path("sequence_tensor_use.onnx"),
+                                                "node 'id0' (Identity, opset 17): input 'S' has no "
+                                                "known shape (it is a sequence)")),
+    "sequence_map": ("SequenceMap (not resolved at compile time)",
+                     lambda r: r.refused(r.path("sequence_map.onnx"),
+                                         "node 'map0' (SequenceMap, opset 17): SequenceMap is not "
+                                         "supported")),
+})
+
+
 def bad_output(r):
     out_c = os.path.join(r.work, "no_such_dir", "x.c")
     rc, _, err = run([r.onnx2c, r.path("valid.onnx"), "-o", out_c])
