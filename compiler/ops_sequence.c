@@ -86,7 +86,8 @@ static void define_seq(const Node *n, DType dtype, int count, Value *const *item
         seqs = xrealloc(seqs, (size_t)cap_seqs * sizeof(Seq));
     }
     Value **copy = xcalloc((size_t)count + 1, sizeof(Value *));
-    memcpy(copy, items, (size_t)count * sizeof(Value *));
+    if (count) /* SequenceEmpty has no items */
+        memcpy(copy, items, (size_t)count * sizeof(Value *));
     seqs[nseqs++] = (Seq){.v = v, .dtype = dtype, .n = count, .items = copy};
 }
 
