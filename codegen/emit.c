@@ -775,7 +775,7 @@ static void emit_init(FILE *f, const Emitter *e, int64_t arena_bytes)
         fprintf(f,
                 "static O2cXsmm xsmm_kernel%d; /* m=%lld n=%lld k=%lld */\n"
                 "static void xsmm_product%d(const float *a, const float *b, float *c)\n{\n"
-                "    if (xsmm_kernel%d.kernel[0])\n        o2c_xsmm_run(&xsmm_kernel%d, a, b, c);\n"
+                "    if (xsmm_kernel%d.kernel[0][0])\n        o2c_xsmm_run(&xsmm_kernel%d, a, b, c);\n"
                 "    else\n        o2c_xsmm_reference(%lld, %lld, %lld, a, b, c);\n}\n",
                 i, (long long)k->m, (long long)k->n, (long long)k->k, i, i, i, (long long)k->m,
                 (long long)k->n, (long long)k->k);

@@ -20,35 +20,62 @@ O2C_KERNEL void o2c_xsmm_reference(int64_t m, int64_t n, int64_t k, const float 
     gemm_f32(n, m, k, b, k, 1, a, m, 1, c);
 }
 
-/* One product C(m x n) = A(m x k) B(k x n) as JIT kernels over row blocks of mb (lda = ldc =
- * m): kernel[0] for full blocks, kernel[1] for the last m % mb rows. Each row of C is one
- * kernel's, so each element's sum is still one kernel's k-ascending chain. full == NULL means
- * the portable kernel. */
+/* One product C(m x n) = A(m x k) B(k x n) as JIT kernels over row blocks of mb and k blocks of
+ * kb (lda = ldc = m, ldb = k). kernel[r][s]: r = 0 for full row blocks, 1 for the last m % mb
+ * rows; s = 0 for the first k block (beta = 0: the sums start from +0.0f), 1 for a full later
+ * block, 2 for the last k % kb steps (both beta = 1: they resume from the partial sums in C).
+ * Each row of C is one row block's, and its k blocks run in ascending order, so each element is
+ * still one chain of fmas over k ascending from +0.0f (a float survives the store and reload
+ * between blocks unchanged). Blocking over k keeps an mb x kb block of A in L2 while every
+ * column of B and C passes it: one kernel over a 1024^3 product streams all of A once per
+ * column block and measured 71% of peak, blocked 87-90%. kernel[0][0] == NULL means the
+ * portable kernel. */
 typedef struct O2cXsmm {
-    libxsmm_smmfunction kernel[2];
-    int64_t m, n, k, mb;
+    libxsmm_smmfunction kernel[2][3];
+    int64_t m, n, k, mb, kb;
 } O2cXsmm;
 
 O2C_KERNEL void o2c_xsmm_run(const O2cXsmm *x, const float *a, const float *b, float *c)
 {
-    if (!x->kernel[0]) {
+    if (!x->kernel[0][0]) {
         o2c_xsmm_reference(x->m, x->n, x->k, a, b, c);
         return;
     }
-    int64_t i0 = 0;
-    for (; i0 + x->mb <= x->m; i0 += x->mb)
-        x->kernel[0](a + i0, b, c + i0);
-    if (i0 < x->m)
-        x->kernel[1](a + i0, b, c + i0);
+    for (int64_t i0 = 0; i0 < x->m; i0 += x->mb) {
+        const int r = i0 + x->mb <= x->m ? 0 : 1;
+        for (int64_t k0 = 0; k0 < x->k; k0 += x->kb) {
+            const int s = k0 == 0 ? 0 : k0 + x->kb <= x->k ? 1 : 2;
+            x->kernel[r][s](a + i0 + k0 * x->m, b + k0, c + i0);
+        }
+    }
 }
 
-static libxsmm_smmfunction o2c_xsmm_dispatch(int64_t mb, int64_t m, int64_t n, int64_t k)
+static libxsmm_smmfunction o2c_xsmm_dispatch(int64_t mb, int64_t kb, float beta, const O2cXsmm *x)
 {
-    const libxsmm_blasint lda = (libxsmm_blasint)m, ldb = (libxsmm_blasint)k, ldc = lda;
-    const float alpha = 1.0f, beta = 0.0f;
+    const libxsmm_blasint lda = (libxsmm_blasint)x->m, ldb = (libxsmm_blasint)x->k, ldc = lda;
+    const float alpha = 1.0f;
     const int flags = LIBXSMM_GEMM_FLAG_NONE, prefetch = LIBXSMM_PREFETCH_NONE;
-    return libxsmm_smmdispatch((libxsmm_blasint)mb, (libxsmm_blasint)n, (libxsmm_blasint)k, &lda,
-                               &ldb, &ldc, &alpha, &beta, &flags, &prefetch);
+    if (mb == 0 || kb == 0)
+        return 0;
+    return libxsmm_smmdispatch((libxsmm_blasint)mb, (libxsmm_blasint)x->n, (libxsmm_blasint)kb,
+                               &lda, &ldb, &ldc, &alpha, &beta, &flags, &prefetch);
+}
+
+/* Dispatches the kernels of blocking (mb, kb); 0 when one of those that o2c_xsmm_run calls
+ * does not dispatch. */
+static int o2c_xsmm_block(O2cXsmm *x, int64_t mb, int64_t kb)
+{
+    const int64_t rows[2] = {mb, x->m % mb}, first = x->k < kb ? x->k : kb;
+    const int64_t steps[3] = {first, x->k > kb ? kb : 0, x->k > kb ? x->k % kb : 0};
+    x->mb = mb;
+    x->kb = kb;
+    for (int r = 0; r < 2; r++)
+        for (int s = 0; s < 3; s++) {
+            x->kernel[r][s] = o2c_xsmm_dispatch(rows[r], steps[s], s ? 1.0f : 0.0f, x);
+            if (!x->kernel[r][s] && rows[r] && steps[s])
+                return 0;
+        }
+    return 1;
 }
 
 /* Deterministic values in [-1, 1) with full mantissas, so a different order shows. */
@@ -83,23 +110,26 @@ static int o2c_xsmm_matches(const O2cXsmm *x, const float *a, const float *b, fl
 
 /* Sets x up for C(m x n) = A(m x k) B(k x n): the first candidate blocking whose kernels
  * dispatch and give the portable bits on a and b (c: m x n floats of scratch), else the
- * portable kernel. */
+ * portable kernel. Candidates: rows and k in blocks of O2C_XSMM_MB x O2C_XSMM_KB when A is
+ * larger than O2C_XSMM_A_FLOATS (half a typical L2), then one kernel for the whole shape, then
+ * the rows split at the last multiple of 16. */
+#define O2C_XSMM_MB       128
+#define O2C_XSMM_KB       256
+#define O2C_XSMM_A_FLOATS (1 << 16)
 O2C_KERNEL void o2c_xsmm_setup(O2cXsmm *x, int64_t m, int64_t n, int64_t k, const float *a,
                                const float *b, float *c)
 {
-    const int64_t candidates[2] = {m, m - m % 16};
+    const int blocked = m * k > O2C_XSMM_A_FLOATS && (m > O2C_XSMM_MB || k > O2C_XSMM_KB);
+    const int64_t mbs[3] = {blocked ? O2C_XSMM_MB : 0, m, m - m % 16};
+    const int64_t kbs[3] = {O2C_XSMM_KB, k, k};
     x->m = m;
     x->n = n;
     x->k = k;
-    for (int i = 0; i < 2; i++) {
-        const int64_t mb = candidates[i];
-        if (mb == 0 || (i > 0 && mb == m))
+    for (int i = 0; i < 3; i++) {
+        if (mbs[i] == 0 || (i == 2 && mbs[i] == m))
             continue;
-        x->mb = mb;
-        x->kernel[0] = o2c_xsmm_dispatch(mb, m, n, k);
-        x->kernel[1] = m % mb ? o2c_xsmm_dispatch(m % mb, m, n, k) : x->kernel[0];
-        if (x->kernel[0] && x->kernel[1] && o2c_xsmm_matches(x, a, b, c))
+        if (o2c_xsmm_block(x, mbs[i] < m ? mbs[i] : m, kbs[i]) && o2c_xsmm_matches(x, a, b, c))
             return;
     }
-    x->kernel[0] = x->kernel[1] = 0; /* keep the portable bits */
+    memset(x->kernel, 0, sizeof x->kernel); /* keep the portable bits */
 }

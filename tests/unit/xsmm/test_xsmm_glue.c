@@ -1,0 +1,77 @@
+/* Unit test of runtime_min/xsmm_glue.c with libxsmm linked: a product set up by o2c_xsmm_setup
+ * and run by o2c_xsmm_run (what generated code calls) gives, bit for bit, the contract written
+ * as a per-element loop (fmaf over k ascending from +0.0f), for shapes that take one kernel and
+ * shapes that take the blocked path (rows and k in blocks, with partial last blocks of each). */
+#include <libxsmm.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define O2C_KERNEL static __attribute__((unused))
+#include "../../../templates/gemm.c"
+/* the glue calls gemm_f32: after gemm.c, as in generated code */
+#include "../../../runtime_min/xsmm_glue.c"
+
+static uint32_t rng_state = 2024u;
+#define CHECK_WITH_RND
+#include "../check.h"
+
+/* Column-major C(m x n) = A(m x k) B(k x n), one element at a time. */
+static void reference(int64_t m, int64_t n, int64_t k, const float *a, const float *b, float *c)
+{
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            float acc = 0.0f;
+            for (int64_t p = 0; p < k; p++)
+                acc = fmaf(a[i + p * m], b[p + j * k], acc);
+            c[i + j * m] = acc;
+        }
+}
+
+/* blocked: 1 when the shape must take the blocked candidate, 0 one kernel for all of it. */
+static void check_shape(int64_t m, int64_t n, int64_t k, int blocked)
+{
+    float *a = malloc((size_t)(m * k) * sizeof(float)),
+          *b = malloc((size_t)(k * n) * sizeof(float));
+    float *got = malloc((size_t)(m * n) * sizeof(float)),
+          *want = malloc((size_t)(m * n) * sizeof(float));
+    char what[160];
+    for (int64_t i = 0; i < m * k; i++)
+        a[i] = rnd();
+    for (int64_t i = 0; i < k * n; i++)
+        b[i] = rnd();
+    O2cXsmm x;
+    memset(&x, 0, sizeof x);
+    o2c_xsmm_setup(&x, m, n, k, a, b, got);
+    snprintf(what, sizeof what, "m=%lld n=%lld k=%lld: libxsmm kept (mb=%lld kb=%lld)",
+             (long long)m, (long long)n, (long long)k, (long long)x.mb, (long long)x.kb);
+    check(x.kernel[0][0] != 0, what);
+    snprintf(what, sizeof what, "m=%lld n=%lld k=%lld: %s", (long long)m, (long long)n,
+             (long long)k, blocked ? "blocked over rows or k" : "one kernel");
+    check(blocked ? x.mb < m || x.kb < k : x.mb == m && x.kb == k, what);
+    memset(got, 0xff, (size_t)(m * n) * sizeof(float)); /* NaNs: every element must be written */
+    o2c_xsmm_run(&x, a, b, got);
+    reference(m, n, k, a, b, want);
+    snprintf(what, sizeof what, "m=%lld n=%lld k=%lld: bits of the per-element loop", (long long)m,
+             (long long)n, (long long)k);
+    check(memcmp(got, want, (size_t)(m * n) * sizeof(float)) == 0, what);
+    free(a);
+    free(b);
+    free(got);
+    free(want);
+}
+
+int main(void)
+{
+    libxsmm_init();
+    if (!o2c_xsmm_dispatch(16, 16, 0.0f, &(O2cXsmm){.m = 16, .n = 16, .k = 16})) {
+        printf("libxsmm has no JIT on this CPU: nothing to test\n");
+        return 0;
+    }
+    check_shape(64, 64, 64, 0);
+    check_shape(256, 32, 256, 0);  /* A 64 Ki floats: not above the threshold */
+    check_shape(256, 12, 1024, 1); /* k in 4 full blocks */
+    check_shape(300, 8, 600, 1);   /* row blocks 128, 128, 44; k blocks 256, 256, 88 */
+    check_shape(128, 40, 784, 1);  /* one row block (mlp: 784 -> 128), k rest 16 */
+    printf("%d passed, %d failed\n", n_passed, n_failed);
+    return n_failed != 0;
+}
