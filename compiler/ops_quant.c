@@ -607,10 +607,13 @@ void qconv_emit(Emitter *e, Node *n)
     if (qconv_fast(n, &q, bias_adj, mult)) {
         const char *b = emit_constant(e, DT_INT32, 1, &OC, bias_adj);
         const char *m = emit_constant(e, DT_DOUBLE, 1, &OC, mult);
-        int64_t wdims[2] = {OC, qconv_s8_row(q.geo)}; /* rows padded to qconv_s8_row */
-        int8_t *wp = xcalloc((size_t)checked_mul(n, wdims[0], wdims[1]) + 1, 1);
+        /* packed in the kernel's layout: rows padded to qconv_s8_row, blocks of channels */
+        int64_t G = q.geo[6], OCgp = (OC / G + 7) / 8 * 8;
+        checked_mul(n, checked_mul(n, G, OCgp), qconv_s8_row(q.geo)); /* bounds wbytes */
+        int64_t wbytes = qconv_s8_wbytes(q.geo);
+        int8_t *wp = xcalloc((size_t)wbytes + 1, 1);
         qconv_s8_weights(q.geo, n->inputs[q.w]->data, wp);
-        const char *wn = emit_constant(e, DT_INT8, 2, wdims, wp);
+        const char *wn = emit_constant(e, DT_INT8, 1, &wbytes, wp);
         println(e, "qconv_s8(%s, %d, %s, %s, %s, %s, %s, %d, %s, %s, %s);", geo,
                 (int)n->inputs[q.x]->dtype, value_cname(e, n->inputs[q.x]),
                 opt_input_name(e, n, q.xz), wn, b, m, (int)q.y_type, opt_input_name(e, n, q.yz),

@@ -840,6 +840,7 @@ void qconv(const int64_t *geo, int x_type, const void *x, const void *x_zp, int 
            const void *y_scale, int y_type, const void *y_zp, void *y);
 int64_t qconv_s8_scratch(const int64_t *geo);
 int64_t qconv_s8_row(const int64_t *geo);
+int64_t qconv_s8_wbytes(const int64_t *geo);
 void qconv_s8_weights(const int64_t *geo, const int8_t *w, int8_t *wp);
 int qconv_s8_prepare(const int64_t *geo, int x_type, const void *x_zp, const int8_t *w,
                      const int32_t *bias, int scale_type, const void *x_scale, const void *w_scale,

@@ -376,12 +376,29 @@ O2C_KERNEL void qconv(const int64_t *geo, int x_type, const void *x, const void 
  * so the order of k is free; k = (ic, kd, kh, kw), the weight's own layout [OC][Cg][KD][KH][KW].
  *
  * Depthwise convolutions (one input and one output channel per group) run directly, vectorised
- * across output columns; the others pack a tile of output pixels' patches (uint8 [tile][Kp],
- * in the scratch) and take dot products of each weight row with four patches at a time. */
+ * across output columns. The others, with at least QCONV_BLOCKED output pixels, run blocked
+ * (qconv_s8_block): a tile of T output pixels' patches is packed as xq [Kp/4][T][4] (four
+ * consecutive k of one pixel in one 32-bit lane), the weights were packed by the compiler as
+ * [G][OCg/8][Kp/4][8][4] (four k of eight output channels), so that one step adds to eight
+ * output channels x T pixels the products of four k: exactly what vpdpbusd does per 32-bit
+ * lane, with no horizontal sums. With AVX512-VNNI (-march) that step is written with its
+ * intrinsic (immintrin.h, only then; gcc 12 and clang 14 do not find it in the plain loop),
+ * otherwise as the plain loop; both give the same exact integers. Outputs with fewer pixels
+ * (the products of batch-1 Gemm/MatMul) take dot products of each weight row [Kp] with four
+ * patches at a time, which gcc vectorises as a reduction. */
 
-#define QCONV_TILE       64   /* most output pixels per packed tile */
-#define QCONV_TILE_BYTES 8192 /* the scratch a tile may take, when more than 4 pixels */
-#define QCONV_ROW        64   /* output columns per depthwise accumulator row */
+#define QCONV_TILE       64    /* most output pixels per packed tile (dot form) */
+#define QCONV_TILE_BYTES 8192  /* the scratch a tile may take, when more than 4 pixels */
+#define QCONV_ROW        64    /* output columns per depthwise accumulator row */
+#define QCONV_BLOCKED    8     /* fewest output pixels for the blocked form */
+#define QCONV_OCB        8     /* output channels per block of the blocked form */
+#define QCONV_TB         32    /* most pixels per tile of the blocked form (16 or 32) */
+#define QCONV_TB_BYTES   16384 /* the scratch of a 32-pixel tile may take; else 16 pixels */
+
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512F__)
+#include <immintrin.h>
+#define QCONV_VNNI 1
+#endif
 
 /* A depthwise convolution with stride 1 runs over the whole zero-point-padded channel volume
  * xp [Dp][Hp][Wp] at once: output (od, oh, ow) sums xp at index (od*Hp + oh)*Wp + ow plus a
@@ -401,25 +418,73 @@ static void qconv_s8_padded(const int64_t *geo, int64_t *Dp, int64_t *Hp, int64_
     *L = ((geo[10] - 1) * *Hp + geo[11] - 1) * *Wp + geo[12];
 }
 
-/* The row length of qconv_s8's weights and patches: K rounded up to a multiple of 32 (the
- * padding weights are 0), so that the dot products have no scalar tail (gcc vectorises 32 and
- * 64 bytes at a time; K = 144 rounded to 160 runs 4x faster); depthwise weights stay [C][K]. */
+static int qconv_s8_depthwise(const int64_t *geo)
+{
+    return geo[1] == geo[6] && geo[5] == geo[6];
+}
+
+/* The blocked form (see above): not depthwise, and enough output pixels to fill a tile. */
+static int qconv_s8_blocked(const int64_t *geo)
+{
+    return !qconv_s8_depthwise(geo) && geo[10] * geo[11] * geo[12] >= QCONV_BLOCKED;
+}
+
+/* The row length of qconv_s8's weights and patches: K rounded up to a multiple of 4 (blocked
+ * form: whole 32-bit lanes) or 32 (dot form: no scalar tail, gcc vectorises 32 and 64 bytes at
+ * a time; K = 144 rounded to 160 runs 4x faster); the padding weights are 0. Depthwise weights
+ * stay [C][K]. */
 O2C_KERNEL int64_t qconv_s8_row(const int64_t *geo)
 {
     const int64_t K = geo[1] / geo[6] * geo[7] * geo[8] * geo[9];
-    if (geo[1] == geo[6] && geo[5] == geo[6])
+    if (qconv_s8_depthwise(geo))
         return K;
+    if (qconv_s8_blocked(geo))
+        return (K + 3) / 4 * 4;
     return (K + 31) / 32 * 32;
 }
 
-/* wp [OC][Kp] = w [OC][K] padded with zero weights (Kp = qconv_s8_row(geo)). */
+/* Output channels per group, rounded up to whole blocks in the blocked form. */
+static int64_t qconv_s8_ocg_padded(const int64_t *geo)
+{
+    const int64_t OCg = geo[5] / geo[6];
+    return qconv_s8_blocked(geo) ? (OCg + QCONV_OCB - 1) / QCONV_OCB * QCONV_OCB : OCg;
+}
+
+/* Bytes of qconv_s8's packed weights (qconv_s8_weights). */
+O2C_KERNEL int64_t qconv_s8_wbytes(const int64_t *geo)
+{
+    return geo[6] * qconv_s8_ocg_padded(geo) * qconv_s8_row(geo);
+}
+
+/* wp = w [OC][K] in the layout of qconv_s8's form, padded with zero weights (and zero output
+ * channels): depthwise [C][K], dot form [OC][Kp], blocked form [G][OCg/8][Kp/4][8][4]
+ * (Kp = qconv_s8_row(geo)); qconv_s8_wbytes(geo) bytes. */
 O2C_KERNEL void qconv_s8_weights(const int64_t *geo, const int8_t *w, int8_t *wp)
 {
-    const int64_t OC = geo[5], K = geo[1] / geo[6] * geo[7] * geo[8] * geo[9];
-    const int64_t Kp = qconv_s8_row(geo);
-    for (int64_t oc = 0; oc < OC; oc++)
-        for (int64_t k = 0; k < Kp; k++)
-            wp[oc * Kp + k] = k < K ? w[oc * K + k] : 0;
+    const int64_t OC = geo[5], G = geo[6], OCg = OC / G;
+    const int64_t K = geo[1] / G * geo[7] * geo[8] * geo[9], Kp = qconv_s8_row(geo);
+    if (!qconv_s8_blocked(geo)) {
+        for (int64_t oc = 0; oc < OC; oc++)
+            for (int64_t k = 0; k < Kp; k++)
+                wp[oc * Kp + k] = k < K ? w[oc * K + k] : 0;
+        return;
+    }
+    const int64_t OCgp = qconv_s8_ocg_padded(geo);
+    for (int64_t g = 0; g < G; g++)
+        for (int64_t o = 0; o < OCgp; o++)
+            for (int64_t k = 0; k < Kp; k++) {
+                const int64_t i =
+                    ((g * OCgp + o / QCONV_OCB * QCONV_OCB) * Kp + k / 4 * 4 * QCONV_OCB) +
+                    o % QCONV_OCB * 4 + k % 4;
+                wp[i] = o < OCg && k < K ? w[(g * OCg + o) * K + k] : 0;
+            }
+}
+
+/* Pixels per tile of the blocked form: 32, or 16 where a 32-pixel tile's patches would take
+ * more than QCONV_TB_BYTES. */
+static int64_t qconv_s8_tb(const int64_t *geo)
+{
+    return qconv_s8_row(geo) * QCONV_TB > QCONV_TB_BYTES ? 16 : QCONV_TB;
 }
 
 /* Output pixels per tile: up to 64 (long rows vectorise the requantisation), fewer where the
@@ -446,6 +511,8 @@ O2C_KERNEL int64_t qconv_s8_scratch(const int64_t *geo)
         const int64_t cols = OW < QCONV_ROW ? OW : QCONV_ROW;
         return (cols - 1) * geo[15] + (geo[9] - 1) * geo[21] + 1;
     }
+    if (qconv_s8_blocked(geo))
+        return qconv_s8_tb(geo) * qconv_s8_row(geo);
     return qconv_s8_tile(geo) * qconv_s8_row(geo);
 }
 
@@ -479,27 +546,20 @@ O2C_KERNEL int qconv_s8_prepare(const int64_t *geo, int x_type, const void *x_zp
 }
 
 /* y[0..n) = acc[0..n) requantised exactly as qconv does (the product and the sum in double,
- * rint half to even, saturation), one finite multiplier (so no NaN to saturate); vectorises. */
+ * rint half to even, saturation), one finite multiplier (so no NaN to saturate). One loop of
+ * variable length with both output types as bytes (uint8, or int8's two's complement): gcc
+ * vectorises it 64 at a time (a loop of a fixed 16 or 32 it vectorises far worse). */
 static void qconv_s8_requant(int64_t n, const int32_t *restrict acc, double m, double yz,
                              int y_type, void *restrict y)
 {
     const double lo = y_type == 2 ? 0.0 : -128.0, hi = y_type == 2 ? 255.0 : 127.0;
-    if (y_type == 2) {
-        uint8_t *yo = (uint8_t *)y;
-        for (int64_t t = 0; t < n; t++) {
-            const double p = (double)acc[t] * m;
-            double v = nearbyint(p + yz);
-            v = v < lo ? lo : v;
-            yo[t] = (uint8_t)(v > hi ? hi : v);
-        }
-    } else {
-        int8_t *yo = (int8_t *)y;
-        for (int64_t t = 0; t < n; t++) {
-            const double p = (double)acc[t] * m;
-            double v = nearbyint(p + yz);
-            v = v < lo ? lo : v;
-            yo[t] = (int8_t)(v > hi ? hi : v);
-        }
+    uint8_t *yo = (uint8_t *)y;
+    for (int64_t t = 0; t < n; t++) {
+        const double p = (double)acc[t] * m;
+        double v = nearbyint(p + yz);
+        v = v < lo ? lo : v;
+        v = v > hi ? hi : v;
+        yo[t] = (uint8_t)(int32_t)v;
     }
 }
 
@@ -527,32 +587,38 @@ static int32_t qconv_dot1(int64_t K, const uint8_t *restrict a, const int8_t *re
     return acc;
 }
 
-/* col[t][Kp] = the patches of output pixels p0 .. p0+nt-1 of one group's input xg
- * [Cg][D][H][W], offset to uint8 (flip), padding taps = xz. */
-static void qconv_s8_pack(const int64_t *geo, const uint8_t *xg, uint8_t flip, uint8_t xz,
-                          int64_t p0, int64_t nt, uint8_t *col)
+/* A 1x1 convolution with strides 1 and no padding: output pixel p reads input pixel p. */
+static int qconv_s8_pointwise(const int64_t *geo)
 {
-    const int64_t D = geo[2], H = geo[3], W = geo[4], Cg = geo[1] / geo[6];
-    const int64_t KD = geo[7], KH = geo[8], KW = geo[9], OH = geo[11], OW = geo[12];
-    const int64_t K = Cg * KD * KH * KW, Kp = qconv_s8_row(geo);
-    for (int64_t t = 0; t < nt; t++) /* the padding bytes meet zero weights */
-        memset(col + t * Kp + K, 0, (size_t)(Kp - K));
-    int pointwise = KD * KH * KW == 1;
+    int pointwise = geo[7] * geo[8] * geo[9] == 1;
     for (int i = 13; i < 19; i++) /* strides 1, no padding */
         pointwise = pointwise && geo[i] == (i < 16);
     for (int i = 2; i < 5; i++) /* nor padding at the end */
         pointwise = pointwise && geo[8 + i] == geo[i];
-    if (pointwise) { /* the patch of pixel p is column p of xg [Cg][P] */
+    return pointwise;
+}
+
+/* The patches of output pixels p0 .. p0+nt-1 of one group's input xg [Cg][D][H][W], offset
+ * to uint8 (flip), padding taps = xz: tap k of pixel t at col[t * ts + k / 4 * qs + k % 4]
+ * (dot form: ts = Kp, qs = 4, col [tile][Kp]; blocked form: ts = 4, qs = 4T, col [Kp/4][T][4]).
+ * The bytes no tap writes are the caller's (they meet zero weights or are dropped). */
+static void qconv_s8_pack(const int64_t *geo, const uint8_t *xg, uint8_t flip, uint8_t xz,
+                          int64_t p0, int64_t nt, int64_t ts, int64_t qs, uint8_t *col)
+{
+    const int64_t D = geo[2], H = geo[3], W = geo[4], Cg = geo[1] / geo[6];
+    const int64_t KD = geo[7], KH = geo[8], KW = geo[9], OH = geo[11], OW = geo[12];
+#define QCONV_AT(t, k) col[(t)*ts + ((k) >> 2) * qs + ((k)&3)]
+    if (qconv_s8_pointwise(geo)) { /* the patch of pixel p is column p of xg [Cg][P] */
         for (int64_t c = 0; c < Cg; c++)
             for (int64_t t = 0; t < nt; t++)
-                col[t * Kp + c] = (uint8_t)(xg[c * D * H * W + p0 + t] ^ flip);
+                QCONV_AT(t, c) = (uint8_t)(xg[c * D * H * W + p0 + t] ^ flip);
         return;
     }
     for (int64_t t = 0; t < nt; t++) {
         const int64_t p = p0 + t, od = p / (OH * OW), oh = p / OW % OH, ow = p % OW;
         const int64_t d0 = od * geo[13] - geo[16], h0 = oh * geo[14] - geo[17];
         const int64_t w0 = ow * geo[15] - geo[18];
-        uint8_t *c = col + t * Kp;
+        int64_t k = 0;
         if (d0 >= 0 && d0 + (KD - 1) * geo[19] < D && h0 >= 0 && h0 + (KH - 1) * geo[20] < H &&
             w0 >= 0 && w0 + (KW - 1) * geo[21] < W) { /* every tap inside: no bounds checks */
             for (int64_t ic = 0; ic < Cg; ic++)
@@ -560,8 +626,8 @@ static void qconv_s8_pack(const int64_t *geo, const uint8_t *xg, uint8_t flip, u
                     for (int64_t kh = 0; kh < KH; kh++) {
                         const uint8_t *src =
                             xg + ((ic * D + d0 + kd * geo[19]) * H + h0 + kh * geo[20]) * W + w0;
-                        for (int64_t kw = 0; kw < KW; kw++)
-                            *c++ = (uint8_t)(src[kw * geo[21]] ^ flip);
+                        for (int64_t kw = 0; kw < KW; kw++, k++)
+                            QCONV_AT(t, k) = (uint8_t)(src[kw * geo[21]] ^ flip);
                     }
             continue;
         }
@@ -572,12 +638,139 @@ static void qconv_s8_pack(const int64_t *geo, const uint8_t *xg, uint8_t flip, u
                     const int64_t ih = oh * geo[14] - geo[17] + kh * geo[20];
                     const int inside = id >= 0 && id < D && ih >= 0 && ih < H;
                     const int64_t row = ((ic * D + id) * H + ih) * W; /* read only inside */
-                    for (int64_t kw = 0; kw < KW; kw++) {
+                    for (int64_t kw = 0; kw < KW; kw++, k++) {
                         const int64_t iw = ow * geo[15] - geo[18] + kw * geo[21];
-                        *c++ = inside && iw >= 0 && iw < W ? (uint8_t)(xg[row + iw] ^ flip) : xz;
+                        QCONV_AT(t, k) =
+                            inside && iw >= 0 && iw < W ? (uint8_t)(xg[row + iw] ^ flip) : xz;
                     }
                 }
             }
+    }
+#undef QCONV_AT
+}
+
+/* The blocked form's patches of output pixels p0 .. p0+nt-1 (as qconv_s8_pack with ts = 4,
+ * qs = 4T), a run of pixels of one output row at a time: each tap is then a strided run of one
+ * input row, checked against the row's ends once. Not for pointwise convolutions. */
+static void qconv_s8_pack_rows(const int64_t *geo, const uint8_t *xg, uint8_t flip, uint8_t xz,
+                               int64_t p0, int64_t nt, int64_t T, uint8_t *restrict xq)
+{
+    const int64_t D = geo[2], H = geo[3], W = geo[4], Cg = geo[1] / geo[6];
+    const int64_t KD = geo[7], KH = geo[8], KW = geo[9], OH = geo[11], OW = geo[12];
+    const int64_t sw = geo[15], dw = geo[21];
+    for (int64_t t = 0; t < nt;) {
+        const int64_t p = p0 + t, od = p / (OH * OW), oh = p / OW % OH, ow = p % OW;
+        const int64_t c = OW - ow < nt - t ? OW - ow : nt - t;
+        int64_t k = 0;
+        for (int64_t ic = 0; ic < Cg; ic++)
+            for (int64_t kd = 0; kd < KD; kd++) {
+                const int64_t id = od * geo[13] - geo[16] + kd * geo[19];
+                for (int64_t kh = 0; kh < KH; kh++) {
+                    const int64_t ih = oh * geo[14] - geo[17] + kh * geo[20];
+                    const int inside = id >= 0 && id < D && ih >= 0 && ih < H;
+                    const uint8_t *row = xg + (inside ? ((ic * D + id) * H + ih) * W : 0);
+                    for (int64_t kw = 0; kw < KW; kw++, k++) {
+                        uint8_t *dst = xq + (k >> 2) * 4 * T + (k & 3) + 4 * t;
+                        const int64_t iw0 = ow * sw - geo[18] + kw * dw;
+                        if (!inside) {
+                            for (int64_t j = 0; j < c; j++)
+                                dst[4 * j] = xz;
+                        } else if (iw0 >= 0 && iw0 + (c - 1) * sw < W) {
+                            const uint8_t *src = row + iw0;
+                            for (int64_t j = 0; j < c; j++)
+                                dst[4 * j] = (uint8_t)(src[j * sw] ^ flip);
+                        } else {
+                            for (int64_t j = 0; j < c; j++) {
+                                const int64_t iw = iw0 + j * sw;
+                                dst[4 * j] = iw >= 0 && iw < W ? (uint8_t)(row[iw] ^ flip) : xz;
+                            }
+                        }
+                    }
+                }
+            }
+        t += c;
+    }
+}
+
+/* acc [8][QCONV_TB] (the first T of each row) = bias[j] + sum_k xq[k/4][t][k%4] * wb[k/4][j][k%4]
+ * over Kp = 4 Kq, T 16 or 32 pixels: one block of the blocked form. */
+static void qconv_s8_block(int64_t Kq, int64_t T, const uint8_t *restrict xq,
+                           const int8_t *restrict wb, const int32_t *restrict bias,
+                           int32_t *restrict acc)
+{
+#ifdef QCONV_VNNI
+    __m512i c0[QCONV_OCB], c1[QCONV_OCB];
+    for (int j = 0; j < QCONV_OCB; j++)
+        c0[j] = c1[j] = _mm512_set1_epi32(bias[j]);
+    if (T == 32) {
+        for (int64_t q = 0; q < Kq; q++) {
+            const __m512i a0 = _mm512_loadu_si512((const void *)(xq + q * 128));
+            const __m512i a1 = _mm512_loadu_si512((const void *)(xq + q * 128 + 64));
+            for (int j = 0; j < QCONV_OCB; j++) {
+                int32_t w4;
+                memcpy(&w4, wb + q * 32 + j * 4, 4);
+                const __m512i b = _mm512_set1_epi32(w4);
+                c0[j] = _mm512_dpbusd_epi32(c0[j], a0, b);
+                c1[j] = _mm512_dpbusd_epi32(c1[j], a1, b);
+            }
+        }
+    } else {
+        for (int64_t q = 0; q < Kq; q++) {
+            const __m512i a0 = _mm512_loadu_si512((const void *)(xq + q * 64));
+            for (int j = 0; j < QCONV_OCB; j++) {
+                int32_t w4;
+                memcpy(&w4, wb + q * 32 + j * 4, 4);
+                c0[j] = _mm512_dpbusd_epi32(c0[j], a0, _mm512_set1_epi32(w4));
+            }
+        }
+    }
+    for (int j = 0; j < QCONV_OCB; j++) {
+        _mm512_storeu_si512((void *)(acc + j * QCONV_TB), c0[j]);
+        if (T == 32)
+            _mm512_storeu_si512((void *)(acc + j * QCONV_TB + 16), c1[j]);
+    }
+#else
+    for (int j = 0; j < QCONV_OCB; j++)
+        for (int64_t t = 0; t < T; t++)
+            acc[j * QCONV_TB + t] = bias[j];
+    for (int64_t q = 0; q < Kq; q++) {
+        const uint8_t *a = xq + q * 4 * T;
+        for (int j = 0; j < QCONV_OCB; j++) {
+            const int8_t *w = wb + q * 32 + j * 4;
+            const int32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
+            int32_t *r = acc + j * QCONV_TB;
+            for (int64_t t = 0; t < T; t++)
+                r[t] += a[4 * t] * w0 + a[4 * t + 1] * w1 + a[4 * t + 2] * w2 + a[4 * t + 3] * w3;
+        }
+    }
+#endif
+}
+
+/* One group of the blocked form: y [OCg][P] from xg [Cg][D][H][W]; w the group's packed
+ * weights; scratch: qconv_s8_tb(geo) * Kp bytes. */
+static void qconv_s8_blocked_group(const int64_t *geo, const uint8_t *xg, uint8_t flip, uint8_t xz,
+                                   const int8_t *w, const int32_t *bias_adj, const double *mult,
+                                   int y_type, double yz, uint8_t *y, uint8_t *scratch)
+{
+    const int64_t OCg = geo[5] / geo[6], P = geo[10] * geo[11] * geo[12];
+    const int64_t Kp = qconv_s8_row(geo), T = qconv_s8_tb(geo);
+    int32_t acc[QCONV_OCB * QCONV_TB], bias[QCONV_OCB];
+    for (int64_t p0 = 0; p0 < P; p0 += T) {
+        const int64_t nt = P - p0 < T ? P - p0 : T;
+        memset(scratch, 0, (size_t)(Kp * T)); /* k >= K and pixels >= nt */
+        if (qconv_s8_pointwise(geo))
+            qconv_s8_pack(geo, xg, flip, xz, p0, nt, 4, 4 * T, scratch);
+        else
+            qconv_s8_pack_rows(geo, xg, flip, xz, p0, nt, T, scratch);
+        for (int64_t o0 = 0; o0 < OCg; o0 += QCONV_OCB) {
+            const int64_t no = OCg - o0 < QCONV_OCB ? OCg - o0 : QCONV_OCB;
+            for (int64_t j = 0; j < QCONV_OCB; j++)
+                bias[j] = j < no ? bias_adj[o0 + j] : 0;
+            qconv_s8_block(Kp / 4, T, scratch, w + o0 * Kp, bias, acc);
+            for (int64_t j = 0; j < no; j++)
+                qconv_s8_requant(nt, acc + j * QCONV_TB, mult[o0 + j], yz, y_type,
+                                 y + (o0 + j) * P + p0);
+        }
     }
 }
 
@@ -692,9 +885,17 @@ O2C_KERNEL void qconv_s8(const int64_t *geo, int x_type, const void *x, const vo
                                             y_type, yz, yc, scratch);
                 continue;
             }
+            if (qconv_s8_blocked(geo)) {
+                qconv_s8_blocked_group(geo, xg, flip, xz, w + g * qconv_s8_ocg_padded(geo) * Kp,
+                                       bias_adj + g * OCg, mult + g * OCg, y_type, yz,
+                                       yb + (n * OC + g * OCg) * P, scratch);
+                continue;
+            }
             for (int64_t p0 = 0; p0 < P; p0 += tile) {
                 const int64_t nt = P - p0 < tile ? P - p0 : tile;
-                qconv_s8_pack(geo, xg, flip, xz, p0, nt, scratch);
+                for (int64_t t = 0; t < nt; t++) /* the padding bytes meet zero weights */
+                    memset(scratch + t * Kp + K, 0, (size_t)(Kp - K));
+                qconv_s8_pack(geo, xg, flip, xz, p0, nt, Kp, 4, scratch);
                 for (int64_t oc = g * OCg; oc < (g + 1) * OCg; oc++) {
                     const int8_t *wr = w + oc * Kp;
                     int64_t t = 0;

@@ -217,12 +217,15 @@ static void test_conv_s8(void)
     static int32_t bias[256], bias_adj[256];
     static double mult[256];
     static float ws[256];
-    int failures = 0, fast = 0, depthwise = 0, plane = 0;
+    int failures = 0, fast = 0, depthwise = 0, plane = 0, blocked = 0, tb16 = 0;
     for (int trial = 0; trial < 600; trial++) {
         const int sp = 1 + (int)(qrand() % 3); /* spatial dims */
         const int64_t G = qrand() % 3 == 0 ? 1 + qrand() % 8 : 1;
         const int dw = G > 1 && qrand() % 2;
-        const int64_t Cg = dw ? 1 : 1 + qrand() % 6, OCg = dw ? 1 : 1 + qrand() % 5;
+        /* every 8th: wide channels (several blocks of 8 outputs, 16-pixel tiles of K > 512) */
+        const int wide = trial % 8 == 7;
+        const int64_t Cg = dw ? 1 : 1 + qrand() % (wide ? 90 : 6);
+        const int64_t OCg = dw ? 1 : 1 + qrand() % (wide ? 20 : 5);
         /* unused leading spatial dims (1-D, 2-D) have size, kernel, stride, dilation 1 */
         int64_t geo[22] = {1 + qrand() % 2, G * Cg, 1, 1, 1, G * OCg, G};
         for (int j = 0; j < 3; j++)
@@ -263,22 +266,25 @@ static void test_conv_s8(void)
         }
         memset(y_fast, 0xA5, (size_t)yn);
         static int8_t wp[MAXB];
-        if (geo[5] * qconv_s8_row(geo) > MAXB)
+        if (qconv_s8_wbytes(geo) > MAXB)
             continue;
         qconv_s8_weights(geo, w, wp);
         qconv_s8(geo, x_type, x, &xz, wp, bias_adj, mult, y_type, &yz, y_fast, scratch);
         fast++;
         depthwise += Cg == 1 && OCg == 1 && G > 1;
         plane += Cg == 1 && OCg == 1 && G > 1 && qconv_s8_plane(geo);
+        blocked += qconv_s8_blocked(geo) && OCg > QCONV_OCB;
+        tb16 += qconv_s8_blocked(geo) && qconv_s8_tb(geo) == 16;
         if (memcmp(y_ref, y_fast, (size_t)yn)) {
             failures++;
             printf("  trial %d differs (G %lld Cg %lld OCg %lld, K %lld)\n", trial, (long long)G,
                    (long long)Cg, (long long)OCg, (long long)K);
         }
     }
-    printf("  qconv_s8: %d geometries (%d depthwise, %d of them stride 1)\n", fast, depthwise,
-           plane);
-    check(!failures && fast > 200 && depthwise > 20 && plane > 5,
+    printf("  qconv_s8: %d geometries (%d depthwise, %d of them stride 1; blocked: %d of more "
+           "than 8 outputs, %d of 16-pixel tiles)\n",
+           fast, depthwise, plane, blocked, tb16);
+    check(!failures && fast > 200 && depthwise > 20 && plane > 5 && blocked > 5 && tb16 > 2,
           "qconv_s8 equals qconv byte for byte");
 
     /* the prepare step refuses sums that could leave int32 */
