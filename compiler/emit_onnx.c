@@ -3,7 +3,6 @@
  * constants become initializers, so onnxruntime can check the frontend on its own. */
 #include "load.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -280,7 +279,7 @@ static Onnx__OperatorSetIdProto *opset_import(const char *domain, int64_t versio
     return o;
 }
 
-void write_onnx(const char *path, const Model *m)
+void write_onnx(FILE *f, const Model *m)
 {
     const Graph *ig = m->graph;
     Onnx__GraphProto graph = ONNX__GRAPH_PROTO__INIT;
@@ -317,9 +316,5 @@ void write_onnx(const char *path, const Model *m)
     size_t len = onnx__model_proto__get_packed_size(&model);
     uint8_t *buf = xcalloc(1, len + 1);
     onnx__model_proto__pack(&model, buf);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
-        fprintf(stderr, "onnx2c: error: %s: cannot write: %s\n", path, strerror(errno));
-        exit(1);
-    }
+    fwrite(buf, 1, len, f); /* main checks the stream when it closes it */
 }

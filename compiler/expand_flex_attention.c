@@ -28,18 +28,12 @@ typedef struct Flex {
     int opset;          /* of the new default-domain nodes */
 } Flex;
 
-static int flex_counter;
-
-void flex_attention_reset(void)
-{
-    flex_counter = 0;
-}
-
 /* Appends node `op` reading `ins`; writes `out`, or a new value when out is NULL. */
 static Node *add(Flex *f, const char *op, int nin, Value **ins, Value *out)
 {
-    static int counter; /* node names must stay unique for --emit-onnx */
-    Node *h = node_new(f->m->graph, xprintf("%s%s%d", f->prefix, op, ++counter), op, nin, 1);
+    /* node names must stay unique for --emit-onnx */
+    Node *h = node_new(f->m->graph, xprintf("%s%s%d", f->prefix, op, ++cc->flex_node_counter), op,
+                       nin, 1);
     h->opset = f->opset;
     h->scope = f->n->scope;
     for (int i = 0; i < nin; i++)
@@ -229,7 +223,7 @@ void expand_flex_attention(Model *m, int index)
         if (n->inputs[i] && n->inputs[i]->rank < 0)
             fatal_at(n, "input '%s' has no known shape", n->inputs[i]->name);
     Flex f = {.m = m, .n = n, .opset = m->opset > 13 ? m->opset : 13};
-    f.prefix = xprintf("%s#%d/", n->name[0] ? n->name : "FlexAttention", ++flex_counter);
+    f.prefix = xprintf("%s#%d/", n->name[0] ? n->name : "FlexAttention", ++cc->flex_counter);
     int first_new = g->nnodes;
     expand(&f);
     node_retire(n);

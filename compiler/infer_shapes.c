@@ -63,7 +63,7 @@ static void fold_node(Graph *g, Node *n)
         if (v->data || v->rank < 0)
             continue;
         int64_t bytes = value_bytes(v), scale = checked_mul(n, 2, g->loaded_bytes);
-        int64_t one = g_limits.max_folded_bytes, total = g_limits.max_total_folded_bytes;
+        int64_t one = cc->limits.max_folded_bytes, total = cc->limits.max_total_folded_bytes;
         one = one > scale ? one : scale;
         total = total > scale ? total : scale;
         if (bytes > one)

@@ -8,13 +8,14 @@
 
 #include <string.h>
 
-static Scope top;
-
 Scope *top_scope(Model *m)
 {
     (void)m;
-    top.prefix = "";
-    return &top;
+    if (!cc->top_scope) {
+        cc->top_scope = xcalloc(1, sizeof(Scope));
+        cc->top_scope->prefix = "";
+    }
+    return cc->top_scope;
 }
 
 void scope_bind(Scope *s, const char *name, Value *v)
@@ -31,7 +32,7 @@ void scope_bind(Scope *s, const char *name, Value *v)
 Value *scope_lookup(Model *m, const Scope *s, const char *name)
 {
     for (; s; s = s->parent) {
-        if (s == &top)
+        if (s == cc->top_scope)
             return value_lookup(m->graph, name);
         for (int i = s->n - 1; i >= 0; i--)
             if (!strcmp(s->names[i], name))
@@ -47,7 +48,7 @@ static Value *scope_define(Model *m, Scope *s, const Node *n, const char *name)
     Graph *g = m->graph;
     if (!*name)
         return value_new(g, "");
-    if (s == &top) {
+    if (s == cc->top_scope) {
         if (value_lookup(g, name))
             fatal_at(n, "output '%s' is already defined (the graph is not in SSA form)", name);
         return value_new(g, name);
@@ -191,14 +192,6 @@ static void bind_output(Model *m, Scope *outer, Value *inner, const char *outer_
     id->outputs[0]->producer = id;
 }
 
-static int expansion_counter;
-
-void inline_functions_reset(void)
-{
-    memset(&top, 0, sizeof top);
-    expansion_counter = 0;
-}
-
 static void expand_function(Model *m, Scope *s, const Onnx__NodeProto *np,
                             const Onnx__FunctionProto *fn)
 {
@@ -209,10 +202,10 @@ static void expand_function(Model *m, Scope *s, const Onnx__NodeProto *np,
             fatal("node '%s' (%s, domain %s): function '%s' calls itself (recursion is not "
                   "allowed in ONNX functions)",
                   call, np->op_type, np->domain ? np->domain : "", fn->name);
-    if (depth > g_limits.max_depth)
+    if (depth > cc->limits.max_depth)
         fatal("node '%s' (%s): function calls and subgraphs nest more than %d deep (--max-depth "
               "raises the limit)",
-              call, np->op_type, g_limits.max_depth);
+              call, np->op_type, cc->limits.max_depth);
     if (np->n_input > fn->n_input || np->n_output > fn->n_output)
         fatal("node '%s' (%s): the call has %zu inputs and %zu outputs, function '%s' takes at "
               "most %zu and %zu",
@@ -220,7 +213,7 @@ static void expand_function(Model *m, Scope *s, const Onnx__NodeProto *np,
     Scope *fs = xcalloc(1, sizeof(Scope));
     fs->parent = s;
     fs->fn = fn;
-    fs->prefix = xprintf("%s%s#%d/", s->prefix, call, ++expansion_counter);
+    fs->prefix = xprintf("%s%s#%d/", s->prefix, call, ++cc->expansion_counter);
     /* The caller's attributes, themselves possibly references into an enclosing function. */
     Node tmp = {.name = (char *)call, .op_type = np->op_type};
     convert_attrs(&tmp, np, s);
@@ -242,7 +235,7 @@ static void expand_function(Model *m, Scope *s, const Onnx__NodeProto *np,
         if (!v)
             fatal("node '%s' (%s): function '%s' does not compute its output '%s'", call,
                   np->op_type, fn->name, fn->output[i]);
-        bind_output(m, s, v, np->output[i], xprintf("%s#%d/return", call, expansion_counter));
+        bind_output(m, s, v, np->output[i], xprintf("%s#%d/return", call, cc->expansion_counter));
     }
 }
 

@@ -91,10 +91,10 @@ Node *node_new(Graph *g, const char *name, const char *op_type, int ninputs, int
 {
     /* Nested function calls and unrolled loops multiply: a few hundred bytes of model can ask
      * for 2^40 nodes. */
-    if (g->nnodes >= g_limits.max_nodes)
+    if (g->nnodes >= cc->limits.max_nodes)
         fatal("the graph grows past %lld nodes after function inlining and loop unrolling "
               "(--max-nodes raises the limit)",
-              (long long)g_limits.max_nodes);
+              (long long)cc->limits.max_nodes);
     Node *n = xcalloc(1, sizeof(Node));
     n->name = xstrdup(name ? name : "");
     n->op_type = xstrdup(op_type);
@@ -435,27 +435,19 @@ Value *constant_new(Graph *g, const char *name, DType t, int rank, const int64_t
     return v;
 }
 
-static OpCount fusions[32];
-static int nfusions;
-
-void fusions_reset(void)
-{
-    nfusions = 0;
-}
-
 void record_fusion(const char *name)
 {
-    for (int i = 0; i < nfusions; i++)
-        if (!strcmp(fusions[i].op, name)) {
-            fusions[i].count++;
+    for (int i = 0; i < cc->nfusions; i++)
+        if (!strcmp(cc->fusions[i].op, name)) {
+            cc->fusions[i].count++;
             return;
         }
-    if (nfusions < (int)(sizeof fusions / sizeof fusions[0]))
-        fusions[nfusions++] = (OpCount){name, 1};
+    if (cc->nfusions < (int)(sizeof cc->fusions / sizeof cc->fusions[0]))
+        cc->fusions[cc->nfusions++] = (OpCount){name, 1};
 }
 
 int fusion_counts(const OpCount **out)
 {
-    *out = fusions;
-    return nfusions;
+    *out = cc->fusions;
+    return cc->nfusions;
 }

@@ -251,7 +251,7 @@ static void read_external(const Onnx__TensorProto *t, const char *dir, int64_t b
 /* Fills v's type, shape and data from a TensorProto (initializer or Constant attribute). */
 void tensor_to_value(const Onnx__TensorProto *t, Value *v, const char *what)
 {
-    tensor_to_value_at(t, v, what, dir_of(g_model_path));
+    tensor_to_value_at(t, v, what, dir_of(cc->model_path));
 }
 
 /* The same, for a tensor whose external data is relative to the folder `dir`. */
@@ -435,7 +435,7 @@ static void convert_graph(Model *m, const Onnx__ModelProto *mp)
  * protobuf-c unpacks nested messages by recursion, so a 100 KB file of If nodes nested 3,000
  * deep overflows the stack inside it. Before unpacking, this walks the wire format along the
  * fields through which graphs and types can nest (field numbers from onnx.proto) and refuses a
- * model nested deeper than g_limits.max_depth. Malformed bytes end the scan quietly: the
+ * model nested deeper than cc->limits.max_depth. Malformed bytes end the scan quietly: the
  * unpacker then reports them. */
 
 typedef enum {
@@ -494,11 +494,11 @@ static bool pb_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 /* depth counts graphs (and, separately, types) enclosing this message. */
 static void scan_nesting(PbKind kind, const uint8_t *p, const uint8_t *end, int graphs, int types)
 {
-    if (graphs > g_limits.max_depth)
+    if (graphs > cc->limits.max_depth)
         fatal("subgraphs nest more than %d deep (--max-depth raises the limit)",
-              g_limits.max_depth);
-    if (types > g_limits.max_depth)
-        fatal("types nest more than %d deep (--max-depth raises the limit)", g_limits.max_depth);
+              cc->limits.max_depth);
+    if (types > cc->limits.max_depth)
+        fatal("types nest more than %d deep (--max-depth raises the limit)", cc->limits.max_depth);
     while (p < end) {
         uint64_t tag, len;
         if (!pb_varint(&p, end, &tag))
@@ -533,22 +533,20 @@ static void scan_nesting(PbKind kind, const uint8_t *p, const uint8_t *end, int 
     }
 }
 
-/* The unpacked model: If branches and functions are read from it until unload_model. */
-static Onnx__ModelProto *loaded_proto;
-
+/* The unpacked model (cc->proto): If branches and functions are read from it until
+ * compiler_end. */
 void unload_model(void)
 {
-    if (loaded_proto)
-        onnx__model_proto__free_unpacked(loaded_proto, NULL);
-    loaded_proto = NULL;
+    if (cc->proto)
+        onnx__model_proto__free_unpacked(cc->proto, NULL);
+    cc->proto = NULL;
 }
 
 Model *load_model(const char *path)
 {
-    g_model_path = path;
+    cc->model_path = path;
     size_t len;
     uint8_t *buf = read_file(path, "", &len);
-    atexit(unload_model);
     return load_model_bytes(path, buf, len);
 }
 
@@ -556,14 +554,14 @@ Model *load_model(const char *path)
  * data. */
 Model *load_model_bytes(const char *path, const uint8_t *buf, size_t len)
 {
-    g_model_path = path;
+    cc->model_path = path;
     unload_model();
     scan_nesting(PB_MODEL, buf, buf + len, 0, 0);
     Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, buf);
     if (!mp)
         fatal("not a valid ONNX model (the protobuf could not be parsed; truncated or not an "
               "ONNX file?)");
-    loaded_proto = mp;
+    cc->proto = mp;
     if (!mp->graph)
         fatal("not a valid ONNX model (it has no graph)");
     Model *m = xcalloc(1, sizeof(Model));

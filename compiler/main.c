@@ -170,23 +170,23 @@ static bool limit_option(int argc, char **argv, int *i)
 {
     static const struct {
         const char *name;
-        int64_t *field;
+        size_t field; /* offset in Limits */
     } limits[] = {
-        {"--max-nodes", &g_limits.max_nodes},
-        {"--max-folded-bytes", &g_limits.max_folded_bytes},
-        {"--max-total-folded-bytes", &g_limits.max_total_folded_bytes},
-        {"--max-arena-bytes", &g_limits.max_arena_bytes},
+        {"--max-nodes", offsetof(Limits, max_nodes)},
+        {"--max-folded-bytes", offsetof(Limits, max_folded_bytes)},
+        {"--max-total-folded-bytes", offsetof(Limits, max_total_folded_bytes)},
+        {"--max-arena-bytes", offsetof(Limits, max_arena_bytes)},
     };
     if (is_option(argv[*i], "--max-depth")) {
         int64_t v = parse_limit(option_value(argc, argv, i, "--max-depth"), "--max-depth");
         if (v > 100000)
             usage_error("--max-depth: at most 100000");
-        g_limits.max_depth = (int)v;
+        cc->limits.max_depth = (int)v;
         return true;
     }
     for (size_t k = 0; k < sizeof limits / sizeof *limits; k++)
         if (is_option(argv[*i], limits[k].name)) {
-            *limits[k].field =
+            *(int64_t *)((char *)&cc->limits + limits[k].field) =
                 parse_limit(option_value(argc, argv, i, limits[k].name), limits[k].name);
             return true;
         }
@@ -372,33 +372,35 @@ static const char *name_from_path(const char *path)
 /* ---- outputs ----
  * Each output is written to a temporary file in its destination folder and renamed over the
  * destination only when every output has been written, so a failed compile leaves nothing
- * behind and never a truncated file. The list is file-scope because the atexit handler that
- * removes the temporaries on an error exit needs it. */
+ * behind and never a truncated file: an error longjmps back to main (cc->fail_jump), which
+ * removes the temporaries. Errors name the model, like every other error line. */
 
 typedef struct Output {
     const char *path;
     char *tmp; /* NULL once renamed */
 } Output;
 
-static Output outputs[6];
-static int noutputs;
+typedef struct Outputs {
+    Output list[6];
+    int n;
+    FILE *stdout_copy; /* "-o -": the C, copied to standard output once all succeeded */
+} Outputs;
 
-static void remove_temporaries(void)
+static void remove_temporaries(const Outputs *o)
 {
-    for (int i = 0; i < noutputs; i++)
-        if (outputs[i].tmp)
-            unlink(outputs[i].tmp);
+    for (int i = 0; i < o->n; i++)
+        if (o->list[i].tmp)
+            unlink(o->list[i].tmp);
 }
 
 static _Noreturn void write_error(const char *path, const char *what)
 {
-    fprintf(stderr, "onnx2c: error: %s: %s: %s\n", path, what, strerror(errno));
-    exit(1);
+    fatal("%s '%s': %s", what, path, strerror(errno));
 }
 
 /* Creates an empty temporary file next to path, with the permissions a new file gets, and
  * returns its name. */
-static const char *temporary_for(const char *path)
+static const char *temporary_for(Outputs *o, const char *path)
 {
     const char *slash = strrchr(path, '/');
     char *tmp = slash ? xprintf("%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1)
@@ -408,64 +410,60 @@ static const char *temporary_for(const char *path)
         write_error(path, "cannot write");
     mode_t mask = umask(0);
     umask(mask);
-    outputs[noutputs++] = (Output){path, tmp};
+    o->list[o->n++] = (Output){path, tmp};
     if (fchmod(fd, 0666 & ~mask) || close(fd))
         write_error(path, "cannot write");
     return tmp;
 }
-
-/* "-o -": the C is written to an anonymous temporary file and copied to standard output only
- * once the whole compilation succeeded, so a failure prints no partial C. */
-static FILE *stdout_copy;
 
 static bool is_stdout(const char *path)
 {
     return !strcmp(path, "-");
 }
 
-static FILE *open_output(const char *path)
+/* "-o -": the C is written to an anonymous temporary file and copied to standard output only
+ * once the whole compilation succeeded, so a failure prints no partial C. */
+static FILE *open_output(Outputs *o, const char *path)
 {
     if (is_stdout(path)) {
-        stdout_copy = tmpfile();
-        if (!stdout_copy)
-            write_error(path, "cannot create a temporary file");
-        return stdout_copy;
+        o->stdout_copy = tmpfile();
+        if (!o->stdout_copy)
+            write_error(path, "cannot create a temporary file for");
+        return o->stdout_copy;
     }
-    const char *tmp = temporary_for(path);
+    const char *tmp = temporary_for(o, path);
     FILE *f = fopen(tmp, "w");
     if (!f)
         write_error(path, "cannot write");
     return f;
 }
 
-static void close_output(FILE *f, const char *path)
+static void close_output(const Outputs *o, FILE *f, const char *path)
 {
-    if (f == stdout_copy) {
+    if (f == o->stdout_copy) {
         fflush(f);
         return;
     }
-    if (ferror(f) | fclose(f)) {
-        fprintf(stderr, "onnx2c: error: %s: write failed\n", path);
-        exit(1);
-    }
+    if (ferror(f) | fclose(f))
+        write_error(path, "cannot write");
 }
 
-static void commit_outputs(void)
+static void commit_outputs(Outputs *o)
 {
-    if (stdout_copy) {
+    if (o->stdout_copy) {
         char buf[1 << 14];
         size_t n;
-        rewind(stdout_copy);
-        while ((n = fread(buf, 1, sizeof buf, stdout_copy)) > 0)
+        rewind(o->stdout_copy);
+        while ((n = fread(buf, 1, sizeof buf, o->stdout_copy)) > 0)
             if (fwrite(buf, 1, n, stdout) != n)
                 write_error("-", "cannot write to standard output");
-        if (ferror(stdout_copy) || fflush(stdout))
+        if (ferror(o->stdout_copy) || fflush(stdout))
             write_error("-", "cannot write to standard output");
     }
-    for (int i = 0; i < noutputs; i++) {
-        if (rename(outputs[i].tmp, outputs[i].path))
-            write_error(outputs[i].path, "cannot write");
-        outputs[i].tmp = NULL;
+    for (int i = 0; i < o->n; i++) {
+        if (rename(o->list[i].tmp, o->list[i].path))
+            write_error(o->list[i].path, "cannot write");
+        o->list[i].tmp = NULL;
     }
 }
 
@@ -506,35 +504,66 @@ static void check_output_paths(const Options *o)
     }
 }
 
-int main(int argc, char **argv)
+/* Everything after parsing the options; errors longjmp back to main. */
+static void compile(const Options *opt, Outputs *outs)
 {
-    atexit(free_all);
-    Options opt = parse_args(argc, argv);
-    check_output_paths(&opt);
-    atexit(remove_temporaries);
-    const char *name = opt.name ? opt.name : name_from_path(opt.input_path);
+    const char *name = opt->name ? opt->name : name_from_path(opt->input_path);
     check_symbol_name(name);
 
-    Model *m = load_model(opt.input_path);
-    ArenaPlan plan = compile_model(m, &opt);
+    Model *m = load_model(opt->input_path);
+    ArenaPlan plan = compile_model(m, opt);
 
-    FILE *out = open_output(opt.output_path);
-    FILE *header = opt.header_path ? open_output(opt.header_path) : NULL;
-    FILE *weights = opt.weights_path ? open_output(opt.weights_path) : NULL;
-    emit_model(m, &opt, &plan, name, out, header, weights);
-    close_output(out, opt.output_path);
+    FILE *out = open_output(outs, opt->output_path);
+    FILE *header = opt->header_path ? open_output(outs, opt->header_path) : NULL;
+    FILE *weights = opt->weights_path ? open_output(outs, opt->weights_path) : NULL;
+    emit_model(m, opt, &plan, name, out, header, weights);
+    close_output(outs, out, opt->output_path);
     if (header)
-        close_output(header, opt.header_path);
+        close_output(outs, header, opt->header_path);
     if (weights)
-        close_output(weights, opt.weights_path);
-    if (opt.report) /* on stderr when the C goes to stdout */
-        print_report(is_stdout(opt.output_path) ? stderr : stdout, m, &plan);
-    if (opt.report_json_path)
-        write_report_json(temporary_for(opt.report_json_path), m, &plan);
-    if (opt.emit_onnx_path)
-        write_onnx(temporary_for(opt.emit_onnx_path), m);
-    if (opt.dot_path)
-        write_dot(temporary_for(opt.dot_path), m);
-    commit_outputs();
+        close_output(outs, weights, opt->weights_path);
+    if (opt->report) /* on stderr when the C goes to stdout */
+        print_report(is_stdout(opt->output_path) ? stderr : stdout, m, &plan);
+    if (opt->report_json_path) {
+        FILE *f = open_output(outs, opt->report_json_path);
+        write_report_json(f, m, &plan);
+        close_output(outs, f, opt->report_json_path);
+    }
+    if (opt->emit_onnx_path) {
+        FILE *f = open_output(outs, opt->emit_onnx_path);
+        write_onnx(f, m);
+        close_output(outs, f, opt->emit_onnx_path);
+    }
+    if (opt->dot_path) {
+        FILE *f = open_output(outs, opt->dot_path);
+        write_dot(f, m);
+        close_output(outs, f, opt->dot_path);
+    }
+    commit_outputs(outs);
+}
+
+int main(int argc, char **argv)
+{
+    /* On the heap, not local: the compilation changes both, and main reads them after a
+     * longjmp. */
+    Compiler *c = calloc(1, sizeof *c);
+    if (!c)
+        fatal("out of memory");
+    c->limits = default_limits();
+    compiler_begin(c);
+    Options opt = parse_args(argc, argv);
+    check_output_paths(&opt);
+    Outputs *outs = xcalloc(1, sizeof(Outputs));
+    jmp_buf fail;
+    c->fail_jump = &fail;
+    if (setjmp(fail)) {
+        remove_temporaries(outs);
+        compiler_end(c);
+        free(c);
+        return 1;
+    }
+    compile(&opt, outs);
+    compiler_end(c);
+    free(c);
     return 0;
 }

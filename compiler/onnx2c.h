@@ -169,7 +169,7 @@ typedef struct Graph {
     Value **outputs;
     struct ValueMap *by_name;
     int64_t insert_seq;   /* for node_place_before */
-    int64_t folded_bytes; /* bytes constant folding has computed, against g_limits */
+    int64_t folded_bytes; /* bytes constant folding has computed, against cc->limits */
     int64_t loaded_bytes; /* bytes of the model's initializers */
 } Graph;
 
@@ -225,18 +225,6 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void free_all(void); /* frees everything the x* allocators handed out */
-/* Frees everything and empties the tables passes keep between calls (the files' *_reset), so
- * the pipeline can run again in the same process. */
-void compiler_reset(void);
-void promote_half_reset(void);
-void unroll_loops_reset(void);
-void attention_reset(void);
-void flex_attention_reset(void);
-void sequence_reset(void);
-void inline_functions_reset(void);
-void fusions_reset(void);
-extern const char *g_model_path;
 /* Limits on what a model may make the compiler do (options --max-*; a hostile model is refused
  * in about a second and a few hundred MB). Folding limits grow to twice the bytes of the model's
  * own initializers, since folding weights (Transpose, DequantizeLinear) is legitimate. */
@@ -247,9 +235,41 @@ typedef struct Limits {
     int64_t max_total_folded_bytes; /* bytes of all of them */
     int64_t max_arena_bytes;        /* the planned arena */
 } Limits;
-extern Limits g_limits;
-extern jmp_buf *g_fail_jump; /* when set, errors longjmp there instead of exiting */
-extern bool g_silent_errors; /* errors print nothing (the fuzz target) */
+Limits default_limits(void); /* the command line's */
+
+/* One compilation: everything the compiler keeps while it compiles a model. The caller owns
+ * it (main's stack; one per input in the fuzz target) and fills in limits and where errors
+ * go; compiler_begin makes it the current one and compiler_end frees every allocation and
+ * the unpacked protobuf, so the pipeline runs again from scratch. No other file-scope state
+ * is mutable. Passes reach it through `cc` rather than an argument so that fatal() and
+ * xcalloc() keep their short signatures in a few thousand call sites. */
+typedef struct Compiler {
+    Limits limits;
+    jmp_buf *fail_jump;     /* when set, errors longjmp there instead of exiting */
+    bool silent_errors;     /* errors print nothing (the fuzz target) */
+    const char *model_path; /* named by every error line */
+    struct Block *blocks;   /* util.c: every x* allocation, freed by compiler_end */
+    void *proto;            /* load.c: the unpacked Onnx__ModelProto */
+    OpCount fusions[32];    /* ir.c: rewrites applied, for --report */
+    int nfusions;
+    struct Scope *top_scope; /* inline_functions.c: the graph's own names */
+    int expansion_counter;   /* inline_functions.c: function calls expanded */
+    Node **promoted;         /* promote_half.c: nodes half_infer inferred, in order */
+    int npromoted, cap_promoted;
+    struct LoopState *loop_states; /* unroll_loops.c: loops being unrolled */
+    int nloop_states, cap_loop_states;
+    int64_t unrolled_nodes;
+    int splice_counter, loop_helper_counter;
+    struct HalfNode *half_nodes; /* ops_attention.c: Attention nodes promote_half widened */
+    int nhalf_nodes;
+    int flex_counter, flex_node_counter; /* expand_flex_attention.c */
+    struct Seq *seqs;                    /* ops_sequence.c: the sequences met so far */
+    int nseqs, cap_seqs, seq_counter;
+    const void *sort_context; /* what the qsort comparator running now compares (Unique) */
+} Compiler;
+extern Compiler *cc; /* the current compilation (compiler_begin) */
+void compiler_begin(Compiler *c);
+void compiler_end(Compiler *c);
 _Noreturn void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void fatal_at(const Node *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 _Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -295,7 +315,7 @@ void count_ops(const Graph *g, OpCount **out, int *nout);
 /* ---- load.c ---- */
 Model *load_model(const char *path);
 Model *load_model_bytes(const char *path, const uint8_t *buf, size_t len);
-void unload_model(void); /* frees the unpacked protobuf (load_model also does so at exit) */
+void unload_model(void); /* frees the unpacked protobuf (compiler_end does) */
 
 /* ---- bind_shapes.c ---- */
 void bind_input_values(Model *m, const Options *opt); /* --bind-input: inputs become constants */
@@ -404,14 +424,14 @@ const char *xsmm_kernel(Emitter *e, int64_t m, int64_t n, int64_t k, int64_t lda
                         int64_t ldc);
 
 /* ---- emit_onnx.c ---- */
-void write_onnx(const char *path, const Model *m); /* --emit-onnx */
+void write_onnx(FILE *f, const Model *m); /* --emit-onnx; main opens and closes f */
 
 /* ---- report.c ---- */
 double model_mflops(const Graph *g);
 int64_t model_weight_bytes(const Graph *g);
 void print_report(FILE *f, const Model *m, const ArenaPlan *plan);
-void write_report_json(const char *path, const Model *m, const ArenaPlan *plan);
-void write_dot(const char *path, const Model *m); /* --dot: the scheduled graph for Graphviz */
+void write_report_json(FILE *f, const Model *m, const ArenaPlan *plan);
+void write_dot(FILE *f, const Model *m);              /* --dot: the scheduled graph for Graphviz */
 void write_schedule_comment(FILE *f, const Graph *g); /* the generated file's summary */
 
 #endif

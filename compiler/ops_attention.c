@@ -21,36 +21,30 @@ typedef struct AttnShape {
 } AttnShape;
 
 /* Nodes whose Q was float16/bfloat16 before promote_half, with that type. */
-static struct HalfNode {
+struct HalfNode {
     const Node *node;
     DType type;
-} * half_nodes;
-static int nhalf_nodes;
-
-void attention_reset(void)
-{
-    half_nodes = NULL;
-    nhalf_nodes = 0;
-}
+}; /* in cc->half_nodes */
 
 static DType attention_half_type(const Node *n)
 {
     if (is_half_type(n->inputs[IN_Q]->dtype))
         return n->inputs[IN_Q]->dtype;
-    for (int i = 0; i < nhalf_nodes; i++)
-        if (half_nodes[i].node == n)
-            return half_nodes[i].type;
+    for (int i = 0; i < cc->nhalf_nodes; i++)
+        if (cc->half_nodes[i].node == n)
+            return cc->half_nodes[i].type;
     return DT_UNDEFINED;
 }
 
 static void remember_half(const Node *n)
 {
-    for (int i = 0; i < nhalf_nodes; i++)
-        if (half_nodes[i].node == n)
+    for (int i = 0; i < cc->nhalf_nodes; i++)
+        if (cc->half_nodes[i].node == n)
             return;
-    half_nodes = xrealloc(half_nodes, (size_t)(nhalf_nodes + 1) * sizeof *half_nodes);
-    half_nodes[nhalf_nodes].node = n;
-    half_nodes[nhalf_nodes++].type = n->inputs[IN_Q]->dtype;
+    cc->half_nodes =
+        xrealloc(cc->half_nodes, (size_t)(cc->nhalf_nodes + 1) * sizeof *cc->half_nodes);
+    cc->half_nodes[cc->nhalf_nodes].node = n;
+    cc->half_nodes[cc->nhalf_nodes++].type = n->inputs[IN_Q]->dtype;
 }
 
 /* Rounded to the node's 16-bit type, if it has one. */

@@ -152,8 +152,12 @@ void tensor_scatter_emit(Emitter *e, Node *n)
 
 /* ---- Unique (computed at compile time: the output size depends on the data) ---- */
 
-static const Value *unique_x;
-static int64_t unique_inner, unique_len, unique_outer;
+/* What the comparators compare (through cc->sort_context: qsort passes no context): x's
+ * slices along the axis, as outer x len x inner. */
+typedef struct UniqueSort {
+    const Value *x;
+    int64_t inner, len, outer;
+} UniqueSort;
 
 static double elem_f(const Value *v, int64_t i)
 {
@@ -189,17 +193,18 @@ static bool is_float_type(DType t)
 /* Slices a and b along the axis, compared element by element; ties by position (stable). */
 static int slice_cmp(const void *pa, const void *pb)
 {
+    const UniqueSort *u = cc->sort_context;
     int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-    for (int64_t o = 0; o < unique_outer; o++)
-        for (int64_t k = 0; k < unique_inner; k++) {
-            int64_t ia = (o * unique_len + a) * unique_inner + k;
-            int64_t ib = (o * unique_len + b) * unique_inner + k;
-            if (is_float_type(unique_x->dtype)) {
-                double x = elem_f(unique_x, ia), y = elem_f(unique_x, ib);
+    for (int64_t o = 0; o < u->outer; o++)
+        for (int64_t k = 0; k < u->inner; k++) {
+            int64_t ia = (o * u->len + a) * u->inner + k;
+            int64_t ib = (o * u->len + b) * u->inner + k;
+            if (is_float_type(u->x->dtype)) {
+                double x = elem_f(u->x, ia), y = elem_f(u->x, ib);
                 if (x != y)
                     return x < y ? -1 : 1;
             } else {
-                int64_t x = elem_i(unique_x, ia), y = elem_i(unique_x, ib);
+                int64_t x = elem_i(u->x, ia), y = elem_i(u->x, ib);
                 if (x != y)
                     return x < y ? -1 : 1;
             }
@@ -228,11 +233,12 @@ void unique_infer(Node *n)
     require_constant(n, x, "input (Unique's output size depends on the data)");
     const Attr *axis_attr = attr_get(n, "axis");
     int axis = axis_attr ? normalize_axis(n, attr_int(n, "axis", 0), x->rank) : -1;
-    unique_x = x;
-    unique_len = axis < 0 ? value_numel(x) : x->dims[axis];
-    unique_outer = axis < 0 ? 1 : prod(x->dims, 0, axis);
-    unique_inner = axis < 0 ? 1 : prod(x->dims, axis + 1, x->rank);
-    int64_t len = unique_len;
+    UniqueSort u = {.x = x,
+                    .len = axis < 0 ? value_numel(x) : x->dims[axis],
+                    .outer = axis < 0 ? 1 : prod(x->dims, 0, axis),
+                    .inner = axis < 0 ? 1 : prod(x->dims, axis + 1, x->rank)};
+    cc->sort_context = &u;
+    int64_t len = u.len;
     int64_t *order = xcalloc((size_t)len + 1, sizeof(int64_t));
     for (int64_t i = 0; i < len; i++)
         order[i] = i;
@@ -276,11 +282,12 @@ void unique_infer(Node *n)
     set_shape(y, x->dtype, rank, dims);
     size_t es = dtype_size(x->dtype);
     y->data = xcalloc(1, (size_t)value_bytes(y) + 1);
-    for (int64_t o = 0; o < unique_outer; o++)
+    for (int64_t o = 0; o < u.outer; o++)
         for (int64_t p = 0; p < ng; p++)
-            memcpy((char *)y->data + (size_t)((o * ng + p) * unique_inner) * es,
-                   (const char *)x->data + (size_t)((o * len + idx[p]) * unique_inner) * es,
-                   (size_t)unique_inner * es);
+            memcpy((char *)y->data + (size_t)((o * ng + p) * u.inner) * es,
+                   (const char *)x->data + (size_t)((o * len + idx[p]) * u.inner) * es,
+                   (size_t)u.inner * es);
+    cc->sort_context = NULL;
     if (n->noutputs > 1)
         set_ints(n->outputs[1], ng, idx);
     if (n->noutputs > 2)

@@ -24,14 +24,7 @@ typedef struct Seq {
     Value **items;
 } Seq;
 
-static Seq *seqs;
-static int nseqs, cap_seqs;
-
-void sequence_reset(void)
-{
-    seqs = NULL; /* freed by free_all */
-    nseqs = cap_seqs = 0;
-}
+/* The sequences met so far are in cc->seqs. */
 
 static const char *const seq_ops[] = {
     "SequenceEmpty",  "SequenceConstruct",  "SequenceInsert",  "SequenceErase", "SequenceAt",
@@ -50,9 +43,9 @@ bool is_sequence_op(const Node *n)
 
 static const Seq *find_seq(const Value *v)
 {
-    for (int i = 0; v && i < nseqs; i++)
-        if (seqs[i].v == v)
-            return &seqs[i];
+    for (int i = 0; v && i < cc->nseqs; i++)
+        if (cc->seqs[i].v == v)
+            return &cc->seqs[i];
     return NULL;
 }
 
@@ -81,14 +74,14 @@ static void define_seq(const Node *n, DType dtype, int count, Value *const *item
         if (items[i]->dtype != DT_UNDEFINED && items[i]->dtype != dtype) /* new: inferred next */
             fatal_at(n, "sequence element '%s' has type %s, the sequence holds %s", items[i]->name,
                      dtype_name(items[i]->dtype), dtype_name(dtype));
-    if (nseqs == cap_seqs) {
-        cap_seqs = cap_seqs ? 2 * cap_seqs : 16;
-        seqs = xrealloc(seqs, (size_t)cap_seqs * sizeof(Seq));
+    if (cc->nseqs == cc->cap_seqs) {
+        cc->cap_seqs = cc->cap_seqs ? 2 * cc->cap_seqs : 16;
+        cc->seqs = xrealloc(cc->seqs, (size_t)cc->cap_seqs * sizeof(Seq));
     }
     Value **copy = xcalloc((size_t)count + 1, sizeof(Value *));
     if (count) /* SequenceEmpty has no items */
         memcpy(copy, items, (size_t)count * sizeof(Value *));
-    seqs[nseqs++] = (Seq){.v = v, .dtype = dtype, .n = count, .items = copy};
+    cc->seqs[cc->nseqs++] = (Seq){.v = v, .dtype = dtype, .n = count, .items = copy};
 }
 
 /* A position input: a constant scalar in [-count, count - 1 + past_end], made non-negative;
@@ -113,9 +106,9 @@ static int position(const Node *n, int input, int count, bool past_end, int dflt
 static Node *add_node(Graph *g, const Node *origin, const char *op, int nin, Value *const *ins,
                       int nout, Value *const *outs)
 {
-    static int counter; /* names stay unique for --emit-onnx */
+    /* names stay unique for --emit-onnx */
     const char *base = *origin->name ? origin->name : origin->op_type;
-    Node *h = node_new(g, xprintf("%s/%s%d", base, op, ++counter), op, nin, nout);
+    Node *h = node_new(g, xprintf("%s/%s%d", base, op, ++cc->seq_counter), op, nin, nout);
     h->opset = origin->opset > 13 ? origin->opset : 13;
     h->scope = origin->scope;
     for (int i = 0; i < nin; i++)

@@ -22,9 +22,9 @@ ArenaPlan compile_model(Model *m, const Options *opt)
     eliminate_dead(m->graph);
     schedule(m->graph);
     ArenaPlan plan = plan_arena(m->graph);
-    if (plan.arena_bytes > g_limits.max_arena_bytes)
+    if (plan.arena_bytes > cc->limits.max_arena_bytes)
         fatal("the planned arena needs %lld bytes, more than the limit of %lld "
               "(--max-arena-bytes raises it)",
-              (long long)plan.arena_bytes, (long long)g_limits.max_arena_bytes);
+              (long long)plan.arena_bytes, (long long)cc->limits.max_arena_bytes);
     return plan;
 }

@@ -29,15 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Nodes half_infer inferred, in order; the pass rewrites the live ones. */
-static Node **promoted;
-static int npromoted, cap_promoted;
-
-void promote_half_reset(void)
-{
-    promoted = NULL;
-    npromoted = cap_promoted = 0;
-}
+/* Nodes half_infer inferred, in order (cc->promoted); the pass rewrites the live ones. */
 
 bool is_half_type(DType t)
 {
@@ -112,11 +104,11 @@ bool half_infer(Node *n, void (*infer)(Node *n))
             fatal_at(n, "internal: a %s output known at inference time", dtype_name(half));
         set_shape(n->outputs[i], r->dtype == DT_FLOAT ? half : r->dtype, r->rank, r->dims);
     }
-    if (npromoted == cap_promoted) {
-        cap_promoted = cap_promoted ? 2 * cap_promoted : 16;
-        promoted = xrealloc(promoted, (size_t)cap_promoted * sizeof(Node *));
+    if (cc->npromoted == cc->cap_promoted) {
+        cc->cap_promoted = cc->cap_promoted ? 2 * cc->cap_promoted : 16;
+        cc->promoted = xrealloc(cc->promoted, (size_t)cc->cap_promoted * sizeof(Node *));
     }
-    promoted[npromoted++] = n;
+    cc->promoted[cc->npromoted++] = n;
     return true;
 }
 
@@ -171,7 +163,8 @@ static int by_address(const void *a, const void *b)
 
 static bool is_registered(const Node *n)
 {
-    return npromoted && bsearch(&n, promoted, (size_t)npromoted, sizeof(Node *), by_address);
+    return cc->npromoted &&
+           bsearch(&n, cc->promoted, (size_t)cc->npromoted, sizeof(Node *), by_address);
 }
 
 static bool is_half_cast(const Node *n)
@@ -203,8 +196,8 @@ void promote_half(Graph *g)
     memcpy(orig, g->nodes, (size_t)norig * sizeof(Node *));
     Value **widened = xcalloc((size_t)nvalues + 1, sizeof(Value *)); /* by value id */
     NodeList order = {0};
-    if (npromoted)
-        qsort(promoted, (size_t)npromoted, sizeof(Node *), by_address);
+    if (cc->npromoted)
+        qsort(cc->promoted, (size_t)cc->npromoted, sizeof(Node *), by_address);
     for (int i = 0; i < norig; i++) {
         Node *n = orig[i];
         if (n->dead || !is_registered(n)) {

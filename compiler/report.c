@@ -1,7 +1,6 @@
 /* report.c — what the compiler did, for people (--report) and tools (--report-json). */
 #include "onnx2c.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,24 +128,6 @@ static int collect_layers(const Graph *g, Layer **layers)
 }
 
 /* The files of --report-json and --dot: an error that names the file ends the compilation. */
-static FILE *open_report(const char *path)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "onnx2c: error: %s: cannot write: %s\n", path, strerror(errno));
-        exit(1);
-    }
-    return f;
-}
-
-static void close_report(FILE *f, const char *path)
-{
-    if (ferror(f) | fclose(f)) {
-        fprintf(stderr, "onnx2c: error: %s: write failed\n", path);
-        exit(1);
-    }
-}
-
 /* The op and its fused epilogues, "Conv+Add+Relu", into buf. */
 static void fused_ops(const Node *n, char *buf, size_t len)
 {
@@ -238,9 +219,8 @@ static void dot_tensor(FILE *f, const char *id, const char *kind, const Value *v
 
 /* --dot: one box per scheduled step (the fused kernel, its output shape, where the output
  * lives and its bytes), the graph inputs and outputs as ellipses, data flow as edges. */
-void write_dot(const char *path, const Model *m)
+void write_dot(FILE *f, const Model *m)
 {
-    FILE *f = open_report(path);
     const Graph *g = m->graph;
     Layer *l;
     int n = collect_layers(g, &l);
@@ -279,7 +259,6 @@ void write_dot(const char *path, const Model *m)
                 fprintf(f, "  in%d -> out%d;\n", in, i);
     }
     fprintf(f, "}\n");
-    close_report(f, path);
 }
 
 /* One line per scheduled node: what a firmware engineer checks against RAM and time. */
@@ -387,9 +366,8 @@ static void json_layers(FILE *f, const Graph *g)
     fputc(']', f);
 }
 
-void write_report_json(const char *path, const Model *m, const ArenaPlan *plan)
+void write_report_json(FILE *f, const Model *m, const ArenaPlan *plan)
 {
-    FILE *f = open_report(path);
     const Graph *g = m->graph;
     OpCount *after;
     int nafter;
@@ -419,5 +397,4 @@ void write_report_json(const char *path, const Model *m, const ArenaPlan *plan)
             (long long)in, (long long)out, (long long)(plan->arena_bytes + in + out));
     json_layers(f, g);
     fprintf(f, "}\n");
-    close_report(f, path);
 }

@@ -20,9 +20,6 @@
  * rather than turned into a huge C file. */
 #define UNROLL_MAX_NODES 200000
 
-static int64_t unrolled_nodes;
-static int splice_counter;
-
 /* What a loop has produced so far, carried from one continuation node to the next. */
 typedef struct LoopState {
     Node *node;   /* the continuation node standing for the iterations still to come */
@@ -32,27 +29,19 @@ typedef struct LoopState {
     int64_t cap;
 } LoopState;
 
-static LoopState *states;
-static int nstates, cap_states;
-
-void unroll_loops_reset(void)
-{
-    unrolled_nodes = 0;
-    splice_counter = 0;
-    states = NULL;
-    nstates = cap_states = 0;
-}
+/* cc->loop_states holds one per loop being unrolled. */
 
 static LoopState *state_of(Node *n, int nscan)
 {
-    for (int i = 0; i < nstates; i++)
-        if (states[i].node == n)
-            return &states[i];
-    if (nstates == cap_states) {
-        cap_states = cap_states ? 2 * cap_states : 8;
-        states = xrealloc(states, (size_t)cap_states * sizeof(LoopState));
+    for (int i = 0; i < cc->nloop_states; i++)
+        if (cc->loop_states[i].node == n)
+            return &cc->loop_states[i];
+    if (cc->nloop_states == cc->cap_loop_states) {
+        cc->cap_loop_states = cc->cap_loop_states ? 2 * cc->cap_loop_states : 8;
+        cc->loop_states =
+            xrealloc(cc->loop_states, (size_t)cc->cap_loop_states * sizeof(LoopState));
     }
-    LoopState *st = &states[nstates++];
+    LoopState *st = &cc->loop_states[cc->nloop_states++];
     *st = (LoopState){.node = n, .nscan = nscan};
     st->stacked = xcalloc((size_t)nscan + 1, sizeof(Value **));
     return st;
@@ -90,10 +79,10 @@ static Value **splice_body(Model *m, Node *n, Value **ins)
     const Onnx__GraphProto *body = body_of(n);
     Graph *g = m->graph;
     int before = g->nnodes;
-    const char *prefix = xprintf("%s#%d/", node_label(n), ++splice_counter);
+    const char *prefix = xprintf("%s#%d/", node_label(n), ++cc->splice_counter);
     Value **outs = splice_graph(m, n, body, prefix, ins, "body");
-    unrolled_nodes += g->nnodes - before;
-    if (unrolled_nodes > UNROLL_MAX_NODES)
+    cc->unrolled_nodes += g->nnodes - before;
+    if (cc->unrolled_nodes > UNROLL_MAX_NODES)
         fatal_at(n,
                  "unrolling the loops needs more than %d nodes; onnx2c unrolls loops at "
                  "compile time and refuses larger ones",
@@ -106,9 +95,9 @@ static Value **splice_body(Model *m, Node *n, Value **ins)
 static Node *helper(Model *m, Node *n, const char *what, const char *op, int ninputs, Value **ins,
                     Value *out)
 {
-    static int counter; /* node names must stay unique for --emit-onnx */
-    Node *h =
-        node_new(m->graph, xprintf("%s/%s%d", node_label(n), what, ++counter), op, ninputs, 1);
+    /* node names must stay unique for --emit-onnx */
+    Node *h = node_new(m->graph, xprintf("%s/%s%d", node_label(n), what, ++cc->loop_helper_counter),
+                       op, ninputs, 1);
     h->opset = m->opset > 13 ? m->opset : 13;
     h->scope = n->scope;
     for (int i = 0; i < ninputs; i++)

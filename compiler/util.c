@@ -12,15 +12,18 @@ typedef struct Block {
     max_align_t align[];
 } Block;
 
-static Block *blocks;
-const char *g_model_path = "<no model>";
-Limits g_limits = {
-    .max_depth = 64,
-    .max_nodes = 250000,
-    .max_folded_bytes = (int64_t)64 << 20,
-    .max_total_folded_bytes = (int64_t)256 << 20,
-    .max_arena_bytes = (int64_t)4 << 30,
-};
+Compiler *cc;
+
+Limits default_limits(void)
+{
+    return (Limits){
+        .max_depth = 64,
+        .max_nodes = 250000,
+        .max_folded_bytes = (int64_t)64 << 20,
+        .max_total_folded_bytes = (int64_t)256 << 20,
+        .max_arena_bytes = (int64_t)4 << 30,
+    };
+}
 
 static void out_of_memory(void)
 {
@@ -34,10 +37,10 @@ void *xcalloc(size_t n, size_t size)
     Block *b = calloc(1, sizeof(Block) + n * size);
     if (!b)
         out_of_memory();
-    b->next = blocks;
-    if (blocks)
-        blocks->prev = b;
-    blocks = b;
+    b->next = cc->blocks;
+    if (cc->blocks)
+        cc->blocks->prev = b;
+    cc->blocks = b;
     return b->align;
 }
 
@@ -52,35 +55,35 @@ void *xrealloc(void *p, size_t size)
     if (b->prev)
         b->prev->next = b;
     else
-        blocks = b;
+        cc->blocks = b;
     if (b->next)
         b->next->prev = b;
     return b->align;
 }
 
-/* Back to the state before the first compilation: every allocation freed, every table of
- * the passes emptied. The fuzz target runs the pipeline many times in one process. */
-void compiler_reset(void)
+static void free_all(void)
+{
+    while (cc->blocks) {
+        Block *next = cc->blocks->next;
+        free(cc->blocks);
+        cc->blocks = next;
+    }
+}
+
+void compiler_begin(Compiler *c)
+{
+    if (!c->model_path)
+        c->model_path = "<no model>";
+    cc = c;
+}
+
+/* Frees what the compilation holds; the next one starts from a zeroed Compiler. */
+void compiler_end(Compiler *c)
 {
     unload_model();
     free_all();
-    promote_half_reset();
-    unroll_loops_reset();
-    attention_reset();
-    flex_attention_reset();
-    sequence_reset();
-    inline_functions_reset();
-    fusions_reset();
-    g_model_path = "<no model>";
-}
-
-void free_all(void)
-{
-    while (blocks) {
-        Block *next = blocks->next;
-        free(blocks);
-        blocks = next;
-    }
+    if (cc == c)
+        cc = NULL;
 }
 
 char *xstrdup(const char *s)
@@ -117,15 +120,13 @@ static void put_escaped(FILE *f, const char *s)
     }
 }
 
-/* Where an error goes: exit status 1, or back to the caller that set g_fail_jump (the fuzz
- * target runs the whole pipeline many times in one process). */
-jmp_buf *g_fail_jump;
-bool g_silent_errors;
-
+/* Where an error goes: exit status 1, or back to the caller that set cc->fail_jump (main
+ * removes its temporary outputs; the fuzz target runs the pipeline many times in one
+ * process). */
 static _Noreturn void fail_exit(void)
 {
-    if (g_fail_jump)
-        longjmp(*g_fail_jump, 1);
+    if (cc && cc->fail_jump)
+        longjmp(*cc->fail_jump, 1);
     exit(1);
 }
 
@@ -133,10 +134,10 @@ static _Noreturn void report_error(const char *prefix, const char *fmt, va_list 
 {
     char buf[1024];
     vsnprintf(buf, sizeof buf, fmt, ap);
-    if (g_silent_errors)
+    if (cc && cc->silent_errors)
         fail_exit();
     fputs("onnx2c: error: ", stderr);
-    put_escaped(stderr, g_model_path);
+    put_escaped(stderr, cc && cc->model_path ? cc->model_path : "<no model>");
     fputs(": ", stderr);
     put_escaped(stderr, prefix);
     put_escaped(stderr, buf);

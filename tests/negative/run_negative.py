@@ -579,13 +579,24 @@ CASES.update({
 
 
 def bad_output(r):
-    out_c = os.path.join(r.work, "no_such_dir", "x.c")
-    rc, _, err = run([r.onnx2c, r.path("valid.onnx"), "-o", out_c])
-    if rc != 1:
-        raise Fail(f"exit status {rc}, want 1")
-    want = ["onnx2c: error: " + out_c + ": cannot write: No such file or directory"]
-    if err.splitlines() != want:
-        raise Fail(f"stderr {err.splitlines()!r}, want {want!r}")
+    """Every output (-o, --header, --report-json, --emit-onnx) into a folder that does not
+    exist: one line naming the model, like every error, then the output; nothing is left
+    behind (the -o temporary of the later outputs' cases is removed)."""
+    model = r.path("valid.onnx")
+    missing = os.path.join(r.work, "no_such_dir")
+    good_c = r.out("bad_output_ok.c")
+    for opt in ("-o", "--header", "--report-json", "--emit-onnx"):
+        target = os.path.join(missing, "x.out")
+        args = ["-o", target] if opt == "-o" else ["-o", good_c, opt, target]
+        rc, _, err = run([r.onnx2c, model, *args])
+        if rc != 1:
+            raise Fail(f"{opt}: exit status {rc}, want 1")
+        want = [f"onnx2c: error: {model}: cannot write '{target}': No such file or directory"]
+        if err.splitlines() != want:
+            raise Fail(f"{opt}: stderr {err.splitlines()!r}, want {want!r}")
+        left = [f for f in os.listdir(r.work) if "bad_output_ok" in f]
+        if left:
+            raise Fail(f"{opt}: left behind {left}")
 
 
 def main():

@@ -346,6 +346,8 @@ static void test_node_order_bound(void)
 
 int main(void)
 {
+    Compiler c = {.limits = default_limits()};
+    compiler_begin(&c);
     test_lifetimes();
     test_in_place_unary();
     test_in_place_needs_last_read();
