@@ -2,7 +2,9 @@
 #define _XOPEN_SOURCE 700 /* realpath, fileno, fseeko for external data */
 #include "load.h"
 #include "onnx2c.h"
+#include "sha1.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -209,6 +211,64 @@ static FILE *open_external(const char *dir, const char *loc, const char *what, c
     return f;
 }
 
+/* The `checksum` key: 40 hex digits, lowercased into hex[41]. */
+static void checksum_key(const char *sum, char hex[41], const char *what, const char *name)
+{
+    size_t n = strlen(sum);
+    for (size_t i = 0; i < n && n == 40; i++)
+        if (!isxdigit((unsigned char)sum[i]))
+            n = 0;
+    if (n != 40)
+        fatal("%s '%s' has an external data checksum that is not a SHA-1 digest (40 hex "
+              "digits)",
+              what, name);
+    for (size_t i = 0; i < 40; i++)
+        hex[i] = (char)tolower((unsigned char)sum[i]);
+    hex[40] = '\0';
+}
+
+/* The digest of the whole of f. */
+static void file_sha1(FILE *f, char hex[41])
+{
+    Sha1 s;
+    uint8_t buf[1 << 14], d[20];
+    size_t n;
+    sha1_init(&s);
+    rewind(f);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        sha1_update(&s, buf, n);
+    sha1_final(&s, d);
+    sha1_to_hex(d, hex);
+}
+
+/* The spec defines `checksum` as the SHA-1 of the file `location` names; a writer that keeps
+ * one tensor per file hashes exactly the tensor's bytes, which are then the same thing. Both
+ * are accepted (either way, a changed byte of the tensor is refused). A file's digest is
+ * computed once per compilation: a file holding every weight names the same checksum in
+ * each tensor. */
+static void check_checksum(const char *want, FILE *f, const char *dir, const char *loc,
+                           const void *data, int64_t bytes, const char *what, const char *name)
+{
+    char got[41];
+    sha1_hex(data, (size_t)bytes, got);
+    if (!strcmp(got, want))
+        return;
+    const char *key = xprintf("%s/%s %s", dir, loc, want);
+    for (int i = 0; i < cc->nchecked_files; i++)
+        if (!strcmp(cc->checked_files[i], key))
+            return;
+    file_sha1(f, got);
+    if (ferror(f) || strcmp(got, want)) {
+        fclose(f);
+        fatal("%s '%s': its external data in '%s' does not match its checksum (SHA-1 %s, the "
+              "file's is %s): the file is corrupt or not the model's",
+              what, name, loc, want, got);
+    }
+    cc->checked_files =
+        xrealloc(cc->checked_files, (size_t)(cc->nchecked_files + 1) * sizeof(char *));
+    cc->checked_files[cc->nchecked_files++] = key;
+}
+
 /* Reads the `bytes` bytes a tensor keeps in an external file into dst. */
 static void read_external(const Onnx__TensorProto *t, const char *dir, int64_t bytes, void *dst,
                           const char *what)
@@ -218,6 +278,10 @@ static void read_external(const Onnx__TensorProto *t, const char *dir, int64_t b
     if (!loc)
         fatal("%s '%s' keeps its data in an external file but names no location", what, name);
     check_location(loc, what, name);
+    const char *sum = external_key(t, "checksum");
+    char want[41];
+    if (sum)
+        checksum_key(sum, want, what, name);
     const char *s_off = external_key(t, "offset"), *s_len = external_key(t, "length");
     int64_t offset = s_off ? external_int(s_off, "offset", what, name) : 0;
     FILE *f = open_external(dir, loc, what, name);
@@ -243,9 +307,13 @@ static void read_external(const Onnx__TensorProto *t, const char *dir, int64_t b
     }
     bool ok =
         fseeko(f, (off_t)offset, SEEK_SET) == 0 && fread(dst, 1, (size_t)bytes, f) == (size_t)bytes;
-    fclose(f);
-    if (!ok)
+    if (!ok) {
+        fclose(f);
         fatal("%s '%s': cannot read its external data from '%s'", what, name, loc);
+    }
+    if (sum)
+        check_checksum(want, f, dir, loc, dst, bytes, what, name);
+    fclose(f);
 }
 
 /* Fills v's type, shape and data from a TensorProto (initializer or Constant attribute). */

@@ -265,7 +265,9 @@ typedef struct Compiler {
     int flex_counter, flex_node_counter; /* expand_flex_attention.c */
     struct Seq *seqs;                    /* ops_sequence.c: the sequences met so far */
     int nseqs, cap_seqs, seq_counter;
-    const void *sort_context; /* what the qsort comparator running now compares (Unique) */
+    const void *sort_context;   /* what the qsort comparator running now compares (Unique) */
+    const char **checked_files; /* load.c: "DIR/LOCATION DIGEST" of external files checked */
+    int nchecked_files;
 } Compiler;
 extern Compiler *cc; /* the current compilation (compiler_begin) */
 void compiler_begin(Compiler *c);

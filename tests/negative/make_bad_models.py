@@ -26,12 +26,16 @@
       absolute.onnx, dotdot.onnx, symlink_escape.onnx, missing_file.onnx, no_location.onnx,
       directory.onnx, offset_past_end.onnx, length_past_end.onnx, length_mismatch.onnx,
       bad_offset.onnx         one bad location or range each
+      ok_checksum.onnx        checksum = SHA-1 of weights.bin, as the spec defines it (compiles)
+      ok_checksum_tensor.onnx checksum = SHA-1 of W's 8192 bytes, in capitals (compiles)
+      checksum_mismatch.onnx, checksum_not_hex.onnx   a wrong and a malformed checksum
     outside.bin             a file outside ext/ that ext/ models must not reach
     hostile/NAME.onnx       the catalogue of hostile and invalid models (hostile_models() below;
                             run_negative.py's HOSTILE table gives each one's expected error)
 The models are built with onnx.helper and not checked (most of them are invalid on purpose).
 Deterministic: the same bytes on every run.
 """
+import hashlib
 import os
 import sys
 
@@ -49,14 +53,20 @@ def model(nodes, inputs, outputs, initializers=(), opsets=OPSET, name="g", funct
     return m.SerializeToString()
 
 
+def weights_bin(w):
+    """ext/weights.bin: W's bytes at offset 4096 after 4096 zero bytes."""
+    return bytes(4096) + w.raw_data
+
+
 def external_models(w, b, f32):
     """valid.onnx with W moved to external data, once per location and range under test."""
-    def ext(location, offset="4096", length="8192"):
+    def ext(location, offset="4096", length="8192", checksum=None):
         t = TensorProto()
         t.CopyFrom(w)
         t.ClearField("raw_data")
         t.data_location = TensorProto.EXTERNAL
-        for key, value in (("location", location), ("offset", offset), ("length", length)):
+        for key, value in (("location", location), ("offset", offset), ("length", length),
+                           ("checksum", checksum)):
             if value is not None:
                 e = t.external_data.add()
                 e.key, e.value = key, value
@@ -83,6 +93,11 @@ def external_models(w, b, f32):
         "no_length_mismatch": ext("weights.bin", offset="0", length=None),
         "bad_offset": ext("weights.bin", offset="-4096"),
         "huge_offset": ext("weights.bin", offset="99999999999999999999999"),
+        "ok_checksum": ext("weights.bin", checksum=hashlib.sha1(weights_bin(w)).hexdigest()),
+        "ok_checksum_tensor": ext("weights.bin",
+                                  checksum=hashlib.sha1(w.raw_data).hexdigest().upper()),
+        "checksum_mismatch": ext("weights.bin", checksum=hashlib.sha1(b"other").hexdigest()),
+        "checksum_not_hex": ext("weights.bin", checksum="sha1:" + "0" * 35),
     }
     return {f"ext/{name}.onnx": data for name, data in cases.items()}
 
@@ -391,7 +406,7 @@ def main():
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)
     with open(os.path.join(out, "ext", "weights.bin"), "wb") as f:
-        f.write(bytes(4096) + w.raw_data)
+        f.write(weights_bin(w))
     with open(os.path.join(out, "outside.bin"), "wb") as f:
         f.write(w.raw_data)
     for link, target in (("link.bin", "../outside.bin"), ("inner_link.bin", "weights.bin")):

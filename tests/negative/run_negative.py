@@ -14,6 +14,7 @@ errors exit 2 with 'onnx2c: usage error: WHAT' and the usage hint, both checked 
 A signal is always a failure.
 """
 import argparse
+import hashlib
 import os
 import subprocess
 import sys
@@ -104,6 +105,11 @@ class Runner:
                 raise Fail(f"harness exit {rc}, want 0")
 
 
+def sha1_of(path):
+    with open(path, "rb") as f:
+        return hashlib.sha1(f.read()).hexdigest()
+
+
 USAGE_HINT = "usage: onnx2c MODEL.onnx -o OUT.c [options]; onnx2c --help lists them"
 NOT_ONNX = ("not a valid ONNX model (the protobuf could not be parsed; truncated or not an ONNX "
             "file?)")
@@ -173,6 +179,22 @@ CASES = {
                     lambda r: r.compiles(r.path("ext/ok_link.onnx"), [])),
     "ext_ok_no_length": ("external data without a length runs to the end of the file",
                          lambda r: r.compiles(r.path("ext/ok_no_length.onnx"), [])),
+    "ext_ok_checksum": ("external data with the SHA-1 checksum of its file: compiles",
+                        lambda r: r.compiles(r.path("ext/ok_checksum.onnx"), [])),
+    "ext_ok_checksum_tensor": ("a checksum of the tensor's own bytes (capitals): compiles",
+                               lambda r: r.compiles(r.path("ext/ok_checksum_tensor.onnx"), [])),
+    "ext_checksum_mismatch": ("external data that does not match its checksum",
+                              lambda r: r.refused(r.path("ext/checksum_mismatch.onnx"),
+                                                  "initializer 'W': its external data in "
+                                                  "'weights.bin' does not match its checksum "
+                                                  f"(SHA-1 {hashlib.sha1(b'other').hexdigest()}, "
+                                                  "the file's is "
+                                                  f"{sha1_of(r.path('ext/weights.bin'))}): the "
+                                                  "file is corrupt or not the model's")),
+    "ext_checksum_not_hex": ("an external data checksum that is not 40 hex digits",
+                             lambda r: r.refused(r.path("ext/checksum_not_hex.onnx"),
+                                                 "initializer 'W' has an external data checksum "
+                                                 "that is not a SHA-1 digest (40 hex digits)")),
     "ext_absolute": ("external data at an absolute path",
                      lambda r: r.refused(r.path("ext/absolute.onnx"),
                                          "initializer 'W' has external data at an absolute path, "
