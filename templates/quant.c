@@ -409,6 +409,12 @@ static int qconv_s8_plane(const int64_t *geo)
     return geo[1] == geo[6] && geo[5] == geo[6] && geo[13] == 1 && geo[14] == 1 && geo[15] == 1;
 }
 
+/* Whole blocks of 16 accumulators, the padding qconv_s8_requant needs. */
+static int64_t qconv_s8_pad16(int64_t n)
+{
+    return (n + 15) / 16 * 16;
+}
+
 /* Padded extents of the plane form (stride 1: the input plus its padding on both sides). */
 static void qconv_s8_padded(const int64_t *geo, int64_t *Dp, int64_t *Hp, int64_t *Wp, int64_t *L)
 {
@@ -505,7 +511,7 @@ O2C_KERNEL int64_t qconv_s8_scratch(const int64_t *geo)
     if (qconv_s8_plane(geo)) { /* int32 accumulators, then the padded volume */
         int64_t Dp, Hp, Wp, L;
         qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
-        return 4 * L + Dp * Hp * Wp;
+        return 4 * qconv_s8_pad16(L) + Dp * Hp * Wp;
     }
     if (C == G && OC == G) { /* depthwise, strided: one padded input row */
         const int64_t cols = OW < QCONV_ROW ? OW : QCONV_ROW;
@@ -545,22 +551,44 @@ O2C_KERNEL int qconv_s8_prepare(const int64_t *geo, int x_type, const void *x_zp
     return 1;
 }
 
-/* y[0..n) = acc[0..n) requantised exactly as qconv does (the product and the sum in double,
- * rint half to even, saturation), one finite multiplier (so no NaN to saturate). One loop of
- * variable length with both output types as bytes (uint8, or int8's two's complement): gcc
- * vectorises it 64 at a time (a loop of a fixed 16 or 32 it vectorises far worse). */
-static void qconv_s8_requant(int64_t n, const int32_t *restrict acc, double m, double yz,
-                             int y_type, void *restrict y)
+/* One requantised value as qconv computes it (the product and the sum in double, rint half to
+ * even, saturation); finite multipliers, so no NaN to saturate. Branch-free once inlined. */
+static int32_t qconv_s8_round(int32_t a, double m, double yz, double lo, double hi)
+{
+    const double p = (double)a * m;
+    double v = nearbyint(p + yz);
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    return (int32_t)v;
+}
+
+/* y[0..n) = acc[0..n) requantised with multiplier m, or m[t] per element when per is set (as
+ * bytes: uint8, or int8's two's complement). acc holds qconv_s8_pad16(n) initialised values,
+ * all overwritten: the rounding loop then runs whole vectors of 16 and never its scalar tail,
+ * whose data-dependent branches (gcc compares and jumps there) cost more than the rest; the
+ * narrowing loop after it has no branches. */
+static void qconv_s8_requant_m(int64_t n, int32_t *restrict acc, const double *m, int per,
+                               double yz, int y_type, void *restrict y)
 {
     const double lo = y_type == 2 ? 0.0 : -128.0, hi = y_type == 2 ? 255.0 : 127.0;
+    const int64_t nr = qconv_s8_pad16(n);
     uint8_t *yo = (uint8_t *)y;
-    for (int64_t t = 0; t < n; t++) {
-        const double p = (double)acc[t] * m;
-        double v = nearbyint(p + yz);
-        v = v < lo ? lo : v;
-        v = v > hi ? hi : v;
-        yo[t] = (uint8_t)(int32_t)v;
+    if (per) {
+        for (int64_t t = 0; t < nr; t++)
+            acc[t] = qconv_s8_round(acc[t], m[t], yz, lo, hi);
+    } else {
+        const double m0 = m[0];
+        for (int64_t t = 0; t < nr; t++)
+            acc[t] = qconv_s8_round(acc[t], m0, yz, lo, hi);
     }
+    for (int64_t t = 0; t < n; t++)
+        yo[t] = (uint8_t)acc[t];
+}
+
+static void qconv_s8_requant(int64_t n, int32_t *restrict acc, double m, double yz, int y_type,
+                             void *restrict y)
+{
+    qconv_s8_requant_m(n, acc, &m, 0, yz, y_type, y);
 }
 
 /* acc[0..3] += the dot products of w[K] with patches a, a + K, a + 2K, a + 3K. */
@@ -785,7 +813,7 @@ static void qconv_s8_depthwise_plane(const int64_t *geo, const uint8_t *xc, uint
     int64_t Dp, Hp, Wp, L;
     qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
     int32_t *acc = (int32_t *)(void *)scratch;
-    uint8_t *xp = scratch + 4 * L;
+    uint8_t *xp = scratch + 4 * qconv_s8_pad16(L);
     const int64_t left = geo[18], right = Wp - W - geo[18];
     memset(xp, xz, (size_t)(Dp * Hp * Wp));
     for (int64_t id = 0; id < D; id++)
@@ -796,7 +824,7 @@ static void qconv_s8_depthwise_plane(const int64_t *geo, const uint8_t *xc, uint
             for (int64_t w = 0; w < n; w++)
                 row[w] = (uint8_t)(src[w] ^ flip);
         }
-    for (int64_t i = 0; i < L; i++)
+    for (int64_t i = 0; i < qconv_s8_pad16(L); i++)
         acc[i] = bias;
     for (int64_t kd = 0; kd < KD; kd++)
         for (int64_t kh = 0; kh < KH; kh++)
@@ -827,7 +855,7 @@ static void qconv_s8_depthwise_rows(const int64_t *geo, const uint8_t *xc, uint8
             for (int64_t ow0 = 0; ow0 < OW; ow0 += QCONV_ROW) {
                 const int64_t nt = OW - ow0 < QCONV_ROW ? OW - ow0 : QCONV_ROW;
                 const int64_t lo = ow0 * sw - geo[18], len = (nt - 1) * sw + (KW - 1) * dw + 1;
-                for (int64_t t = 0; t < nt; t++)
+                for (int64_t t = 0; t < qconv_s8_pad16(nt); t++)
                     acc[t] = bias;
                 for (int64_t kd = 0; kd < KD; kd++)
                     for (int64_t kh = 0; kh < KH; kh++) {
@@ -896,10 +924,25 @@ O2C_KERNEL void qconv_s8(const int64_t *geo, int x_type, const void *x, const vo
                 for (int64_t t = 0; t < nt; t++) /* the padding bytes meet zero weights */
                     memset(scratch + t * Kp + K, 0, (size_t)(Kp - K));
                 qconv_s8_pack(geo, xg, flip, xz, p0, nt, Kp, 4, scratch);
+                if (P == 1) { /* one pixel (batch-1 products): the channels' sums together */
+                    for (int64_t o0 = g * OCg; o0 < (g + 1) * OCg; o0 += QCONV_TILE) {
+                        const int64_t no =
+                            (g + 1) * OCg - o0 < QCONV_TILE ? (g + 1) * OCg - o0 : QCONV_TILE;
+                        double m[QCONV_TILE];
+                        for (int64_t j = 0; j < qconv_s8_pad16(no); j++) {
+                            acc[j] = j < no ? qconv_dot1(Kp, scratch, w + (o0 + j) * Kp,
+                                                         bias_adj[o0 + j])
+                                            : 0;
+                            m[j] = j < no ? mult[o0 + j] : 0.0;
+                        }
+                        qconv_s8_requant_m(no, acc, m, 1, yz, y_type, yb + n * OC + o0);
+                    }
+                    continue;
+                }
                 for (int64_t oc = g * OCg; oc < (g + 1) * OCg; oc++) {
                     const int8_t *wr = w + oc * Kp;
                     int64_t t = 0;
-                    for (; t < nt; t++)
+                    for (; t < qconv_s8_pad16(nt); t++)
                         acc[t] = bias_adj[oc];
                     for (t = 0; t + 4 <= nt; t += 4)
                         qconv_dot4(Kp, scratch + t * Kp, wr, acc + t);

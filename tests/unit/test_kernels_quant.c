@@ -217,13 +217,13 @@ static void test_conv_s8(void)
     static int32_t bias[256], bias_adj[256];
     static double mult[256];
     static float ws[256];
-    int failures = 0, fast = 0, depthwise = 0, plane = 0, blocked = 0, tb16 = 0;
+    int failures = 0, fast = 0, depthwise = 0, plane = 0, blocked = 0, tb16 = 0, pixel1 = 0;
     for (int trial = 0; trial < 600; trial++) {
         const int sp = 1 + (int)(qrand() % 3); /* spatial dims */
         const int64_t G = qrand() % 3 == 0 ? 1 + qrand() % 8 : 1;
         const int dw = G > 1 && qrand() % 2;
-        /* every 8th: wide channels (several blocks of 8 outputs, 16-pixel tiles of K > 512) */
-        const int wide = trial % 8 == 7;
+        /* every 6th: wide channels (several blocks of 8 outputs, 16-pixel tiles of K > 512) */
+        const int wide = trial % 6 == 5;
         const int64_t Cg = dw ? 1 : 1 + qrand() % (wide ? 90 : 6);
         const int64_t OCg = dw ? 1 : 1 + qrand() % (wide ? 20 : 5);
         /* unused leading spatial dims (1-D, 2-D) have size, kernel, stride, dilation 1 */
@@ -238,7 +238,32 @@ static void test_conv_s8(void)
             geo[2 + j] = in, geo[7 + j] = k, geo[13 + j] = st, geo[16 + j] = pb, geo[19 + j] = dl;
             geo[10 + j] = (in + pb + pe - (dl * (k - 1) + 1)) / st + 1;
         }
-        const int64_t K = Cg * geo[7] * geo[8] * geo[9];
+        if (trial % 16 == 3) { /* a batch-1 product: one pixel, up to 140 channels */
+            const int64_t pg[22] = {1 + qrand() % 3,
+                                    1 + qrand() % 200,
+                                    1,
+                                    1,
+                                    1,
+                                    1 + qrand() % 140,
+                                    1,
+                                    1,
+                                    1,
+                                    1,
+                                    1,
+                                    1,
+                                    1,
+                                    1,
+                                    1,
+                                    1,
+                                    0,
+                                    0,
+                                    0,
+                                    1,
+                                    1,
+                                    1};
+            memcpy(geo, pg, sizeof geo);
+        }
+        const int64_t K = geo[1] / geo[6] * geo[7] * geo[8] * geo[9];
         const int64_t xn = geo[0] * geo[1] * geo[2] * geo[3] * geo[4];
         const int64_t yn = geo[0] * geo[5] * geo[10] * geo[11] * geo[12];
         if (xn > MAXB || yn > MAXB || geo[5] * K > MAXB || qconv_s8_scratch(geo) > MAXB)
@@ -271,10 +296,11 @@ static void test_conv_s8(void)
         qconv_s8_weights(geo, w, wp);
         qconv_s8(geo, x_type, x, &xz, wp, bias_adj, mult, y_type, &yz, y_fast, scratch);
         fast++;
-        depthwise += Cg == 1 && OCg == 1 && G > 1;
-        plane += Cg == 1 && OCg == 1 && G > 1 && qconv_s8_plane(geo);
-        blocked += qconv_s8_blocked(geo) && OCg > QCONV_OCB;
+        depthwise += qconv_s8_depthwise(geo) && geo[6] > 1;
+        plane += qconv_s8_depthwise(geo) && geo[6] > 1 && qconv_s8_plane(geo);
+        blocked += qconv_s8_blocked(geo) && geo[5] / geo[6] > QCONV_OCB;
         tb16 += qconv_s8_blocked(geo) && qconv_s8_tb(geo) == 16;
+        pixel1 += !qconv_s8_depthwise(geo) && geo[10] * geo[11] * geo[12] == 1;
         if (memcmp(y_ref, y_fast, (size_t)yn)) {
             failures++;
             printf("  trial %d differs (G %lld Cg %lld OCg %lld, K %lld)\n", trial, (long long)G,
@@ -282,9 +308,10 @@ static void test_conv_s8(void)
         }
     }
     printf("  qconv_s8: %d geometries (%d depthwise, %d of them stride 1; blocked: %d of more "
-           "than 8 outputs, %d of 16-pixel tiles)\n",
-           fast, depthwise, plane, blocked, tb16);
-    check(!failures && fast > 200 && depthwise > 20 && plane > 5 && blocked > 5 && tb16 > 2,
+           "than 8 outputs, %d of 16-pixel tiles; %d of one pixel)\n",
+           fast, depthwise, plane, blocked, tb16, pixel1);
+    check(!failures && fast > 200 && depthwise > 20 && plane > 5 && blocked > 5 && tb16 > 2 &&
+              pixel1 > 20,
           "qconv_s8 equals qconv byte for byte");
 
     /* the prepare step refuses sums that could leave int32 */
