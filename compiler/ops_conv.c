@@ -233,12 +233,12 @@ static bool conv_is_depthwise(const ConvShape *s)
 
 static int64_t depthwise_floats(const Node *n, const ConvShape *s)
 {
+    /* bounds depthwise_work_floats (phase planes and grid) with checked arithmetic */
     const Window *w = &s->w;
-    int64_t rows = checked_add(n, checked_mul(n, w->out[1] - 1, w->s[1]),
-                               checked_add(n, checked_mul(n, w->k[1] - 1, w->d[1]), 1));
-    int64_t len = checked_add(n, checked_add(n, w->out[2], 15),
-                              checked_mul(n, w->k[2] - 1, w->d[2])); /* >= conv_row_len */
-    checked_mul(n, checked_mul(n, w->s[2], rows), len);
+    int64_t rows = checked_add(n, w->out[1], checked_mul(n, w->k[1] - 1, w->d[1]));
+    int64_t cols = checked_add(n, w->out[2], checked_mul(n, w->k[2] - 1, w->d[2]));
+    int64_t grid = checked_add(n, checked_mul(n, rows, cols), 16);
+    checked_mul(n, checked_add(n, checked_mul(n, w->s[1], w->s[2]), 1), checked_mul(n, grid, 2));
     return depthwise_work_floats(w->k[1], w->k[2], w->out[1], w->out[2], w->s[1], w->s[2], w->d[1],
                                  w->d[2]);
 }

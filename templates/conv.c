@@ -15,7 +15,7 @@
  *                       CONV_OB output channels x CONV_T output columns, over the input rows
  *                       of one output row gathered zero-padded (a few KB of work memory);
  *   conv_pointwise_f32  1x1, unit strides, no padding: the same tiles on the input itself;
- *   depthwise_conv_f32  one input channel per group (1-D and 2-D).
+ *   depthwise_conv_f32  one input channel per group (1-D and 2-D): a flat grid per channel.
  * Their weights are packed by conv_weight_pack_f32 (at compile time when constant).
  * im2col_f32 / im2col_3d_f32 + gemm_f32 (with conv_weight_reorder_f32's [OC][K] weights) is
  * the plain formulation of the same order; the unit test checks every kernel against it.
@@ -443,61 +443,165 @@ O2C_KERNEL void conv_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int
                 }
 }
 
-/* Geometry of depthwise_conv_f32's padded plane: PH rows (those the output reads), each split
- * into stride_w column phases of PQ floats (whole CONV_T tiles plus the kernel's reach). */
-static inline int64_t depthwise_rows(int64_t KH, int64_t OH, int64_t stride_h, int64_t dil_h)
+/* ---- depthwise convolution ----
+ *
+ * With one input channel per group every output element is a sum over the taps only, so the
+ * kernel vectorises across output positions. It avoids tiles that straddle rows (a 7- or
+ * 14-wide row fills half a 16-lane tile) by computing each channel on a flat grid:
+ *
+ * The channel is copied, zero-padded, into stride_h*stride_w phase planes,
+ *     plane[a][b][r][q] = x[r*stride_h + a - pad_t][q*stride_w + b - pad_l]  (0.0f outside),
+ * each [PR][PQ] with PR = OH + RA, PQ = OW + CB, RA = (KH-1)*dil_h / stride_h and
+ * CB = (KW-1)*dil_w / stride_w. Output (oh, ow) at tap (kh, kw) reads plane
+ * [kh*dil_h % stride_h][kw*dil_w % stride_w] at row oh + kh*dil_h / stride_h and column
+ * ow + kw*dil_w / stride_w, i.e. at flat index g + (kh*dil_h / stride_h)*PQ + kw*dil_w / stride_w
+ * with g = oh*PQ + ow. So on the grid g = 0 .. OH*PQ - 1 (row pitch PQ: the CB columns past OW
+ * of each row are computed and dropped) each tap is one contiguous run of every plane, and a
+ * block of DW_B grid positions is DW_B/16 vector loads and fmas per tap, its accumulators in
+ * registers. The planes carry a zero tail so that the last block reads inside them. */
+enum { DW_B = 64, DW_T = 16 }; /* grid block, and the block of the grid's last partial part */
+
+/* Sizes of the planes and the grid, in floats (see above). */
+typedef struct DepthwiseGeom {
+    int64_t RA, CB, PR, PQ;
+    int64_t G, GB; /* grid positions, and rounded up to whole DW_T blocks */
+    int64_t PS;    /* floats of one phase plane, its zero tail included */
+} DepthwiseGeom;
+
+static inline DepthwiseGeom depthwise_geom(int64_t KH, int64_t KW, int64_t OH, int64_t OW,
+                                           int64_t stride_h, int64_t stride_w, int64_t dil_h,
+                                           int64_t dil_w)
 {
-    return (OH - 1) * stride_h + (KH - 1) * dil_h + 1;
+    DepthwiseGeom g;
+    g.RA = (KH - 1) * dil_h / stride_h;
+    g.CB = (KW - 1) * dil_w / stride_w;
+    g.PR = OH + g.RA;
+    g.PQ = OW + g.CB;
+    g.G = OH * g.PQ;
+    g.GB = (g.G + DW_T - 1) / DW_T * DW_T;
+    g.PS = g.GB + g.RA * g.PQ + g.CB; /* >= PR*PQ: the last block's furthest read fits */
+    return g;
 }
 
+/* Floats of depthwise_conv_f32's work memory: the phase planes of one channel and its grid. */
 O2C_KERNEL int64_t depthwise_work_floats(int64_t KH, int64_t KW, int64_t OH, int64_t OW,
                                          int64_t stride_h, int64_t stride_w, int64_t dil_h,
                                          int64_t dil_w)
 {
-    return stride_w * depthwise_rows(KH, OH, stride_h, dil_h) *
-           conv_row_len(OW, KW, stride_w, dil_w);
+    const DepthwiseGeom g = depthwise_geom(KH, KW, OH, OW, stride_h, stride_w, dil_h, dil_w);
+    return stride_h * stride_w * g.PS + g.GB;
 }
 
-/* One channel zero-padded into plane[p][r][q] = x row r - pad_t, column q*stride_w + p -
- * pad_l (0.0f outside the image). xc [H][W], plane [stride_w][PH][PQ]. */
-static void depthwise_plane_f32(int64_t H, int64_t W, int64_t PH, int64_t PQ, int64_t stride_w,
-                                int64_t pad_t, int64_t pad_l, const float *xc, float *plane)
+/* One channel xc [H][W] into its phase planes [stride_h][stride_w][PS] (see above). */
+static void depthwise_planes_f32(int64_t H, int64_t W, const DepthwiseGeom *g, int64_t stride_h,
+                                 int64_t stride_w, int64_t pad_t, int64_t pad_l, const float *xc,
+                                 float *planes)
 {
-    for (int64_t p = 0; p < stride_w; p++) {
-        const int64_t off = p - pad_l; /* input column of q = 0 */
-        int64_t lo = off >= 0 ? 0 : (-off + stride_w - 1) / stride_w;
-        int64_t hi = W - off <= 0 ? 0 : (W - off + stride_w - 1) / stride_w;
-        if (hi > PQ)
-            hi = PQ;
-        if (lo > hi)
-            lo = hi = PQ;
-        for (int64_t r = 0; r < PH; r++) {
-            float *d = plane + (p * PH + r) * PQ;
-            const int64_t ih = r - pad_t;
-            const int row_in = ih >= 0 && ih < H;
-            const float *xr = xc + (row_in ? ih : 0) * W;
-            for (int64_t q = 0; q < (row_in ? lo : PQ); q++)
-                d[q] = 0.0f;
-            if (!row_in)
-                continue;
-            if (stride_w == 1 && hi > lo)
-                memcpy(d + lo, xr + lo + off, (size_t)(hi - lo) * sizeof(float));
-            else
-                for (int64_t q = lo; q < hi; q++)
-                    d[q] = xr[q * stride_w + off];
-            for (int64_t q = hi; q < PQ; q++)
-                d[q] = 0.0f;
+    const int64_t PQ = g->PQ;
+    for (int64_t a = 0; a < stride_h; a++)
+        for (int64_t b = 0; b < stride_w; b++) {
+            float *plane = planes + (a * stride_w + b) * g->PS;
+            const int64_t off = b - pad_l; /* input column of q = 0 */
+            /* q with 0 <= q*stride_w + off < W: q in [lo, hi) */
+            int64_t lo = off >= 0 ? 0 : (-off + stride_w - 1) / stride_w;
+            int64_t hi = W - off <= 0 ? 0 : (W - off + stride_w - 1) / stride_w;
+            if (hi > PQ)
+                hi = PQ;
+            if (lo > hi)
+                lo = hi = PQ;
+            for (int64_t r = 0; r < g->PR; r++) {
+                float *d = plane + r * PQ;
+                const int64_t ih = r * stride_h + a - pad_t;
+                const int row_in = ih >= 0 && ih < H;
+                const float *xr = xc + (row_in ? ih : 0) * W;
+                for (int64_t q = 0; q < (row_in ? lo : PQ); q++)
+                    d[q] = 0.0f;
+                if (!row_in)
+                    continue;
+                if (stride_w == 1 && hi > lo)
+                    memcpy(d + lo, xr + lo + off, (size_t)(hi - lo) * sizeof(float));
+                else
+                    for (int64_t q = lo; q < hi; q++)
+                        d[q] = xr[q * stride_w + off];
+                for (int64_t q = hi; q < PQ; q++)
+                    d[q] = 0.0f;
+            }
+            for (int64_t i = g->PR * PQ; i < g->PS; i++)
+                plane[i] = 0.0f;
+        }
+}
+
+/* Grid positions g0 .. g0+DW_B-1 of one output channel: every tap in (kh, kw) order, each one
+ * fmaf per position from +0.0f. The taps are not unrolled (gcc -O3 would then vectorise
+ * across them); the fixed-size inner loop is DW_B/16 vector fmas on accumulators that stay
+ * in registers. wk [KH][KW], planes as depthwise_planes_f32 wrote them, grid [GB]. */
+static void depthwise_block_f32(int64_t KH, int64_t KW, int64_t stride_h, int64_t stride_w,
+                                int64_t dil_h, int64_t dil_w, const DepthwiseGeom *g,
+                                const float *wk, const float *planes, int64_t g0, float *grid)
+{
+    float acc[DW_B];
+    for (int j = 0; j < DW_B; j++)
+        acc[j] = 0.0f;
+#pragma GCC unroll 1
+    for (int64_t kh = 0; kh < KH; kh++) {
+        const float *prow = planes + (kh * dil_h % stride_h) * stride_w * g->PS +
+                            kh * dil_h / stride_h * g->PQ + g0;
+#pragma GCC unroll 1
+        for (int64_t kw = 0; kw < KW; kw++) {
+            const float w = wk[kh * KW + kw];
+            const float *restrict src =
+                prow + (kw * dil_w % stride_w) * g->PS + kw * dil_w / stride_w;
+#pragma GCC unroll 64
+            for (int j = 0; j < DW_B; j++)
+                acc[j] = fmaf(w, src[j], acc[j]);
         }
     }
+    for (int j = 0; j < DW_B; j++)
+        grid[g0 + j] = acc[j];
 }
 
-/* acc[j] = fmaf(w, src[j], acc[j]) across one tile: one vector fma. Not unrolled: gcc -O3
- * would unroll it completely first and then leave 16 scalar fmas. */
-static inline void depthwise_step_f32(float w, const float *restrict src, float *restrict acc)
+/* depthwise_block_f32 for DW_T positions: the grid's last part, past its whole DW_B blocks. */
+static void depthwise_tail_f32(int64_t KH, int64_t KW, int64_t stride_h, int64_t stride_w,
+                               int64_t dil_h, int64_t dil_w, const DepthwiseGeom *g,
+                               const float *wk, const float *planes, int64_t g0, float *grid)
 {
+    float acc[DW_T];
+    for (int j = 0; j < DW_T; j++)
+        acc[j] = 0.0f;
 #pragma GCC unroll 1
-    for (int j = 0; j < CONV_T; j++)
-        acc[j] = fmaf(w, src[j], acc[j]);
+    for (int64_t kh = 0; kh < KH; kh++) {
+        const float *prow = planes + (kh * dil_h % stride_h) * stride_w * g->PS +
+                            kh * dil_h / stride_h * g->PQ + g0;
+#pragma GCC unroll 1
+        for (int64_t kw = 0; kw < KW; kw++) {
+            const float w = wk[kh * KW + kw];
+            const float *restrict src =
+                prow + (kw * dil_w % stride_w) * g->PS + kw * dil_w / stride_w;
+#pragma GCC unroll 16
+            for (int j = 0; j < DW_T; j++)
+                acc[j] = fmaf(w, src[j], acc[j]);
+        }
+    }
+    for (int j = 0; j < DW_T; j++)
+        grid[g0 + j] = acc[j];
+}
+
+/* yc[oh][ow] = grid[oh*PQ + ow] (+ bias[oc]): the grid without its dropped columns. No bias
+ * is not "+ 0.0f" (that would turn -0.0f into +0.0f). yc [OH][OW]. */
+static void depthwise_store_f32(const DepthwiseGeom *g, int64_t OH, int64_t OW, const float *grid,
+                                const float *bias, int64_t oc, float *yc)
+{
+    for (int64_t oh = 0; oh < OH; oh++) {
+        const float *src = grid + oh * g->PQ;
+        float *dst = yc + oh * OW;
+        if (bias) {
+            const float b = bias[oc];
+            for (int64_t ow = 0; ow < OW; ow++)
+                dst[ow] = src[ow] + b;
+        } else {
+            memcpy(dst, src, (size_t)OW * sizeof(float));
+        }
+    }
 }
 
 /* Convolution with one input channel per group (Cg == 1: depthwise, M = OC/C output channels
@@ -506,9 +610,8 @@ static inline void depthwise_step_f32(float w, const float *restrict src, float 
  *     acc = 0.0f; for kh, for kw: acc = fmaf(w[oc][kh][kw], x_or_0, acc)
  * padded taps included (fmaf(w, 0.0f, acc): the same bits for signed zeros, inf and NaN
  * weights); then y = acc + bias[oc] (bias NULL: y = acc). Geometry as im2col_f32 (1-D:
- * H = KH = OH = 1). Each input channel is copied once into a zero-padded plane split into
- * column phases (depthwise_plane_f32), so every tap of a tile of CONV_T output columns is one
- * contiguous vector load and one vector fma (vectorised across outputs, never across taps).
+ * H = KH = OH = 1). Each input channel is copied once into its phase planes and computed on
+ * the flat grid described above.
  *   x [N][C][H][W], w [C*M][KH][KW] (the ONNX layout [OC][1][KH][KW] as is), bias [C*M] or
  *   NULL, y [N][C*M][OH][OW] (not x), work [depthwise_work_floats(...)] */
 O2C_KERNEL void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W,
@@ -517,37 +620,23 @@ O2C_KERNEL void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, i
                                    int64_t dil_w, const float *x, const float *w, const float *bias,
                                    float *y, float *work)
 {
-    const int64_t OC = C * M, PH = depthwise_rows(KH, OH, stride_h, dil_h);
-    const int64_t PQ = conv_row_len(OW, KW, stride_w, dil_w);
-    float acc[CONV_T];
+    const DepthwiseGeom g = depthwise_geom(KH, KW, OH, OW, stride_h, stride_w, dil_h, dil_w);
+    const int64_t OC = C * M;
+    float *planes = work, *grid = work + stride_h * stride_w * g.PS; /* [GB] */
     for (int64_t n = 0; n < N; n++)
         for (int64_t c = 0; c < C; c++) {
-            depthwise_plane_f32(H, W, PH, PQ, stride_w, pad_t, pad_l, x + (n * C + c) * H * W,
-                                work);
+            depthwise_planes_f32(H, W, &g, stride_h, stride_w, pad_t, pad_l,
+                                 x + (n * C + c) * H * W, planes);
             for (int64_t oc = c * M; oc < c * M + M; oc++) {
                 const float *wk = w + oc * KH * KW; /* [KH][KW] */
-                float *yc = y + (n * OC + oc) * OH * OW;
-                for (int64_t oh = 0; oh < OH; oh++)
-                    for (int64_t ow0 = 0; ow0 < OW; ow0 += CONV_T) {
-                        for (int j = 0; j < CONV_T; j++)
-                            acc[j] = 0.0f;
-                            /* taps not unrolled: gcc -O3 would then vectorise across them */
-#pragma GCC unroll 1
-                        for (int64_t kh = 0; kh < KH; kh++)
-#pragma GCC unroll 1
-                            for (int64_t kw = 0; kw < KW; kw++) {
-                                const float wv = wk[kh * KW + kw];
-                                const float *restrict src =
-                                    work +
-                                    ((kw * dil_w % stride_w) * PH + oh * stride_h + kh * dil_h) *
-                                        PQ +
-                                    ow0 + kw * dil_w / stride_w;
-                                depthwise_step_f32(wv, src, acc);
-                            }
-                        const int64_t live = OW - ow0 < CONV_T ? OW - ow0 : CONV_T;
-                        conv_store_f32(acc, bias != NULL, bias ? bias[oc] : 0.0f, live,
-                                       yc + oh * OW + ow0);
-                    }
+                int64_t g0 = 0;
+                for (; g0 + DW_B <= g.GB; g0 += DW_B)
+                    depthwise_block_f32(KH, KW, stride_h, stride_w, dil_h, dil_w, &g, wk, planes,
+                                        g0, grid);
+                for (; g0 < g.GB; g0 += DW_T)
+                    depthwise_tail_f32(KH, KW, stride_h, stride_w, dil_h, dil_w, &g, wk, planes, g0,
+                                       grid);
+                depthwise_store_f32(&g, OH, OW, grid, bias, oc, y + (n * OC + oc) * OH * OW);
             }
         }
 }

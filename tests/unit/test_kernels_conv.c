@@ -182,6 +182,12 @@ static const ConvCase cases[] = {
     {"1x1 groups 2, 3 blocks, P = 2.3 tiles", 2, 6, 6, 6, 20, 2, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
     {"1x1 P = 1 tile exactly, 1-D", 1, 9, 1, 16, 8, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
     {"exact tile: 16 columns, 8 channels", 1, 6, 16, 16, 8, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"depthwise 5x5 stride 2, grid of 3 blocks and 2 tails", 1, 3, 28, 28, 3, 3, 5, 5, 2, 2, 2, 2,
+     2, 2, 1, 1},
+    {"depthwise 5x5 on 7x7, grid 1 block + 1 tail", 1, 4, 7, 7, 4, 4, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1},
+    {"depthwise 3x3 stride 2 on 40x41, pad 0/1", 1, 2, 40, 41, 2, 2, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1},
+    {"depthwise x2 stride (2,3) dilation (3,2) asym", 1, 2, 13, 17, 4, 2, 3, 4, 2, 3, 1, 2, 3, 0, 3,
+     2},
 };
 
 static void test_hand(void)
