@@ -1021,6 +1021,7 @@ void emit_model(Model *m, const Options *opt, const ArenaPlan *plan, const char 
                 emit_weight(out, &e, g->values[i]);
         }
     fputc('\n', out);
+    long code_start = ftell(out); /* the code, for the report's flash estimate */
     emit_templates(out, g);
     emit_init(out, &e, arena_bytes);
 
@@ -1037,6 +1038,7 @@ void emit_model(Model *m, const Options *opt, const ArenaPlan *plan, const char 
     fclose(body);
     fprintf(out, "    return 0;\n}\n\n");
     emit_entry_points(out, g, name, in_names, out_names);
+    m->code_text_bytes = code_start >= 0 && ftell(out) >= code_start ? ftell(out) - code_start : 0;
     if (opt->harness)
         emit_harness(out, name);
 }

@@ -183,6 +183,7 @@ typedef struct Model {
     int64_t node_order_bound_bytes; /* node_order_bound() of the graph after shape inference */
     int ops_before_n;
     struct OpCount *ops_before;
+    int64_t code_text_bytes; /* emit_model: C text of the kernels and run functions (no weights) */
 } Model;
 
 typedef struct OpCount {

@@ -72,6 +72,11 @@ for name in ("examples/mlp", "tests/models/lenet5", "tests/models/qdq_cnn_s8_pt"
     if (r["input_bytes"], r["output_bytes"]) != (want_in, want_out):
         fails.append(f"{name}: input/output bytes {r['input_bytes']}/{r['output_bytes']}, "
                      f"the model says {want_in}/{want_out}")
+    if not 0 < r["code_bytes_estimate"] or r["flash_bytes_estimate"] != r["weight_bytes"] + r["code_bytes_estimate"]:
+        fails.append(f"{name}: flash_bytes_estimate {r['flash_bytes_estimate']} is not weights "
+                     f"{r['weight_bytes']} + code {r['code_bytes_estimate']}")
+    if f"flash: {r['flash_bytes_estimate']} bytes (weights {r['weight_bytes']} + code about {r['code_bytes_estimate']}" not in text:
+        fails.append(f"{name}: --report does not give the flash total with the code estimate")
     if r["ram_bytes"] != r["arena_bytes"] + want_in + want_out:
         fails.append(f"{name}: ram_bytes {r['ram_bytes']} is not arena + inputs + outputs")
     if len(r["layers"]) != r["nodes_after"]:
