@@ -36,21 +36,22 @@ def weight(rng, name, shape, fan_in):
     return numpy_helper.from_array(w, name)
 
 
+def layer(rng, name, shape):
+    """name.weight of the shape and name.bias, scaled for the layer's fan-in."""
+    fan_in = int(np.prod(shape[1:]))
+    return [weight(rng, f"{name}.weight", shape, fan_in),
+            weight(rng, f"{name}.bias", (shape[0],), fan_in)]
+
+
 def conv(x, w, b, y, **attrs):
     return helper.make_node("Conv", [x, w, b], [y], name=y, **attrs)
 
 
 def digits_model():
     rng = np.random.default_rng(7)
-    inits = [
-        weight(rng, "conv1.weight", (8, 1, 3, 3), 9),
-        weight(rng, "conv1.bias", (8,), 9),
-        weight(rng, "conv2.weight", (16, 8, 3, 3), 72),
-        weight(rng, "conv2.bias", (16,), 72),
-        weight(rng, "fc.weight", (10, 784), 784),
-        weight(rng, "fc.bias", (10,), 784),
-        numpy_helper.from_array(np.array([1, 784], np.int64), "flat_shape"),
-    ]
+    inits = (layer(rng, "conv1", (8, 1, 3, 3)) + layer(rng, "conv2", (16, 8, 3, 3)) +
+             layer(rng, "fc", (10, 784)) +
+             [numpy_helper.from_array(np.array([1, 784], np.int64), "flat_shape")])
     nodes = [
         conv("image", "conv1.weight", "conv1.bias", "conv1", kernel_shape=[3, 3], pads=[1] * 4),
         helper.make_node("Relu", ["conv1"], ["relu1"], name="relu1"),
@@ -79,17 +80,9 @@ def digits_model():
 
 def kws_model():
     rng = np.random.default_rng(11)
-    inits = [
-        weight(rng, "conv1.weight", (32, 1, 10, 4), 40),
-        weight(rng, "conv1.bias", (32,), 40),
-        weight(rng, "dw.weight", (32, 1, 3, 3), 9),
-        weight(rng, "dw.bias", (32,), 9),
-        weight(rng, "pw.weight", (32, 32, 1, 1), 32),
-        weight(rng, "pw.bias", (32,), 32),
-        weight(rng, "fc.weight", (12, 32), 32),
-        weight(rng, "fc.bias", (12,), 32),
-        numpy_helper.from_array(np.array([1, 32], np.int64), "flat_shape"),
-    ]
+    inits = (layer(rng, "conv1", (32, 1, 10, 4)) + layer(rng, "dw", (32, 1, 3, 3)) +
+             layer(rng, "pw", (32, 32, 1, 1)) + layer(rng, "fc", (12, 32)) +
+             [numpy_helper.from_array(np.array([1, 32], np.int64), "flat_shape")])
     nodes = [
         conv("mfcc", "conv1.weight", "conv1.bias", "conv1", kernel_shape=[10, 4], strides=[2, 2],
              pads=[4, 1, 5, 2]),
