@@ -101,21 +101,49 @@ const char *emit_dims(Emitter *e, int rank, const int64_t *dims)
     return name;
 }
 
-/* A constant the emitter computes from the node's constant inputs (a packed or transposed
- * weight) is named after the largest of them: "fc1.weight (for Gemm 'fc1')". */
+/* An earlier constant of the node being emitted already came from v. */
+static bool used_as_source(const Emitter *e, const Value *v)
+{
+    size_t len = strlen(v->name);
+    for (int i = e->node_first_value; i < e->graph->nvalues; i++) {
+        const char *name = e->graph->values[i]->name;
+        if (!strncmp(name, v->name, len) && !strncmp(name + len, " (for ", 6))
+            return true;
+    }
+    return false;
+}
+
+/* The constant input of the node a constant the emitter computes (a packed or transposed
+ * weight) comes from: one with as many elements not used yet (GRU packs W, then R, both
+ * 3H x H when the input size is H), else the largest. */
+static const Value *source_weight(const Emitter *e, int64_t numel)
+{
+    const Node *n = e->node;
+    const Value *from = NULL;
+    for (int i = 0; n && i < n->ninputs; i++) {
+        const Value *in = n->inputs[i];
+        if (!in || !in->data || !in->name[0] || used_as_source(e, in))
+            continue;
+        bool same = value_numel(in) == numel, from_same = from && value_numel(from) == numel;
+        if (!from || (same && !from_same) ||
+            (same == from_same && value_bytes(in) > value_bytes(from)))
+            from = in;
+    }
+    return from;
+}
+
+/* A constant the emitter computes keeps the name of its source: "fc1.weight (for Gemm
+ * 'fc1')". */
 const char *emit_constant(Emitter *e, DType t, int rank, const int64_t *dims, void *data)
 {
     Value *v = value_new(e->graph, "");
     set_shape(v, t, rank, dims);
     v->data = data;
-    const Value *from = NULL;
-    for (int i = 0; e->node && i < e->node->ninputs; i++) {
-        const Value *in = e->node->inputs[i];
-        if (in && in->data && in->name[0] && (!from || value_bytes(in) > value_bytes(from)))
-            from = in;
-    }
-    if (from)
+    const Value *from = source_weight(e, value_numel(v));
+    if (from && e->node->name[0])
         v->name = xprintf("%s (for %s '%s')", from->name, e->node->op_type, e->node->name);
+    else if (from)
+        v->name = xprintf("%s (for %s)", from->name, e->node->op_type);
     return value_cname(e, v);
 }
 
@@ -772,13 +800,14 @@ static void emit_init(FILE *f, const Emitter *e, int64_t arena_bytes)
     fprintf(f, "static int %s_ready;\n", e->name);
     for (int i = 0; i < e->nkernels; i++) {
         const XsmmKernel *k = &e->kernels[i];
-        fprintf(f,
-                "static O2cXsmm xsmm_kernel%d; /* m=%lld n=%lld k=%lld */\n"
-                "static void xsmm_product%d(const float *a, const float *b, float *c)\n{\n"
-                "    if (xsmm_kernel%d.kernel[0][0])\n        o2c_xsmm_run(&xsmm_kernel%d, a, b, c);\n"
-                "    else\n        o2c_xsmm_reference(%lld, %lld, %lld, a, b, c);\n}\n",
-                i, (long long)k->m, (long long)k->n, (long long)k->k, i, i, i, (long long)k->m,
-                (long long)k->n, (long long)k->k);
+        fprintf(
+            f,
+            "static O2cXsmm xsmm_kernel%d; /* m=%lld n=%lld k=%lld */\n"
+            "static void xsmm_product%d(const float *a, const float *b, float *c)\n{\n"
+            "    if (xsmm_kernel%d.kernel[0][0])\n        o2c_xsmm_run(&xsmm_kernel%d, a, b, c);\n"
+            "    else\n        o2c_xsmm_reference(%lld, %lld, %lld, a, b, c);\n}\n",
+            i, (long long)k->m, (long long)k->n, (long long)k->k, i, i, i, (long long)k->m,
+            (long long)k->n, (long long)k->k);
     }
     const Value *pool = e->nkernels ? check_pool(e->graph) : NULL;
     const char *pool_name = pool ? xprintf("%s.f", weight_symbol(e, pool)) : NULL;
@@ -872,6 +901,7 @@ static void emit_run_body(Emitter *e)
             continue;
         emit_node_comment(e, n);
         e->node = n;
+        e->node_first_value = g->nvalues;
         if (n->nepilogue && is_elementwise_op(n->op_type))
             emit_chain(e, n);
         else

@@ -410,6 +410,7 @@ struct Emitter {
     int nkernels;
     int counter; /* for unique local names */
     Node *node;  /* the node being emitted: emit_constant names what it folds after its inputs */
+    int node_first_value; /* graph->nvalues when node's emission began */
 };
 /* weights, when not NULL, receives the weights' definitions (--weights); out then declares them. */
 void emit_model(Model *m, const Options *opt, const ArenaPlan *plan, const char *name, FILE *out,
