@@ -47,6 +47,16 @@ def conv(x, w, b, y, **attrs):
     return helper.make_node("Conv", [x, w, b], [y], name=y, **attrs)
 
 
+def classifier_head(x):
+    """x flattened (Reshape to flat_shape), then the Gemm fc and a Softmax: the output probs."""
+    return [
+        helper.make_node("Reshape", [x, "flat_shape"], ["flat"], name="flatten"),
+        helper.make_node("Gemm", ["flat", "fc.weight", "fc.bias"], ["logits"], name="fc",
+                         transB=1),
+        helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
+    ]
+
+
 def digits_model():
     rng = np.random.default_rng(7)
     inits = (layer(rng, "conv1", (8, 1, 3, 3)) + layer(rng, "conv2", (16, 8, 3, 3)) +
@@ -61,11 +71,7 @@ def digits_model():
         helper.make_node("Relu", ["conv2"], ["relu2"], name="relu2"),
         helper.make_node("MaxPool", ["relu2"], ["pool2"], name="pool2", kernel_shape=[2, 2],
                          strides=[2, 2]),
-        helper.make_node("Reshape", ["pool2", "flat_shape"], ["flat"], name="flatten"),
-        helper.make_node("Gemm", ["flat", "fc.weight", "fc.bias"], ["logits"], name="fc",
-                         transB=1),
-        helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
-    ]
+    ] + classifier_head("pool2")
     graph = helper.make_graph(nodes, "digits",
                               [helper.make_tensor_value_info("image", F32, [1, 1, 28, 28])],
                               [helper.make_tensor_value_info("probs", F32, [1, 10])], inits)
@@ -92,11 +98,7 @@ def kws_model():
         conv("relu2", "pw.weight", "pw.bias", "pw", kernel_shape=[1, 1]),
         helper.make_node("Relu", ["pw"], ["relu3"], name="relu3"),
         helper.make_node("GlobalAveragePool", ["relu3"], ["gap"], name="gap"),
-        helper.make_node("Reshape", ["gap", "flat_shape"], ["flat"], name="flatten"),
-        helper.make_node("Gemm", ["flat", "fc.weight", "fc.bias"], ["logits"], name="fc",
-                         transB=1),
-        helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
-    ]
+    ] + classifier_head("gap")
     graph = helper.make_graph(nodes, "kws",
                               [helper.make_tensor_value_info("mfcc", F32, [1, 1, 49, 10])],
                               [helper.make_tensor_value_info("probs", F32, [1, 12])], inits)
