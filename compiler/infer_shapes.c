@@ -104,6 +104,10 @@ void infer_shapes(Model *m)
             expand_sequence_op(m, i); /* its tensor nodes now follow; infer them next */
             continue;
         }
+        if (is_contrib_op(n)) {
+            expand_contrib_op(m, i); /* its standard nodes now follow; infer them next */
+            continue;
+        }
         if (upgrade_legacy_op(g, i)) {
             i--; /* infer the Reshape it placed before the node first */
             continue;

@@ -365,6 +365,10 @@ bool is_sequence_op(const Node *n);
 bool is_sequence_value(const Value *v);
 void expand_sequence_op(Model *m, int index); /* its tensor nodes now follow node `index` */
 
+/* ---- ops_contrib.c: com.microsoft ops as the standard ops they fuse (ditto) ---- */
+bool is_contrib_op(const Node *n);
+void expand_contrib_op(Model *m, int index); /* its standard nodes now follow node `index` */
+
 /* ---- infer_shapes.c ---- */
 void infer_shapes(Model *m);
 void promote_half(Graph *g); /* promote_half.c: float16/bfloat16 ops compute in float32 */

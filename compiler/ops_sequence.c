@@ -13,7 +13,7 @@
  * boundary (graph inputs and outputs) are refused by load.c; an op that is not one of these
  * meets a sequence as an input without a shape and is refused by infer_shapes. The dynamo
  * exporter writes torch.split / torch.chunk this way with optimize=False. */
-#include "ops.h"
+#include "ops_contrib.h"
 
 #include <string.h>
 
@@ -101,47 +101,52 @@ static int position(const Node *n, int input, int count, bool past_end, int dflt
     return (int)(v[0] < 0 ? v[0] + count : v[0]);
 }
 
-/* Appends a node of the default domain reading `ins` and writing `out` (a new value when
- * NULL); infer_shapes infers it next. */
-static Node *add_node(Graph *g, const Node *origin, const char *op, int nin, Value *const *ins,
-                      int nout, Value *const *outs)
+Node *expansion_node(const Expansion *x, const char *op, int nin, Value *const *ins, int nout,
+                     Value *const *outs)
 {
-    /* names stay unique for --emit-onnx */
-    const char *base = *origin->name ? origin->name : origin->op_type;
-    Node *h = node_new(g, xprintf("%s/%s%d", base, op, ++cc->seq_counter), op, nin, nout);
-    h->opset = origin->opset > 13 ? origin->opset : 13;
-    h->scope = origin->scope;
+    const Node *o = x->origin; /* names stay unique for --emit-onnx */
+    Node *h =
+        node_new(x->g, xprintf("%s/%s%d", *o->name ? o->name : o->op_type, op, ++cc->seq_counter),
+                 op, nin, nout);
+    h->opset = x->opset;
+    h->scope = o->scope;
     for (int i = 0; i < nin; i++)
         node_set_input(h, i, ins[i]);
     for (int i = 0; i < nout; i++) {
-        h->outputs[i] = outs && outs[i] ? outs[i] : value_new_unique(g, h->name);
+        h->outputs[i] = outs && outs[i] ? outs[i] : value_new_unique(x->g, h->name);
         h->outputs[i]->producer = h;
     }
     return h;
 }
 
-static Value *ints_value(Graph *g, const Node *origin, int count, const int64_t *v)
+Value *expansion_ints(const Expansion *x, int count, const int64_t *v)
 {
     int64_t len = count;
-    Value *c = constant_new(g, xprintf("%s/ints", origin->name), DT_INT64, 1, &len);
+    Value *c = constant_new(x->g, xprintf("%s/ints", x->origin->name), DT_INT64, 1, &len);
     memcpy(c->data, v, (size_t)count * sizeof(int64_t));
     return c;
 }
 
+Value *expansion_float(const Expansion *x, float v)
+{
+    Value *c = constant_new(x->g, xprintf("%s/float", x->origin->name), DT_FLOAT, 0, NULL);
+    *(float *)c->data = v;
+    return c;
+}
+
 /* x viewed with dims (a Reshape); written into `out` when given. */
-static Value *reshape_to(Graph *g, const Node *origin, Value *x, int rank, const int64_t *dims,
-                         Value *out)
+static Value *reshape_to(const Expansion *e, Value *x, int rank, const int64_t *dims)
 {
     for (int i = 0; i < rank; i++)
         if (!dims[i])
-            fatal_at(origin, "an empty sequence element is not supported");
-    Value *ins[2] = {x, ints_value(g, origin, rank, dims)};
-    return add_node(g, origin, "Reshape", 2, ins, 1, out ? &out : NULL)->outputs[0];
+            fatal_at(e->origin, "an empty sequence element is not supported");
+    Value *ins[2] = {x, expansion_ints(e, rank, dims)};
+    return expansion_node(e, "Reshape", 2, ins, 1, NULL)->outputs[0];
 }
 
 /* SplitToSequence: a constant `split` (scalar: chunks of that size, the last one shorter;
  * 1-D: the sizes), or chunks of one, which keepdims=0 then drops the axis of. */
-static void split_to_sequence(Graph *g, Node *n)
+static void split_to_sequence(const Expansion *e, Node *n)
 {
     Value *x = n->inputs[0], *sp = node_input(n, 1);
     if (!x->rank)
@@ -181,8 +186,8 @@ static void split_to_sequence(Graph *g, Node *n)
     }
     if (count == 0)
         fatal_at(n, "splitting an empty axis gives an empty sequence, which is not supported");
-    Value *ins[2] = {x, ints_value(g, n, count, sizes)};
-    Node *split = add_node(g, n, "Split", 2, ins, count, NULL);
+    Value *ins[2] = {x, expansion_ints(e, count, sizes)};
+    Node *split = expansion_node(e, "Split", 2, ins, count, NULL);
     attr_set_int(split, "axis", axis);
     Value **items = split->outputs;
     if (!sp && !attr_int(n, "keepdims", 1)) {
@@ -192,14 +197,14 @@ static void split_to_sequence(Graph *g, Node *n)
                 dims[j++] = x->dims[i];
         items = xcalloc((size_t)count + 1, sizeof(Value *));
         for (int i = 0; i < count; i++)
-            items[i] = reshape_to(g, n, split->outputs[i], x->rank - 1, dims, NULL);
+            items[i] = reshape_to(e, split->outputs[i], x->rank - 1, dims);
     }
     define_seq(n, x->dtype, count, items);
 }
 
 /* ConcatFromSequence: Concat along axis; new_axis=1 first gives every element a dim of 1 at
  * axis (which may then be rank, the new last dim). */
-static void concat_from_sequence(Graph *g, Node *n)
+static void concat_from_sequence(const Expansion *e, Node *n)
 {
     const Seq *s = seq_input(n, 0);
     if (!s->n)
@@ -219,10 +224,10 @@ static void concat_from_sequence(Graph *g, Node *n)
             int64_t dims[MAX_RANK];
             for (int d = 0, j = 0; d < out_rank; d++)
                 dims[d] = d == axis ? 1 : x->dims[j++];
-            items[i] = reshape_to(g, n, s->items[i], out_rank, dims, NULL);
+            items[i] = reshape_to(e, s->items[i], out_rank, dims);
         }
     }
-    Node *c = add_node(g, n, "Concat", s->n, items, 1, n->outputs);
+    Node *c = expansion_node(e, "Concat", s->n, items, 1, n->outputs);
     attr_set_int(c, "axis", axis);
 }
 
@@ -235,7 +240,7 @@ static void sequence_length(Node *n)
     *(int64_t *)y->data = s->n;
 }
 
-static void expand(Graph *g, Node *n)
+static void expand(const Expansion *e, Node *n)
 {
     const char *op = n->op_type;
     if (!strcmp(op, "SequenceMap"))
@@ -268,13 +273,13 @@ static void expand(Graph *g, Node *n)
         if (!s->n)
             fatal_at(n, "the sequence is empty");
         int at = position(n, 1, s->n, false, 0);
-        add_node(g, n, "Identity", 1, &s->items[at], 1, n->outputs);
+        expansion_node(e, "Identity", 1, &s->items[at], 1, n->outputs);
     } else if (!strcmp(op, "SequenceLength")) {
         sequence_length(n);
     } else if (!strcmp(op, "SplitToSequence")) {
-        split_to_sequence(g, n);
+        split_to_sequence(e, n);
     } else {
-        concat_from_sequence(g, n);
+        concat_from_sequence(e, n);
     }
 }
 
@@ -286,7 +291,8 @@ void expand_sequence_op(Model *m, int index)
         if (n->inputs[i] && n->inputs[i]->rank < 0 && !find_seq(n->inputs[i]))
             fatal_at(n, "input '%s' has no known shape", n->inputs[i]->name);
     int first_new = g->nnodes;
-    expand(g, n);
+    Expansion e = {.g = g, .origin = n, .opset = n->opset > 13 ? n->opset : 13};
+    expand(&e, n);
     node_retire(n);
     move_new_nodes(g, index, first_new);
 }

@@ -342,6 +342,15 @@ def sequence_models(files):
         [split, helper.make_node("SequenceMap", ["S"], ["T"], name="map0", body=body),
          helper.make_node("SequenceAt", ["T", "zero"], ["Y"], name="at0")], [X], [Y],
         [numpy_helper.from_array(np.array(0, np.int64), "zero")])
+    # onnxruntime's layout ops (ORT_ENABLE_ALL), and a com.microsoft op onnx2c lacks
+    X4 = helper.make_tensor_value_info("X", f32, [1, 8, 4, 4])
+    files["contrib_nchwc.onnx"] = model(
+        [helper.make_node("ReorderInput", ["X"], ["Y"], name="reorder0",
+                          domain="com.microsoft.nchwc")], [X4], [X4],
+        opsets=OPSET + [helper.make_opsetid("com.microsoft.nchwc", 1)])
+    files["contrib_unsupported.onnx"] = model(
+        [helper.make_node("Inverse", ["X"], ["Y"], name="inv0", domain="com.microsoft")],
+        [X4], [X4], opsets=OPSET + [helper.make_opsetid("com.microsoft", 1)])
 
 
 def main():

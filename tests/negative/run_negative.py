@@ -597,6 +597,16 @@ CASES.update({
                      lambda r: r.refused(r.path("sequence_map.onnx"),
                                          "node 'map0' (SequenceMap, opset 17): SequenceMap is not "
                                          "supported")),
+    "contrib_nchwc": ("onnxruntime's NCHWc layout ops (a model saved at ORT_ENABLE_ALL)",
+                      lambda r: r.refused(r.path("contrib_nchwc.onnx"),
+                                          "node 'reorder0' (ReorderInput, opset 1): operator "
+                                          "domain 'com.microsoft.nchwc' is onnxruntime's "
+                                          "layout-specific form (saved at ORT_ENABLE_ALL); save "
+                                          "the model at ORT_ENABLE_EXTENDED instead")),
+    "contrib_unsupported": ("a com.microsoft op onnx2c does not implement",
+                            lambda r: r.refused(r.path("contrib_unsupported.onnx"),
+                                                "node 'inv0' (Inverse, opset 1): com.microsoft "
+                                                "operator 'Inverse' is not supported")),
 })
 
 

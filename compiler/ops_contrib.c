@@ -1,0 +1,288 @@
+/* ops_contrib.c — the com.microsoft ops that onnxruntime's own tools write, replaced when
+ * infer_shapes reaches them by the standard ops whose semantics they fuse (like
+ * expand_flex_attention.c), so that the op table, the kernels and the fusion passes serve them
+ * unchanged (the fusions then fuse them again: FusedConv becomes a Conv with an epilogue).
+ *
+ *   FusedConv(X, W, B, Z)        Conv [+ Z] + activation     saved at ORT_ENABLE_EXTENDED
+ *   FusedGemm(A, B, C)           Gemm + activation
+ *   FusedMatMul(A, B)            [Transpose] x [Transpose] MatMul [* alpha]
+ *   Gelu, BiasGelu, FastGelu     [Add bias] + Gelu (FastGelu: approximate="tanh")
+ *   QuickGelu                    x * Sigmoid(alpha * x)
+ *   SkipLayerNormalization       Add(input, skip [, bias]) + LayerNormalization(axis -1)
+ *   SimplifiedLayerNormalization              RMSNormalization
+ *   SkipSimplifiedLayerNormalization          Add + RMSNormalization
+ *
+ * Activations of FusedConv (activation_params) and FusedGemm (activation_alpha/beta): Relu,
+ * Tanh, Sigmoid, LeakyRelu, HardSigmoid, Clip. Outputs holding a normalisation's statistics
+ * (mean, inverse standard deviation) are refused when the model reads them. The layout ops
+ * of onnxruntime's highest level (domain com.microsoft.nchwc: ReorderInput, ReorderOutput,
+ * NCHWc Conv) are refused with an error that says to save at the extended level. */
+#include "ops_contrib.h"
+
+#include <string.h>
+
+bool is_contrib_op(const Node *n)
+{
+    if (!*n->domain || !strcmp(n->domain, "ai.onnx")) /* onnxruntime registers it there */
+        return !strcmp(n->op_type, "SimplifiedLayerNormalization");
+    return !strncmp(n->domain, "com.microsoft", 13);
+}
+
+/* ---- helpers ---- */
+
+static Value *node1(const Expansion *e, const char *op, int nin, Value *const *ins, Value *out)
+{
+    return expansion_node(e, op, nin, ins, 1, out ? &out : NULL)->outputs[0];
+}
+
+static Value *binary(const Expansion *e, const char *op, Value *a, Value *b, Value *out)
+{
+    Value *ins[2] = {a, b};
+    return node1(e, op, 2, ins, out);
+}
+
+/* The node's attributes, except the activation's (FusedConv, FusedGemm), on h. */
+static void copy_attrs(Node *h, const Node *n)
+{
+    h->attrs = xcalloc((size_t)n->nattrs + 1, sizeof(Attr));
+    for (int i = 0; i < n->nattrs; i++)
+        if (strncmp(n->attrs[i].name, "activation", 10) != 0)
+            h->attrs[h->nattrs++] = n->attrs[i];
+}
+
+/* Applies activation `act` with parameters p[0], p[1] (np of them given) to x. */
+static Value *activation(const Expansion *e, const char *act, int np, const float *p, Value *x,
+                         Value *out)
+{
+    const Node *n = e->origin;
+    if (!strcmp(act, "Relu") || !strcmp(act, "Tanh") || !strcmp(act, "Sigmoid"))
+        return node1(e, act, 1, &x, out);
+    if (!strcmp(act, "LeakyRelu")) {
+        Node *h = expansion_node(e, act, 1, &x, 1, out ? &out : NULL);
+        attr_set_float(h, "alpha", np > 0 ? p[0] : 0.01f);
+        return h->outputs[0];
+    }
+    if (!strcmp(act, "HardSigmoid")) {
+        Node *h = expansion_node(e, act, 1, &x, 1, out ? &out : NULL);
+        attr_set_float(h, "alpha", np > 0 ? p[0] : 0.2f);
+        attr_set_float(h, "beta", np > 1 ? p[1] : 0.5f);
+        return h->outputs[0];
+    }
+    if (!strcmp(act, "Clip")) {
+        if (np != 2)
+            fatal_at(n, "activation Clip needs 2 parameters (min, max), not %d", np);
+        Value *ins[3] = {x, expansion_float(e, p[0]), expansion_float(e, p[1])};
+        return node1(e, act, 3, ins, out);
+    }
+    fatal_at(n, "activation '%s' is not supported", act);
+}
+
+/* ---- FusedConv, FusedGemm ---- */
+
+static void fused_conv(const Expansion *e, Node *n)
+{
+    const char *act = attr_string(n, "activation", "");
+    const Attr *params = attr_get(n, "activation_params");
+    int nparams = params && params->type == ATTR_FLOATS ? params->n : 0;
+    Value *z = node_input(n, 3), *out = n->outputs[0];
+    Node *conv = expansion_node(e, "Conv", n->ninputs < 3 ? n->ninputs : 3, n->inputs, 1,
+                                *act || z ? NULL : &out);
+    copy_attrs(conv, n);
+    Value *y = conv->outputs[0];
+    if (z)
+        y = binary(e, "Add", y, z, *act ? NULL : out);
+    if (*act)
+        activation(e, act, nparams, params ? params->floats : NULL, y, out);
+}
+
+static void fused_gemm(const Expansion *e, Node *n)
+{
+    const char *act = attr_string(n, "activation", "");
+    Value *out = n->outputs[0];
+    Node *gemm = expansion_node(e, "Gemm", n->ninputs, n->inputs, 1, *act ? NULL : &out);
+    copy_attrs(gemm, n);
+    float p[2] = {0, 0};
+    int np = 0;
+    if (attr_get(n, "activation_alpha"))
+        p[np++] = attr_float(n, "activation_alpha", 0);
+    if (attr_get(n, "activation_beta"))
+        p[np++] = attr_float(n, "activation_beta", 0);
+    if (!strcmp(act, "Clip") && attr_get(n, "activation_min")) {
+        p[0] = attr_float(n, "activation_min", 0);
+        p[1] = attr_float(n, "activation_max", 0);
+        np = 2;
+    }
+    if (*act)
+        activation(e, act, np, p, gemm->outputs[0], out);
+}
+
+/* ---- FusedMatMul: alpha * op(A) x op(B), op = transpose of the last two dims ---- */
+
+static Value *transpose_last2(const Expansion *e, Value *x)
+{
+    if (x->rank < 2)
+        fatal_at(e->origin, "transA/transB need inputs of rank 2 or more");
+    int64_t perm[MAX_RANK];
+    for (int i = 0; i < x->rank; i++)
+        perm[i] = i;
+    perm[x->rank - 2] = x->rank - 1;
+    perm[x->rank - 1] = x->rank - 2;
+    Node *t = expansion_node(e, "Transpose", 1, &x, 1, NULL);
+    t->attrs = xcalloc(1, sizeof(Attr));
+    t->attrs[0] = (Attr){.name = xstrdup("perm"), .type = ATTR_INTS, .n = x->rank};
+    t->attrs[0].ints = xcalloc((size_t)x->rank, sizeof(int64_t));
+    memcpy(t->attrs[0].ints, perm, (size_t)x->rank * sizeof(int64_t));
+    t->nattrs = 1;
+    return t->outputs[0];
+}
+
+static void fused_matmul(const Expansion *e, Node *n)
+{
+    if (attr_int(n, "transBatchA", 0) || attr_int(n, "transBatchB", 0))
+        fatal_at(n, "transBatchA/transBatchB are not supported");
+    Value *a = n->inputs[0], *b = n->inputs[1], *out = n->outputs[0];
+    require_float(n, a);
+    if (attr_int(n, "transA", 0))
+        a = transpose_last2(e, a);
+    if (attr_int(n, "transB", 0))
+        b = transpose_last2(e, b);
+    float alpha = attr_float(n, "alpha", 1.0f);
+    Value *y = binary(e, "MatMul", a, b, alpha == 1.0f ? out : NULL);
+    if (alpha != 1.0f)
+        binary(e, "Mul", y, expansion_float(e, alpha), out);
+}
+
+/* ---- Gelu family ---- */
+
+static void gelu(const Expansion *e, Node *n, const char *approximate)
+{
+    Value *x = n->inputs[0], *bias = node_input(n, 1);
+    if (bias)
+        x = binary(e, "Add", x, bias, NULL);
+    Node *h = expansion_node(e, "Gelu", 1, &x, 1, n->outputs);
+    h->opset = e->opset > 20 ? e->opset : 20;
+    if (approximate)
+        attr_set_string(h, "approximate", approximate);
+}
+
+static void quick_gelu(const Expansion *e, Node *n)
+{
+    Value *x = n->inputs[0];
+    require_float(n, x);
+    float alpha = attr_float(n, "alpha", 1.702f);
+    Value *s = alpha == 1.0f ? x : binary(e, "Mul", x, expansion_float(e, alpha), NULL);
+    s = node1(e, "Sigmoid", 1, &s, NULL);
+    binary(e, "Mul", x, s, n->outputs[0]);
+}
+
+/* ---- normalisations ---- */
+
+static void refuse_stats(const Node *n, int from, int to)
+{
+    for (int i = from; i < to && i < n->noutputs; i++)
+        if (value_is_used(n->outputs[i]))
+            fatal_at(n, "output %d ('%s', a normalisation statistic) is not supported", i,
+                     n->outputs[i]->name);
+}
+
+/* LayerNormalization (simplified: RMSNormalization) over the last axis of x. */
+static void normalize(const Expansion *e, Node *n, bool simplified, Value *x, Value *scale,
+                      Value *bias)
+{
+    Value *ins[3] = {x, scale, bias};
+    Node *h = expansion_node(e, simplified ? "RMSNormalization" : "LayerNormalization",
+                             bias ? 3 : 2, ins, 1, n->outputs);
+    h->opset = e->opset > (simplified ? 23 : 17) ? e->opset : (simplified ? 23 : 17);
+    attr_set_int(h, "axis", attr_int(n, "axis", -1));
+    attr_set_float(h, "epsilon", attr_float(n, "epsilon", 1e-5f));
+}
+
+/* SkipLayerNormalization(input, skip, gamma, beta, bias) and
+ * SkipSimplifiedLayerNormalization(input, skip, gamma, bias): outputs (y, mean, inv_std_var,
+ * input_skip_bias_sum). */
+static void skip_layernorm(const Expansion *e, Node *n, bool simplified)
+{
+    refuse_stats(n, 1, 3);
+    Value *beta = simplified ? NULL : node_input(n, 3);
+    Value *bias = node_input(n, simplified ? 3 : 4);
+    Value *sum_out = n->noutputs > 3 && *n->outputs[3]->name ? n->outputs[3] : NULL;
+    Value *s = binary(e, "Add", n->inputs[0], n->inputs[1], bias ? NULL : sum_out);
+    if (bias)
+        s = binary(e, "Add", s, bias, sum_out);
+    normalize(e, n, simplified, s, n->inputs[2], beta);
+}
+
+static void gelu_exact(const Expansion *e, Node *n)
+{
+    gelu(e, n, NULL); /* Gelu, BiasGelu */
+}
+
+static void gelu_tanh(const Expansion *e, Node *n)
+{
+    gelu(e, n, "tanh"); /* FastGelu */
+}
+
+static void skip_ln(const Expansion *e, Node *n)
+{
+    skip_layernorm(e, n, false);
+}
+
+static void skip_rms(const Expansion *e, Node *n)
+{
+    skip_layernorm(e, n, true);
+}
+
+static void rms(const Expansion *e, Node *n)
+{
+    refuse_stats(n, 1, 2);
+    normalize(e, n, true, n->inputs[0], n->inputs[1], NULL);
+}
+
+/* ---- driver ---- */
+
+static const struct {
+    const char *op;
+    int min_inputs, max_inputs;
+    void (*expand)(const Expansion *e, Node *n);
+} contrib_ops[] = {
+    {"FusedConv", 2, 4, fused_conv},
+    {"FusedGemm", 2, 3, fused_gemm},
+    {"FusedMatMul", 2, 2, fused_matmul},
+    {"Gelu", 1, 1, gelu_exact},
+    {"BiasGelu", 2, 2, gelu_exact},
+    {"FastGelu", 1, 2, gelu_tanh},
+    {"QuickGelu", 1, 1, quick_gelu},
+    {"SkipLayerNormalization", 3, 5, skip_ln},
+    {"SkipSimplifiedLayerNormalization", 3, 4, skip_rms},
+    {"SimplifiedLayerNormalization", 2, 2, rms},
+};
+
+void expand_contrib_op(Model *m, int index)
+{
+    Graph *g = m->graph;
+    Node *n = g->nodes[index];
+    if (!strncmp(n->domain, "com.microsoft.", 14))
+        fatal_at(n,
+                 "operator domain '%s' is onnxruntime's layout-specific form (saved at "
+                 "ORT_ENABLE_ALL); save the model at ORT_ENABLE_EXTENDED instead",
+                 n->domain);
+    size_t k = 0, count = sizeof contrib_ops / sizeof contrib_ops[0];
+    while (k < count && strcmp(n->op_type, contrib_ops[k].op) != 0)
+        k++;
+    if (k == count)
+        fatal_at(n, "com.microsoft operator '%s' is not supported", n->op_type);
+    if (n->ninputs < contrib_ops[k].min_inputs || n->ninputs > contrib_ops[k].max_inputs)
+        fatal_at(n, "has %d inputs, the op takes %d to %d", n->ninputs, contrib_ops[k].min_inputs,
+                 contrib_ops[k].max_inputs);
+    for (int i = 0; i < n->ninputs; i++) {
+        if (i < contrib_ops[k].min_inputs && !n->inputs[i])
+            fatal_at(n, "required input %d is missing", i);
+        if (n->inputs[i] && n->inputs[i]->rank < 0)
+            fatal_at(n, "input '%s' has no known shape", n->inputs[i]->name);
+    }
+    Expansion e = {.g = g, .origin = n, .opset = m->opset > 13 ? m->opset : 13};
+    int first_new = g->nnodes;
+    contrib_ops[k].expand(&e, n);
+    node_retire(n);
+    move_new_nodes(g, index, first_new);
+}

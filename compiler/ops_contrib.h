@@ -1,0 +1,21 @@
+/* ops_contrib.h — building the standard-op expansions that infer_shapes splices in place of a
+ * node it resolves at compile time (ops_sequence.c: sequences; ops_contrib.c: com.microsoft
+ * ops). The new nodes are appended to the graph; expand_*_op moves them after the node. */
+#ifndef OPS_CONTRIB_H
+#define OPS_CONTRIB_H
+
+#include "ops.h"
+
+typedef struct Expansion {
+    Graph *g;
+    const Node *origin; /* the node being replaced: names, scope, error messages */
+    int opset;          /* of the new default-domain nodes */
+} Expansion;
+
+/* A node `op` reading `ins`, writing `outs` (new values where outs or outs[i] is NULL). */
+Node *expansion_node(const Expansion *x, const char *op, int nin, Value *const *ins, int nout,
+                     Value *const *outs);
+Value *expansion_ints(const Expansion *x, int count, const int64_t *v); /* int64 1-D constant */
+Value *expansion_float(const Expansion *x, float v);                    /* float32 scalar */
+
+#endif

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""com.microsoft test models: small float graphs built with onnx.helper from seeded random
+weights, rewritten by onnxruntime's own tools into its contrib ops, with reference outputs.
+
+Developer-run; the results are committed, so the tests need neither network nor this script.
+Needs only the test venv (onnx, numpy, onnxruntime). From the repository root:
+
+    .venv/bin/python tests/models/gen_contrib_models.py
+
+For every model NAME it writes tests/models/NAME/model.onnx, test_data_set_0/input_0.pb,
+output_0.pb, and tolerance where the default one is not right. Each generator checks that
+onnxruntime really wrote the contrib ops the model is meant to test (the list printed).
+
+    contrib_fused_conv_gemm   a CNN and MLP saved by onnxruntime at ORT_ENABLE_EXTENDED
+                              (SessionOptions.optimized_model_filepath): FusedConv with Relu,
+                              LeakyRelu, Clip, Sigmoid, HardSigmoid, Tanh; FusedGemm with Relu,
+                              LeakyRelu, Sigmoid
+    contrib_transformer_ops   a transformer-like block saved the same way: Gelu, BiasGelu,
+                              QuickGelu, SkipLayerNormalization,
+                              SimplifiedLayerNormalization, FusedMatMul
+
+Reference outputs: onnxruntime, CPU, one thread, on the saved model (graph optimisations off,
+so onnxruntime runs exactly the contrib ops that the file holds).
+"""
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = Path(__file__).resolve().parent
+F32 = TensorProto.FLOAT
+# onnxruntime registers these contrib ops in the default domain
+CONTRIB_IN_DEFAULT_DOMAIN = {"SimplifiedLayerNormalization"}
+
+
+def const(a, name):
+    return numpy_helper.from_array(np.asarray(a, np.float32), name)
+
+
+def save_extended(model):
+    """The model as onnxruntime saves it at the extended optimisation level (CPU)."""
+    out = HERE / "_extended.onnx"
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    so.optimized_model_filepath = str(out)
+    so.intra_op_num_threads = 1
+    ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    m = onnx.load(str(out))
+    out.unlink()
+    return m
+
+
+def run(model, x):
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    so.intra_op_num_threads = 1
+    s = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    return s.run(None, {s.get_inputs()[0].name: x})
+
+
+def write(name, model, x, want_ops, tolerance=None):
+    ops = sorted({n.op_type for n in model.graph.node
+                  if n.domain == "com.microsoft" or n.op_type in CONTRIB_IN_DEFAULT_DOMAIN})
+    missing = set(want_ops) - set(ops)
+    if missing:
+        raise SystemExit(f"error: {name}: onnxruntime did not write {sorted(missing)}: {ops}")
+    outs = run(model, x)
+    again = run(model, x)
+    for a, b in zip(outs, again):
+        assert a.tobytes() == b.tobytes(), f"{name}: onnxruntime is not deterministic"
+    d = HERE / name
+    (d / "test_data_set_0").mkdir(parents=True, exist_ok=True)
+    (d / "model.onnx").write_bytes(model.SerializeToString())
+    (d / "test_data_set_0" / "input_0.pb").write_bytes(
+        numpy_helper.from_array(x).SerializeToString())
+    for i, o in enumerate(outs):
+        (d / "test_data_set_0" / f"output_{i}.pb").write_bytes(
+            numpy_helper.from_array(o).SerializeToString())
+    if tolerance:
+        (d / "tolerance").write_text(tolerance + "\n")
+    print(f"{name}: com.microsoft ops {' '.join(ops)}; all ops "
+          f"{' '.join(n.op_type for n in model.graph.node)}")
+
+
+def make_model(nodes, x_shape, y_shape, inits, opset=17):
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F32, x_shape)],
+                          [helper.make_tensor_value_info("y", F32, y_shape)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    onnx.checker.check_model(m, full_check=True)
+    return m
+
+
+def fused_conv_gemm(rng):
+    def w(name, shape):
+        return const(rng.standard_normal(shape) * 0.3, name)
+
+    mk = helper.make_node
+    nodes = [
+        mk("Conv", ["x", "w1", "b1"], ["c1"]), mk("Relu", ["c1"], ["r1"]),
+        # a residual block, which onnxruntime leaves unfused (Conv, Add, Relu)
+        mk("Conv", ["r1", "wr", "br"], ["cr"]), mk("Add", ["cr", "r1"], ["ar"]),
+        mk("Relu", ["ar"], ["rr"]),
+        mk("Conv", ["rr", "w2", "b2"], ["c2"]),
+        mk("LeakyRelu", ["c2"], ["l2"], alpha=0.2),
+        mk("Conv", ["l2", "w3"], ["c3"]), mk("Clip", ["c3", "lo", "hi"], ["k3"]),
+        mk("Conv", ["k3", "w4", "b4"], ["c4"], strides=[2, 2]), mk("Sigmoid", ["c4"], ["s4"]),
+        mk("Conv", ["s4", "w5", "b5"], ["c5"]),
+        mk("HardSigmoid", ["c5"], ["h5"], alpha=0.3, beta=0.4),
+        mk("Conv", ["h5", "w6", "b6"], ["c6"]), mk("Tanh", ["c6"], ["t6"]),
+        mk("Flatten", ["t6"], ["f"]),
+        mk("Gemm", ["f", "g1", "gb1"], ["y1"], transB=1), mk("Relu", ["y1"], ["z1"]),
+        mk("Gemm", ["z1", "g2", "gb2"], ["y2"]), mk("LeakyRelu", ["y2"], ["z2"], alpha=0.1),
+        mk("Gemm", ["z2", "g3", "gb3"], ["y3"], alpha=0.5, beta=2.0),
+        mk("Sigmoid", ["y3"], ["y"]),
+    ]
+    inits = [w("w1", [8, 2, 1, 1]), w("b1", [8]), w("wr", [8, 8, 1, 1]), w("br", [8]), w("w2", [8, 8, 1, 1]), w("b2", [8]),
+             w("w3", [4, 8, 1, 1]), const(-0.5, "lo"), const(0.6, "hi"),
+             w("w4", [3, 4, 3, 3]), w("b4", [3]), w("w5", [3, 3, 1, 1]), w("b5", [3]),
+             w("w6", [3, 3, 1, 1]), w("b6", [3]),
+             w("g1", [6, 147]), w("gb1", [6]), w("g2", [6, 5]), w("gb2", [5]),
+             w("g3", [5, 3]), w("gb3", [1, 3])]
+    m = save_extended(make_model(nodes, [1, 2, 16, 16], [1, 3], inits))
+    x = rng.standard_normal((1, 2, 16, 16)).astype(np.float32)
+    write("contrib_fused_conv_gemm", m, x, ["FusedConv", "FusedGemm"])
+
+
+def transformer_ops(rng):
+    """x [1, 4, 8]: MatMul with a transposed, scaled operand, GELU without and with a bias,
+    QuickGelu, a residual LayerNormalization and an RMS norm written out. (FastGelu is fused
+    by onnxruntime only for GPU providers, and by the transformers optimizer, which needs
+    sympy.)"""
+    D = 8
+    mk = helper.make_node
+
+    def w(name, shape, s=0.3):
+        return const(rng.standard_normal(shape) * s, name)
+
+    nodes = [
+        # FusedMatMul: MatMul(x, Transpose(Wt)) * 0.5
+        mk("Transpose", ["wt"], ["wtt"], perm=[1, 0]), mk("MatMul", ["x", "wtt"], ["m0"]),
+        mk("Mul", ["m0", "half"], ["m1"]),
+        # Gelu (erf form, no bias): 0.5 * a * (1 + erf(a / sqrt 2))
+        mk("Div", ["m1", "sqrt2"], ["g0"]), mk("Erf", ["g0"], ["g1"]),
+        mk("Add", ["g1", "one"], ["g2"]), mk("Mul", ["m1", "g2"], ["g3"]),
+        mk("Mul", ["g3", "half"], ["g4"]),
+        # BiasGelu: the same after a bias (not after a MatMul, which would become a Gemm)
+        mk("Add", ["g4", "b1"], ["p1"]),
+        mk("Div", ["p1", "sqrt2"], ["q0"]), mk("Erf", ["q0"], ["q1"]),
+        mk("Add", ["q1", "one"], ["q2"]), mk("Mul", ["p1", "q2"], ["q3"]),
+        mk("Mul", ["q3", "half"], ["q4"]),
+        # QuickGelu: a * sigmoid(1.702 a)
+        mk("Mul", ["q4", "c1702"], ["u0"]), mk("Sigmoid", ["u0"], ["u1"]),
+        mk("Mul", ["q4", "u1"], ["u2"]),
+        # SkipLayerNormalization: LayerNorm(u2 + x)
+        mk("Add", ["u2", "x"], ["s0"]),
+        mk("LayerNormalization", ["s0", "gamma", "beta"], ["s1"], axis=-1, epsilon=1e-5),
+        # SimplifiedLayerNormalization: s1 / sqrt(mean(s1^2) + eps) * scale
+        mk("Pow", ["s1", "two"], ["r0"]),
+        mk("ReduceMean", ["r0"], ["r1"], axes=[-1], keepdims=1),
+        mk("Add", ["r1", "eps"], ["r2"]), mk("Sqrt", ["r2"], ["r3"]),
+        mk("Div", ["s1", "r3"], ["r4"]), mk("Mul", ["r4", "scale"], ["y"]),
+    ]
+    inits = [w("wt", [D, D]), const(0.5, "half"), const(np.sqrt(2.0), "sqrt2"),
+             const(1.0, "one"), w("b1", [D], 0.1), const(1.702, "c1702"), const(1.0 + rng.standard_normal(D) * 0.1, "gamma"),
+             w("beta", [D], 0.1), const(2.0, "two"), const(1e-6, "eps"),
+             const(1.0 + rng.standard_normal(D) * 0.1, "scale")]
+    m = save_extended(make_model(nodes, [1, 4, D], [1, 4, D], inits, opset=17))
+    x = rng.standard_normal((1, 4, D)).astype(np.float32)
+    write("contrib_transformer_ops", m, x,
+          ["FusedMatMul", "Gelu", "BiasGelu", "QuickGelu", "SkipLayerNormalization",
+           "SimplifiedLayerNormalization"])
+
+
+def main():
+    fused_conv_gemm(np.random.default_rng(21))
+    transformer_ops(np.random.default_rng(22))
+
+
+if __name__ == "__main__":
+    main()
