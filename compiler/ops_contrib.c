@@ -11,6 +11,11 @@
  *   SkipLayerNormalization       Add(input, skip [, bias]) + LayerNormalization(axis -1)
  *   SimplifiedLayerNormalization              RMSNormalization
  *   SkipSimplifiedLayerNormalization          Add + RMSNormalization
+ *   QLinearAdd/Mul/Sigmoid/LeakyRelu/Softmax/AveragePool/GlobalAveragePool/Concat/Where, QGemm
+ *                                DequantizeLinear -> the float op -> QuantizeLinear
+ *   QuantizeLinear, DequantizeLinear          the standard ops
+ *   DynamicQuantizeMatMul, MatMulIntegerToFloat
+ *                                [DynamicQuantizeLinear] MatMulInteger, Cast, * scale [+ bias]
  *
  * Activations of FusedConv (activation_params) and FusedGemm (activation_alpha/beta): Relu,
  * Tanh, Sigmoid, LeakyRelu, HardSigmoid, Clip. Outputs holding a normalisation's statistics
@@ -185,16 +190,50 @@ static void refuse_stats(const Node *n, int from, int to)
                      n->outputs[i]->name);
 }
 
-/* LayerNormalization (simplified: RMSNormalization) over the last axis of x. */
+/* ReduceMean over the last axis, keepdims (axes an attribute before opset 18). */
+static Value *mean_last(const Expansion *e, Value *x)
+{
+    int64_t axis = -1;
+    Value *ins[2] = {x, e->opset >= 18 ? expansion_ints(e, 1, &axis) : NULL};
+    Node *h = expansion_node(e, "ReduceMean", e->opset >= 18 ? 2 : 1, ins, 1, NULL);
+    if (e->opset < 18) {
+        h->attrs = xcalloc(1, sizeof(Attr));
+        h->attrs[0] = (Attr){.name = xstrdup("axes"), .type = ATTR_INTS, .n = 1};
+        h->attrs[0].ints = xcalloc(1, sizeof(int64_t));
+        h->attrs[0].ints[0] = -1;
+        h->nattrs = 1;
+    }
+    return h->outputs[0];
+}
+
+/* LayerNormalization (simplified: RMSNormalization) over the last axis of x. A model older
+ * than the op (opset 17; 23) gets the formula in its own opset, so that --emit-onnx writes a
+ * valid model: d = x [- mean(x)], y = d / sqrt(mean(d * d) + epsilon) * scale [+ bias]. */
 static void normalize(const Expansion *e, Node *n, bool simplified, Value *x, Value *scale,
                       Value *bias)
 {
-    Value *ins[3] = {x, scale, bias};
-    Node *h = expansion_node(e, simplified ? "RMSNormalization" : "LayerNormalization",
-                             bias ? 3 : 2, ins, 1, n->outputs);
-    h->opset = e->opset > (simplified ? 23 : 17) ? e->opset : (simplified ? 23 : 17);
-    attr_set_int(h, "axis", attr_int(n, "axis", -1));
-    attr_set_float(h, "epsilon", attr_float(n, "epsilon", 1e-5f));
+    int64_t axis = attr_int(n, "axis", -1);
+    float epsilon = attr_float(n, "epsilon", 1e-5f);
+    const Value *x0 = n->inputs[0]; /* x may be a new value, inferred later: same shape */
+    if (axis != -1 && axis != x0->rank - 1)
+        fatal_at(n, "only axis -1 is supported");
+    Value *out = n->outputs[0];
+    if (e->opset >= (simplified ? 23 : 17)) {
+        Value *ins[3] = {x, scale, bias};
+        Node *h = expansion_node(e, simplified ? "RMSNormalization" : "LayerNormalization",
+                                 bias ? 3 : 2, ins, 1, &out);
+        attr_set_int(h, "axis", -1);
+        attr_set_float(h, "epsilon", epsilon);
+        return;
+    }
+    require_float(n, x0);
+    Value *d = simplified ? x : binary(e, "Sub", x, mean_last(e, x), NULL);
+    Value *var = mean_last(e, binary(e, "Mul", d, d, NULL));
+    Value *sd = binary(e, "Add", var, expansion_float(e, epsilon), NULL);
+    sd = node1(e, "Sqrt", 1, &sd, NULL);
+    Value *y = binary(e, "Mul", binary(e, "Div", d, sd, NULL), scale, bias ? NULL : out);
+    if (bias)
+        binary(e, "Add", y, bias, out);
 }
 
 /* SkipLayerNormalization(input, skip, gamma, beta, bias) and
@@ -210,6 +249,144 @@ static void skip_layernorm(const Expansion *e, Node *n, bool simplified)
     if (bias)
         s = binary(e, "Add", s, bias, sum_out);
     normalize(e, n, simplified, s, n->inputs[2], beta);
+}
+
+/* ---- the QOperator form of onnxruntime's quantiser (quant_format=QOperator) ----
+ * Each QLinear op is DequantizeLinear of its inputs, the float op, QuantizeLinear of the
+ * result: the semantics its schema states. onnxruntime's kernels compute some of them with
+ * tables or float shortcuts, so results may differ from it by one quantum. fuse_qdq then
+ * turns QGemm's DequantizeLinear -> Gemm -> QuantizeLinear into the integer kernel. */
+
+static Value *dq(const Expansion *e, Value *x, Value *scale, Value *zero_point, int axis)
+{
+    Value *ins[3] = {x, scale, zero_point};
+    Node *h = expansion_node(e, "DequantizeLinear", zero_point ? 3 : 2, ins, 1, NULL);
+    if (axis >= 0)
+        attr_set_int(h, "axis", axis);
+    return h->outputs[0];
+}
+
+static void q(const Expansion *e, Value *y, Value *scale, Value *zero_point, Value *out)
+{
+    Value *ins[3] = {y, scale, zero_point};
+    expansion_node(e, "QuantizeLinear", zero_point ? 3 : 2, ins, 1, &out);
+}
+
+/* The attributes of n except `skip`, on h. */
+static void copy_attrs_except(Node *h, const Node *n, const char *skip)
+{
+    h->attrs = xcalloc((size_t)n->nattrs + 1, sizeof(Attr));
+    for (int i = 0; i < n->nattrs; i++)
+        if (strcmp(n->attrs[i].name, skip) != 0)
+            h->attrs[h->nattrs++] = n->attrs[i];
+}
+
+/* QLinearAdd, QLinearMul (A, A_scale, A_zp, B, B_scale, B_zp, C_scale, C_zp) */
+static void qlinear_binary(const Expansion *e, Node *n)
+{
+    Value *a = dq(e, n->inputs[0], n->inputs[1], node_input(n, 2), -1);
+    Value *b = dq(e, n->inputs[3], n->inputs[4], node_input(n, 5), -1);
+    Value *y = binary(e, !strcmp(n->op_type, "QLinearAdd") ? "Add" : "Mul", a, b, NULL);
+    q(e, y, n->inputs[6], node_input(n, 7), n->outputs[0]);
+}
+
+/* QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax, QLinearAveragePool,
+ * QLinearGlobalAveragePool (X, X_scale, X_zp, Y_scale, Y_zp): the float op keeps the
+ * attributes (QLinearSoftmax's `opset` says which Softmax it is). */
+static void qlinear_unary(const Expansion *e, Node *n)
+{
+    if (attr_int(n, "channels_last", 0))
+        fatal_at(n, "channels_last=1 is not supported");
+    Value *x = dq(e, n->inputs[0], n->inputs[1], node_input(n, 2), -1);
+    Node *h = expansion_node(e, n->op_type + strlen("QLinear"), 1, &x, 1, NULL);
+    copy_attrs_except(h, n, !strcmp(n->op_type, "QLinearSoftmax") ? "opset" : "channels_last");
+    if (!strcmp(n->op_type, "QLinearSoftmax"))
+        h->opset = (int)attr_int(n, "opset", e->opset);
+    q(e, h->outputs[0], n->inputs[3], node_input(n, 4), n->outputs[0]);
+}
+
+/* QLinearConcat(Y_scale, Y_zp, X0, X0_scale, X0_zp, X1, ...) */
+static void qlinear_concat(const Expansion *e, Node *n)
+{
+    if ((n->ninputs - 2) % 3)
+        fatal_at(n, "needs Y_scale, Y_zero_point and three inputs per tensor");
+    int count = (n->ninputs - 2) / 3;
+    Value **xs = xcalloc((size_t)count + 1, sizeof(Value *));
+    for (int i = 0; i < count; i++)
+        xs[i] = dq(e, n->inputs[2 + 3 * i], n->inputs[3 + 3 * i], node_input(n, 4 + 3 * i), -1);
+    Node *c = expansion_node(e, "Concat", count, xs, 1, NULL);
+    attr_set_int(c, "axis", attr_int(n, "axis", 0));
+    q(e, c->outputs[0], n->inputs[0], node_input(n, 1), n->outputs[0]);
+}
+
+/* QLinearWhere(cond, X, X_scale, X_zp, Y, Y_scale, Y_zp, Z_scale, Z_zp) */
+static void qlinear_where(const Expansion *e, Node *n)
+{
+    Value *ins[3] = {n->inputs[0], dq(e, n->inputs[1], n->inputs[2], n->inputs[3], -1),
+                     dq(e, n->inputs[4], n->inputs[5], n->inputs[6], -1)};
+    q(e, node1(e, "Where", 3, ins, NULL), n->inputs[7], n->inputs[8], n->outputs[0]);
+}
+
+/* QGemm(A, A_scale, A_zp, B, B_scale, B_zp, C, Y_scale, Y_zp): B's scale may be per output
+ * channel; C is int32 of scale A_scale * B_scale; without Y_scale the output is float. */
+static void qgemm(const Expansion *e, Node *n)
+{
+    bool trans_b = attr_int(n, "transB", 0) != 0;
+    Value *bs = n->inputs[4], *c = node_input(n, 6), *ys = node_input(n, 7);
+    int axis = value_numel(bs) > 1 ? (trans_b ? 0 : 1) : -1;
+    if (c && attr_float(n, "alpha", 1.0f) != 1.0f)
+        fatal_at(n, "alpha other than 1 with a bias is not supported");
+    Value *ins[3] = {dq(e, n->inputs[0], n->inputs[1], n->inputs[2], -1),
+                     dq(e, n->inputs[3], bs, n->inputs[5], axis), NULL};
+    if (c) {
+        Value *cs = binary(e, "Mul", n->inputs[1], bs, NULL);
+        ins[2] = dq(e, c, cs, NULL, axis >= 0 && c->rank == 1 ? 0 : -1);
+    }
+    Value *out = n->outputs[0];
+    Node *gemm = expansion_node(e, "Gemm", c ? 3 : 2, ins, 1, ys ? NULL : &out);
+    copy_attrs_except(gemm, n, "");
+    if (ys)
+        q(e, gemm->outputs[0], ys, node_input(n, 8), out);
+}
+
+/* com.microsoft QuantizeLinear / DequantizeLinear: the standard ops, attributes kept. */
+static void quant_linear(const Expansion *e, Node *n)
+{
+    Node *h = expansion_node(e, n->op_type, n->ninputs, n->inputs, 1, n->outputs);
+    copy_attrs_except(h, n, "");
+}
+
+/* ---- dynamic quantisation (quantize_dynamic, saved at the extended level) ----
+ * y = float(int32 sum) * (a_scale * b_scale) + bias, as onnxruntime's kernels compute it. */
+
+static void scale_int_product(const Expansion *e, Value *sum, Value *a_scale, Value *b_scale,
+                              Value *bias, Value *out)
+{
+    Node *cast = expansion_node(e, "Cast", 1, &sum, 1, NULL);
+    attr_set_int(cast, "to", DT_FLOAT);
+    Value *scale = binary(e, "Mul", a_scale, b_scale, NULL);
+    Value *y = binary(e, "Mul", cast->outputs[0], scale, bias ? NULL : out);
+    if (bias)
+        binary(e, "Add", y, bias, out);
+}
+
+/* DynamicQuantizeMatMul(A, B, b_scale, b_zero_point, bias): A quantised at run time to uint8
+ * (DynamicQuantizeLinear), then MatMulInteger. */
+static void dynamic_quantize_matmul(const Expansion *e, Node *n)
+{
+    Node *dql = expansion_node(e, "DynamicQuantizeLinear", 1, n->inputs, 3, NULL);
+    Value *ins[4] = {dql->outputs[0], n->inputs[1], dql->outputs[2], node_input(n, 3)};
+    Value *sum = node1(e, "MatMulInteger", ins[3] ? 4 : 3, ins, NULL);
+    scale_int_product(e, sum, dql->outputs[1], n->inputs[2], node_input(n, 4), n->outputs[0]);
+}
+
+/* MatMulIntegerToFloat(A, B, a_scale, b_scale, a_zero_point, b_zero_point, bias) */
+static void matmul_integer_to_float(const Expansion *e, Node *n)
+{
+    Value *ins[4] = {n->inputs[0], n->inputs[1], node_input(n, 4), node_input(n, 5)};
+    int nin = ins[3] ? 4 : ins[2] ? 3 : 2;
+    Value *sum = node1(e, "MatMulInteger", nin, ins, NULL);
+    scale_int_product(e, sum, n->inputs[2], n->inputs[3], node_input(n, 6), n->outputs[0]);
 }
 
 static void gelu_exact(const Expansion *e, Node *n)
@@ -255,6 +432,20 @@ static const struct {
     {"SkipLayerNormalization", 3, 5, skip_ln},
     {"SkipSimplifiedLayerNormalization", 3, 4, skip_rms},
     {"SimplifiedLayerNormalization", 2, 2, rms},
+    {"QLinearAdd", 7, 8, qlinear_binary},
+    {"QLinearMul", 7, 8, qlinear_binary},
+    {"QLinearSigmoid", 4, 5, qlinear_unary},
+    {"QLinearLeakyRelu", 4, 5, qlinear_unary},
+    {"QLinearSoftmax", 4, 5, qlinear_unary},
+    {"QLinearAveragePool", 4, 5, qlinear_unary},
+    {"QLinearGlobalAveragePool", 4, 5, qlinear_unary},
+    {"QLinearConcat", 5, 1 << 20, qlinear_concat},
+    {"QLinearWhere", 9, 9, qlinear_where},
+    {"QGemm", 6, 9, qgemm},
+    {"QuantizeLinear", 2, 3, quant_linear},
+    {"DequantizeLinear", 2, 3, quant_linear},
+    {"DynamicQuantizeMatMul", 3, 5, dynamic_quantize_matmul},
+    {"MatMulIntegerToFloat", 4, 7, matmul_integer_to_float},
 };
 
 void expand_contrib_op(Model *m, int index)

@@ -18,9 +18,17 @@ onnxruntime really wrote the contrib ops the model is meant to test (the list pr
     contrib_transformer_ops   a transformer-like block saved the same way: Gelu, BiasGelu,
                               QuickGelu, SkipLayerNormalization,
                               SimplifiedLayerNormalization, FusedMatMul
+    contrib_qoperator         a CNN quantised by quantize_static(quant_format=QOperator):
+                              QLinear{Conv,LeakyRelu,Add,Sigmoid,Mul,AveragePool,Concat,
+                              GlobalAveragePool,Softmax}, QGemm; tolerance: one output quantum
+    contrib_dynamic_quant     an MLP quantised by quantize_dynamic, saved at the extended
+                              level: DynamicQuantizeMatMul
+    contrib_handbuilt_ops     single contrib nodes these tools do not write on a CPU
 
 Reference outputs: onnxruntime, CPU, one thread, on the saved model (graph optimisations off,
-so onnxruntime runs exactly the contrib ops that the file holds).
+so onnxruntime runs exactly the contrib ops that the file holds). onnx2c computes each QLinear
+op as its schema defines it (dequantize, float op, quantize) where onnxruntime uses tables and
+integer shortcuts, so a value near a rounding boundary may land one quantum away.
 """
 
 from pathlib import Path
@@ -34,6 +42,7 @@ HERE = Path(__file__).resolve().parent
 F32 = TensorProto.FLOAT
 # onnxruntime registers these contrib ops in the default domain
 CONTRIB_IN_DEFAULT_DOMAIN = {"SimplifiedLayerNormalization"}
+QUANTA = 1  # output quanta the QOperator model may differ by (see qoperator)
 
 
 def const(a, name):
@@ -175,9 +184,122 @@ def transformer_ops(rng):
            "SimplifiedLayerNormalization"])
 
 
+def qoperator(rng):
+    """A CNN quantised by quantize_static(quant_format=QOperator), uint8 activations, int8
+    weights: QLinearConv, QLinearLeakyRelu, QLinearAdd, QLinearSigmoid, QLinearMul,
+    QLinearAveragePool, QLinearConcat, QLinearGlobalAveragePool, QGemm, QLinearSoftmax."""
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                          quantize_static)
+
+    def w(name, shape):
+        return const(rng.standard_normal(shape) * 0.3, name)
+
+    mk = helper.make_node
+    nodes = [
+        mk("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+        mk("LeakyRelu", ["c1"], ["l1"], alpha=0.1),
+        mk("Conv", ["l1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]),
+        mk("Add", ["c2", "l1"], ["a2"]), mk("Sigmoid", ["a2"], ["s2"]),
+        mk("Mul", ["s2", "l1"], ["m2"]),
+        mk("AveragePool", ["m2"], ["p2"], kernel_shape=[2, 2], strides=[2, 2]),
+        mk("AveragePool", ["l1"], ["p2b"], kernel_shape=[2, 2], strides=[2, 2]),
+        mk("Concat", ["p2", "p2b"], ["cc"], axis=1),
+        mk("GlobalAveragePool", ["cc"], ["g"]), mk("Flatten", ["g"], ["f"]),
+        mk("Gemm", ["f", "gw", "gb"], ["y0"], transB=1), mk("Softmax", ["y0"], ["y"], axis=-1),
+    ]
+    inits = [w("w1", [4, 2, 3, 3]), w("b1", [4]), w("w2", [4, 4, 3, 3]), w("b2", [4]),
+             w("gw", [5, 8]), w("gb", [5])]
+    f = HERE / "_float.onnx"
+    qf = HERE / "_qop.onnx"
+    onnx.save(make_model(nodes, [1, 2, 8, 8], [1, 5], inits), str(f))
+    calib = [{"x": rng.standard_normal((1, 2, 8, 8)).astype(np.float32)} for _ in range(16)]
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter(calib)
+
+        def get_next(self):
+            return next(self.it, None)
+
+    quantize_static(str(f), str(qf), Reader(), quant_format=QuantFormat.QOperator,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+    m = onnx.load(str(qf))
+    f.unlink()
+    qf.unlink()
+    x = rng.standard_normal((1, 2, 8, 8)).astype(np.float32)
+    y_scale = [numpy_helper.to_array(i) for i in m.graph.initializer if i.name == "y_scale"][0]
+    write("contrib_qoperator", m, x,
+          ["QLinearLeakyRelu", "QLinearAdd", "QLinearSigmoid", "QLinearMul",
+           "QLinearAveragePool", "QLinearConcat", "QLinearGlobalAveragePool", "QGemm",
+           "QLinearSoftmax"], tolerance=f"--rtol 0 --atol {QUANTA * float(y_scale):.10g}")
+
+
+def dynamic_quant(rng):
+    """An MLP quantised by quantize_dynamic (int8 weights), saved at the extended level:
+    DynamicQuantizeMatMul with and without a bias."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    def w(name, shape):
+        return const(rng.standard_normal(shape) * 0.3, name)
+
+    mk = helper.make_node
+    nodes = [mk("MatMul", ["x", "w1"], ["m1"]), mk("Add", ["m1", "b1"], ["a1"]),
+             mk("Relu", ["a1"], ["r1"]), mk("MatMul", ["r1", "w2"], ["y"])]
+    f = HERE / "_float.onnx"
+    qf = HERE / "_dyn.onnx"
+    onnx.save(make_model(nodes, [2, 3, 16], [2, 3, 4], [w("w1", [16, 8]), w("b1", [8]),
+                                                        w("w2", [8, 4])]), str(f))
+    quantize_dynamic(str(f), str(qf), weight_type=QuantType.QInt8)
+    m = save_extended(onnx.load(str(qf)))
+    f.unlink()
+    qf.unlink()
+    x = rng.standard_normal((2, 3, 16)).astype(np.float32)
+    write("contrib_dynamic_quant", m, x, ["DynamicQuantizeMatMul"])
+
+
+def handbuilt_ops(rng):
+    """The contrib ops the tools above do not write on a CPU, as single nodes (onnxruntime's
+    kernels are the reference): FastGelu with a bias, SkipSimplifiedLayerNormalization, the
+    com.microsoft QuantizeLinear / DequantizeLinear, FusedMatMul with transB and alpha,
+    MatMulIntegerToFloat with per-column weight scales and a bias."""
+    D = 8
+    ms = "com.microsoft"
+    mk = helper.make_node
+    nodes = [
+        mk("FastGelu", ["x", "fb"], ["a"], domain=ms),
+        mk("SkipSimplifiedLayerNormalization", ["a", "x", "gamma"], ["b"], domain=ms,
+           epsilon=1e-5),
+        mk("QuantizeLinear", ["b", "qs", "qz"], ["bq"], domain=ms),
+        mk("DequantizeLinear", ["bq", "qs", "qz"], ["bd"], domain=ms),
+        mk("FusedMatMul", ["bd", "wt"], ["c"], domain=ms, transB=1, alpha=0.7),
+        mk("MatMulIntegerToFloat", ["bq", "wq", "qs", "ws", "qz", "wz", "wb"], ["d"], domain=ms),
+        mk("Add", ["c", "d"], ["y"]),
+    ]
+    inits = [const(rng.standard_normal(D) * 0.1, "fb"),
+             const(1.0 + rng.standard_normal(D) * 0.1, "gamma"), const(0.02, "qs"),
+             numpy_helper.from_array(np.array(128, np.uint8), "qz"),
+             const(rng.standard_normal((D, D)) * 0.3, "wt"),
+             numpy_helper.from_array(rng.integers(-127, 128, (D, D)).astype(np.int8), "wq"),
+             const(rng.uniform(0.001, 0.004, D), "ws"),
+             numpy_helper.from_array(np.zeros(D, np.int8), "wz"),
+             const(rng.standard_normal(D) * 0.1, "wb")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F32, [1, 4, D])],
+                          [helper.make_tensor_value_info("y", F32, [1, 4, D])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17),
+                                            helper.make_opsetid(ms, 1)])
+    m.ir_version = 8
+    x = rng.standard_normal((1, 4, D)).astype(np.float32)
+    write("contrib_handbuilt_ops", m, x,
+          ["FastGelu", "SkipSimplifiedLayerNormalization", "QuantizeLinear", "DequantizeLinear",
+           "FusedMatMul", "MatMulIntegerToFloat"])
+
+
 def main():
+    handbuilt_ops(np.random.default_rng(24))
     fused_conv_gemm(np.random.default_rng(21))
     transformer_ops(np.random.default_rng(22))
+    qoperator(np.random.default_rng(23))
+    dynamic_quant(np.random.default_rng(25))
 
 
 if __name__ == "__main__":
