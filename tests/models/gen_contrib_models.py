@@ -261,7 +261,7 @@ def handbuilt_ops(rng):
     """The contrib ops the tools above do not write on a CPU, as single nodes (onnxruntime's
     kernels are the reference): FastGelu with a bias, SkipSimplifiedLayerNormalization, the
     com.microsoft QuantizeLinear / DequantizeLinear, FusedMatMul with transB and alpha,
-    MatMulIntegerToFloat with per-column weight scales and a bias."""
+    MatMulIntegerToFloat with per-column weight scales and a bias, QLinearWhere."""
     D = 8
     ms = "com.microsoft"
     mk = helper.make_node
@@ -273,7 +273,12 @@ def handbuilt_ops(rng):
         mk("DequantizeLinear", ["bq", "qs", "qz"], ["bd"], domain=ms),
         mk("FusedMatMul", ["bd", "wt"], ["c"], domain=ms, transB=1, alpha=0.7),
         mk("MatMulIntegerToFloat", ["bq", "wq", "qs", "ws", "qz", "wz", "wb"], ["d"], domain=ms),
-        mk("Add", ["c", "d"], ["y"]),
+        mk("Greater", ["x", "zero"], ["cond"]),
+        mk("QuantizeLinear", ["x", "qs2", "qz"], ["xq"], domain=ms),
+        mk("QLinearWhere", ["cond", "bq", "qs", "qz", "xq", "qs2", "qz", "qs3", "qz"], ["whq"],
+           domain=ms),
+        mk("DequantizeLinear", ["whq", "qs3", "qz"], ["wd"], domain=ms),
+        mk("Add", ["c", "d"], ["cd"]), mk("Add", ["cd", "wd"], ["y"]),
     ]
     inits = [const(rng.standard_normal(D) * 0.1, "fb"),
              const(1.0 + rng.standard_normal(D) * 0.1, "gamma"), const(0.02, "qs"),
@@ -282,16 +287,19 @@ def handbuilt_ops(rng):
              numpy_helper.from_array(rng.integers(-127, 128, (D, D)).astype(np.int8), "wq"),
              const(rng.uniform(0.001, 0.004, D), "ws"),
              numpy_helper.from_array(np.zeros(D, np.int8), "wz"),
-             const(rng.standard_normal(D) * 0.1, "wb")]
+             const(rng.standard_normal(D) * 0.1, "wb"), const(0.0, "zero"),
+             const(0.03, "qs2"), const(0.025, "qs3")]
+    # b is an output too: the float ops before the quantisation, compared unrounded
     g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F32, [1, 4, D])],
-                          [helper.make_tensor_value_info("y", F32, [1, 4, D])], inits)
+                          [helper.make_tensor_value_info("y", F32, [1, 4, D]),
+                           helper.make_tensor_value_info("b", F32, [1, 4, D])], inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17),
                                             helper.make_opsetid(ms, 1)])
     m.ir_version = 8
     x = rng.standard_normal((1, 4, D)).astype(np.float32)
     write("contrib_handbuilt_ops", m, x,
           ["FastGelu", "SkipSimplifiedLayerNormalization", "QuantizeLinear", "DequantizeLinear",
-           "FusedMatMul", "MatMulIntegerToFloat"])
+           "FusedMatMul", "MatMulIntegerToFloat", "QLinearWhere"])
 
 
 def main():
