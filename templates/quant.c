@@ -864,11 +864,18 @@ static void qconv_s8_depthwise_rows(const int64_t *geo, const uint8_t *xc, uint8
                         const int inside = id >= 0 && id < D && ih >= 0 && ih < H;
                         const int64_t src = (id * H + ih) * W; /* read only inside */
                         /* the input row these taps read, padded with the zero point */
-                        for (int64_t j = 0; j < len; j++) {
-                            const int64_t iw = lo + j;
-                            row[j] =
-                                inside && iw >= 0 && iw < W ? (uint8_t)(xc[src + iw] ^ flip) : xz;
-                        }
+                        int64_t j0 = lo >= 0 ? 0 : -lo, j1 = W - lo; /* iw = lo + j in [0, W) */
+                        if (!inside)
+                            j0 = j1 = len;
+                        j0 = j0 < len ? j0 : len;
+                        j1 = j1 < len ? j1 : len;
+                        j1 = j1 > j0 ? j1 : j0;
+                        for (int64_t j = 0; j < j0; j++)
+                            row[j] = xz;
+                        for (int64_t j = j0; j < j1; j++)
+                            row[j] = (uint8_t)(xc[src + lo + j] ^ flip);
+                        for (int64_t j = j1; j < len; j++)
+                            row[j] = xz;
                         for (int64_t kw = 0; kw < KW; kw++) {
                             const int32_t wk = wc[(kd * KH + kh) * KW + kw];
                             const uint8_t *r = row + kw * dw;
