@@ -14,6 +14,7 @@
  *   QLinearAdd/Mul/Sigmoid/LeakyRelu/Softmax/AveragePool/GlobalAveragePool/Concat/Where, QGemm
  *                                DequantizeLinear -> the float op -> QuantizeLinear
  *   QuantizeLinear, DequantizeLinear          the standard ops
+ *   RotaryEmbedding              the ONNX RotaryEmbedding (inputs reordered)
  *   DynamicQuantizeMatMul, MatMulIntegerToFloat
  *                                [DynamicQuantizeLinear] MatMulInteger, Cast, * scale [+ bias]
  *
@@ -389,6 +390,36 @@ static void matmul_integer_to_float(const Expansion *e, Node *n)
     scale_int_product(e, sum, n->inputs[2], n->inputs[3], node_input(n, 6), n->outputs[0]);
 }
 
+/* RotaryEmbedding(input, position_ids, cos_cache, sin_cache): the ONNX op of opset 23 (which
+ * was made from it) with its inputs in that op's order; a position_ids of one element is the
+ * offset of the first position. (--emit-onnx of a model older than opset 23 then writes a
+ * node its opset does not have.) */
+static void rotary_embedding(const Expansion *e, Node *n)
+{
+    if (attr_int(n, "is_packed_batching", 0))
+        fatal_at(n, "is_packed_batching=1 is not supported");
+    if (attr_float(n, "scale", 1.0f) != 1.0f)
+        fatal_at(n, "scale other than 1 is not supported");
+    Value *x = n->inputs[0], *pos = n->inputs[1];
+    if (value_numel(pos) == 1) {
+        int count;
+        int64_t offset = const_ints(n, pos, &count)[0];
+        int64_t B = x->dims[0], S = x->dims[x->rank == 4 ? 2 : 1];
+        int64_t dims[2] = {B, S}, total = checked_mul(n, B, S);
+        pos = constant_new(e->g, xprintf("%s/positions", n->name), DT_INT64, 2, dims);
+        for (int64_t i = 0; i < total; i++)
+            ((int64_t *)pos->data)[i] = checked_add(n, offset, i % S);
+    }
+    Value *ins[4] = {x, n->inputs[2], n->inputs[3], pos};
+    Node *h = expansion_node(e, "RotaryEmbedding", 4, ins, 1, n->outputs);
+    h->opset = e->opset > 23 ? e->opset : 23;
+    attr_set_int(h, "interleaved", attr_int(n, "interleaved", 0));
+    if (attr_get(n, "num_heads"))
+        attr_set_int(h, "num_heads", attr_int(n, "num_heads", 0));
+    if (attr_get(n, "rotary_embedding_dim"))
+        attr_set_int(h, "rotary_embedding_dim", attr_int(n, "rotary_embedding_dim", 0));
+}
+
 static void gelu_exact(const Expansion *e, Node *n)
 {
     gelu(e, n, NULL); /* Gelu, BiasGelu */
@@ -446,6 +477,7 @@ static const struct {
     {"DequantizeLinear", 2, 3, quant_linear},
     {"DynamicQuantizeMatMul", 3, 5, dynamic_quantize_matmul},
     {"MatMulIntegerToFloat", 4, 7, matmul_integer_to_float},
+    {"RotaryEmbedding", 4, 4, rotary_embedding},
 };
 
 void expand_contrib_op(Model *m, int index)

@@ -24,6 +24,7 @@ onnxruntime really wrote the contrib ops the model is meant to test (the list pr
     contrib_dynamic_quant     an MLP quantised by quantize_dynamic, saved at the extended
                               level: DynamicQuantizeMatMul
     contrib_handbuilt_ops     single contrib nodes these tools do not write on a CPU
+    contrib_rotary            com.microsoft RotaryEmbedding, single nodes (opset 23 model)
 
 Reference outputs: onnxruntime, CPU, one thread, on the saved model (graph optimisations off,
 so onnxruntime runs exactly the contrib ops that the file holds). onnx2c computes each QLinear
@@ -302,7 +303,33 @@ def handbuilt_ops(rng):
            "FusedMatMul", "MatMulIntegerToFloat", "QLinearWhere"])
 
 
+def rotary(rng):
+    """com.microsoft RotaryEmbedding on a rank-3 input (num_heads, position_ids [B, S]) and,
+    interleaved, on a rank-4 one with a position offset of one element (opset 23 model)."""
+    B, S, N, H, P = 2, 3, 2, 4, 8
+    ms = "com.microsoft"
+    mk = helper.make_node
+    nodes = [
+        mk("RotaryEmbedding", ["x", "pos", "cos", "sin"], ["a"], domain=ms, num_heads=N),
+        mk("Reshape", ["a", "shape4"], ["a4"]), mk("Transpose", ["a4"], ["at"], perm=[0, 2, 1, 3]),
+        mk("RotaryEmbedding", ["at", "offset", "cos", "sin"], ["y"], domain=ms, interleaved=1),
+    ]
+    theta = np.arange(P)[:, None] / (10000.0 ** (np.arange(H // 2)[None, :] * 2.0 / H))
+    inits = [numpy_helper.from_array(rng.integers(0, P, (B, S)).astype(np.int64), "pos"),
+             const(np.cos(theta), "cos"), const(np.sin(theta), "sin"),
+             numpy_helper.from_array(np.array([B, S, N, H], np.int64), "shape4"),
+             numpy_helper.from_array(np.array([2], np.int64), "offset")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F32, [B, S, N * H])],
+                          [helper.make_tensor_value_info("y", F32, [B, N, S, H])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 23),
+                                            helper.make_opsetid(ms, 1)])
+    m.ir_version = 10
+    x = rng.standard_normal((B, S, N * H)).astype(np.float32)
+    write("contrib_rotary", m, x, ["RotaryEmbedding"])
+
+
 def main():
+    rotary(np.random.default_rng(26))
     handbuilt_ops(np.random.default_rng(24))
     fused_conv_gemm(np.random.default_rng(21))
     transformer_ops(np.random.default_rng(22))
