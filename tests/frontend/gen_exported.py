@@ -4,9 +4,11 @@
 Developer-run only; the results are committed, so building and testing onnx2c never needs
 PyTorch. From the repository root (the venv of tests/models/requirements-dev.txt):
 
-    .venv-torch/bin/python tests/frontend/gen_exported.py
+    .venv-torch/bin/python tests/frontend/gen_exported.py [NAME...]
 
-Pinned: torch 2.15.0, onnx 1.23.2, numpy 2.4.6, onnxruntime 1.32.0, onnxscript 0.7.2.
+NAME...: regenerate only those models.
+
+Pinned: torch 2.15.0, torchvision 0.29.2, onnx 1.23.2, numpy 2.4.6, onnxruntime 1.32.0, onnxscript 0.7.2.
 Writes tests/frontend/models/NAME/ (layout in frontend_common.py; paths relative to this file).
 
 Exporters, exactly as a user would call them unless noted:
@@ -23,7 +25,9 @@ Exporters, exactly as a user would call them unless noted:
 
 The only change made to an exported model: the node metadata key pkg.torch.onnx.stack_trace
 is deleted (it holds absolute paths of this script and of site-packages, so the bytes would
-depend on the checkout). All other metadata is kept.
+depend on the checkout). All other metadata is kept, except in the exports marked lean
+(("dynamo", optimize, True): the torchvision models and the SDPA block), whose node metadata
+is deleted entirely to keep the files below MAX_FILE_BYTES.
 
 Reference outputs: onnxruntime on the exported model (CPU, one thread, graph optimisations
 off, run twice and bit-identical), checked against PyTorch eager (allclose rtol 1e-4,
@@ -41,6 +45,7 @@ import warnings
 import numpy as np
 import onnx
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 import frontend_common as fc
@@ -90,6 +95,48 @@ class Encoder(nn.Module):
         return self.layer(x)
 
 
+class SdpaBlock(nn.Module):
+    """A pre-norm GPT block written the way nanoGPT writes it: one packed q/k/v Linear split
+    with torch.split, F.scaled_dot_product_attention(is_causal=True), a GELU MLP."""
+
+    def __init__(self, d=32, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def heads_first(self, t):
+        b, n, c = t.shape
+        return t.view(b, n, self.heads, c // self.heads).transpose(1, 2)
+
+    def forward(self, x):
+        b, n, c = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
+        y = F.scaled_dot_product_attention(self.heads_first(q), self.heads_first(k),
+                                           self.heads_first(v), is_causal=True)
+        x = x + self.proj(y.transpose(1, 2).contiguous().view(b, n, c))
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+def mobilenet_v2_small():
+    """torchvision's MobileNetV2 at width 0.1 with one or two blocks per stage (the full
+    repeat list would make the optimize=False file larger than MAX_FILE_BYTES); stages of
+    two blocks keep the residual Add."""
+    from torchvision.models import mobilenet_v2
+
+    setting = [[1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 2, 2], [6, 64, 1, 2], [6, 96, 2, 1],
+               [6, 160, 1, 2], [6, 320, 1, 1]]
+    return mobilenet_v2(width_mult=0.1, num_classes=10, inverted_residual_setting=setting)
+
+
+def shufflenet_v2_small():
+    """torchvision's ShuffleNetV2 (channel shuffle, torch.chunk) with reduced stage widths."""
+    from torchvision.models.shufflenetv2 import ShuffleNetV2
+
+    return ShuffleNetV2([2, 2, 2], [16, 24, 48, 96, 256], num_classes=10)
+
+
 def randomize(model, seed):
     """Non-trivial BatchNorm statistics, LayerNorm affine parameters and zero-initialised biases."""
     gen = torch.Generator().manual_seed(seed + 1000)
@@ -122,10 +169,14 @@ def build(ctor, seed):
 IO_NAMES = dict(input_names=["input"], output_names=["output"])
 
 
-def strip_stack_traces(m):
+def strip_stack_traces(m, all_metadata=False):
+    """Delete the stack traces (absolute paths); all_metadata: every node's metadata_props
+    (namespace, class hierarchy, fx node: a third of a torchvision model's bytes)."""
+
     def nodes(ns):
         for n in ns:
-            keep = [p for p in n.metadata_props if p.key != "pkg.torch.onnx.stack_trace"]
+            keep = [p for p in n.metadata_props
+                    if p.key != "pkg.torch.onnx.stack_trace" and not all_metadata]
             del n.metadata_props[:]
             n.metadata_props.extend(keep)
             for a in n.attribute:
@@ -151,10 +202,10 @@ def export_torchscript(model, x, opset, fold=True):
     return onnx.load_from_string(buf.getvalue())
 
 
-def export_dynamo(model, x, optimize):
+def export_dynamo(model, x, optimize, lean=False):
     prog = torch.onnx.export(model, (x,), dynamo=True, optimize=optimize, external_data=False,
                              verbose=False, **IO_NAMES)
-    return strip_stack_traces(prog.model_proto)
+    return strip_stack_traces(prog.model_proto, all_metadata=lean)
 
 
 def export_dynamo_raw(model, x):
@@ -201,6 +252,31 @@ CONV_EXPECT = {"ops_after": {"Conv": 1},
                "note": "BatchNormalization folded into the Conv weights/bias, Clip(0, 6) "
                        "fused as the Conv epilogue"}
 
+# torchvision models and the SDPA block: optimize=False leaves every BatchNormalization (with
+# CastLike'd Expand/Shape chains around it) and, for torch.split/chunk, SplitToSequence +
+# SequenceAt; optimize=True folds those in onnxscript. Both must come out the same.
+MOBILENET_EXPECT = {
+    "ops_after": {"Conv": 31, "ReduceMean": 1, "Gemm": 1},
+    "note": "every BatchNormalization folded into its Conv, every ReLU6 (Clip) and residual Add "
+            "fused as a Conv epilogue; global average pool, the classifier as one Gemm",
+}
+SHUFFLENET_EXPECT = {
+    "ops_after": {"Conv": 26, "MaxPool": 1, "ReduceMean": 1, "Gemm": 1, "Concat": 6,
+                  "Transpose": 6, "Split": 3},
+    "note": "BatchNormalization folded, ReLU fused into its Conv; the channel shuffle stays "
+            "as Reshape (view) + Transpose, torch.chunk as Split (from SplitToSequence + "
+            "SequenceAt with optimize=False), the concats as Concat",
+}
+SDPA_EXPECT = {
+    "ops_after": {"Gemm": 4, "MatMul": 2, "Softmax": 1, "LayerNormalization": 2, "Add": 3,
+                  "Mul": 2, "Transpose": 5, "Split": 1},
+    "note": "scaled_dot_product_attention as 2 batched MatMul + Softmax with the 2 q/k scaling "
+            "Muls and the causal mask Add (the Trilu/Where/Equal mask chain folded to a "
+            "constant with optimize=False); the 4 Linear layers as Gemm (bias fused, GELU fused "
+            "into fc1), the packed q/k/v split as one Split, 5 head Transposes; the 2 residual "
+            "Adds stay (not fused into the Gemm on the [8,32] view, yet)",
+}
+
 # name, constructor, input shape, seed, input scale, exporter, expected
 # exporter: ("torchscript", opset, do_constant_folding) | ("dynamo", optimize) | ("dynamo_raw",)
 MLP_SEED = 1
@@ -226,6 +302,16 @@ CASES = [
     ("transformer_layer", Encoder, (1, 8, 32), 5, 1.0, ("torchscript", 17, True), TRANSFORMER_EXPECT),
     ("transformer_layer_dynamo", Encoder, (1, 8, 32), 5, 1.0, ("dynamo", False), TRANSFORMER_EXPECT),
     ("transformer_layer_dynamo_raw", Encoder, (1, 8, 32), 5, 1.0, ("dynamo_raw",), TRANSFORMER_EXPECT),
+    ("tv_mobilenet_v2", mobilenet_v2_small, (1, 3, 64, 64), 6, 1.0, ("dynamo", False, True),
+     MOBILENET_EXPECT),
+    ("tv_mobilenet_v2_opt", mobilenet_v2_small, (1, 3, 64, 64), 6, 1.0, ("dynamo", True, True),
+     MOBILENET_EXPECT),
+    ("tv_shufflenet_v2", shufflenet_v2_small, (1, 3, 64, 64), 7, 1.0, ("dynamo", False, True),
+     SHUFFLENET_EXPECT),
+    ("tv_shufflenet_v2_opt", shufflenet_v2_small, (1, 3, 64, 64), 7, 1.0, ("dynamo", True, True),
+     SHUFFLENET_EXPECT),
+    ("sdpa_block_dynamo", SdpaBlock, (1, 8, 32), 8, 1.0, ("dynamo", False, True), SDPA_EXPECT),
+    ("sdpa_block_dynamo_opt", SdpaBlock, (1, 8, 32), 8, 1.0, ("dynamo", True, True), SDPA_EXPECT),
 ]
 
 
@@ -234,7 +320,7 @@ def export(exporter, model, x):
     if kind == "torchscript":
         return export_torchscript(model, x, exporter[1], exporter[2])
     if kind == "dynamo":
-        return export_dynamo(model, x, exporter[1])
+        return export_dynamo(model, x, *exporter[1:])
     if kind == "dynamo_raw":
         return export_dynamo_raw(model, x)
     raise ValueError(kind)
@@ -245,7 +331,8 @@ def exporter_text(exporter):
     if kind == "torchscript":
         return f"TorchScript, opset {exporter[1]}, do_constant_folding={exporter[2]}"
     if kind == "dynamo":
-        return f"dynamo, optimize={exporter[1]}"
+        lean = ", node metadata deleted" if exporter[2:] == (True,) else ""
+        return f"dynamo, optimize={exporter[1]}{lean}"
     return "dynamo raw (_core.export, optimize=False, no version conversion)"
 
 
@@ -279,7 +366,10 @@ def main():
     # trace the regular path anyway, but make sure of it.
     torch.backends.mha.set_fastpath_enabled(False)
     os.chdir(fc.HERE)  # nothing below depends on the caller's working directory
+    only = set(sys.argv[1:])  # NAME...: regenerate only these
     for case in CASES:
+        if only and case[0] not in only:
+            continue
         model, x_np = generate(*case)
         name = case[0]
         if name.startswith("conv_bn_relu6"):
