@@ -14,7 +14,10 @@
  *   conv_f32            any kernel, stride, dilation, groups, 1-D/2-D/3-D: register tiles of
  *                       CONV_OB output channels x CONV_T output columns, over the input rows
  *                       of one output row gathered zero-padded (a few KB of work memory);
- *   conv_pointwise_f32  1x1, unit strides, no padding: the same tiles on the input itself;
+ *   conv_band_f32       2-D and 1-D: tiles of CONV_OB output channels x 32 positions over a band
+ *                       of output rows flattened (rows padded to the kernel's reach), so narrow
+ *                       outputs fill whole tiles; the input band is copied zero-padded;
+ *   conv_pointwise_f32  1x1, unit strides, no padding: conv_band_f32's tiles on the input itself;
  *   depthwise_conv_f32  one input channel per group (1-D and 2-D): a flat grid per channel.
  * Their weights are packed by conv_weight_pack_f32 (at compile time when constant).
  * im2col_f32 / im2col_3d_f32 + gemm_f32 (with conv_weight_reorder_f32's [OC][K] weights) is
@@ -365,47 +368,6 @@ O2C_KERNEL void conv_tile_f32(int64_t Cg, int64_t KR, int64_t KW, int64_t sw, in
         conv_store_f32(acc[o], bias != NULL, bias ? bias[o] : 0.0f, live, yb + o * ys + ow0);
 }
 
-/* Floats of conv_pointwise_f32's work memory: the last, partial column tile [Cg][CONV_T]. */
-O2C_KERNEL int64_t conv_pointwise_work_floats(int64_t Cg)
-{
-    return Cg * CONV_T;
-}
-
-/* 1x1 convolution with unit strides and no padding: a product on the input itself, in
- * conv_f32's register tiles over the P = D*H*W pixels of each channel (no copy but the last
- * partial tile, zero-padded into work). The same bits as conv_f32 (k = ic).
- *   x [N][G*Cg][P], wp from conv_weight_pack_f32 (taps = 1), bias [G*OCg] or NULL,
- *   y [N][G*OCg][P] (must not overlap x), work [conv_pointwise_work_floats(Cg)]. */
-O2C_KERNEL void conv_pointwise_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t P,
-                                   const float *x, const float *wp, const float *bias, float *y,
-                                   float *work)
-{
-    const int64_t Cg = C / G, OC = G * OCg, NB = (OCg + CONV_OB - 1) / CONV_OB;
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t g = 0; g < G; g++) {
-            const float *xg = x + (n * C + g * Cg) * P; /* [Cg][P] */
-            for (int64_t p0 = 0; p0 < P; p0 += CONV_T) {
-                const float *rows = xg; /* tile columns p0.. of channel ic at rows[ic*cs + p0] */
-                int64_t cs = P, x0 = p0;
-                if (P - p0 < CONV_T) {
-                    for (int64_t ic = 0; ic < Cg; ic++)
-                        for (int j = 0; j < CONV_T; j++)
-                            work[ic * CONV_T + j] = p0 + j < P ? xg[ic * P + p0 + j] : 0.0f;
-                    rows = work;
-                    cs = CONV_T;
-                    x0 = 0;
-                }
-                for (int64_t b = 0; b < NB; b++) {
-                    const int64_t oc0 = g * OCg + b * CONV_OB;
-                    const int64_t nob = OCg - b * CONV_OB < CONV_OB ? OCg - b * CONV_OB : CONV_OB;
-                    conv_tile_f32(Cg, 1, 1, 1, 1, 0, cs, x0, x0 + (P - p0), rows,
-                                  wp + (g * NB + b) * Cg * CONV_OB, bias ? bias + oc0 : NULL, nob,
-                                  y + (n * OC + oc0) * P + p0 - x0, P);
-                }
-            }
-        }
-}
-
 /* Convolution (1-D and 2-D as 3-D with leading sizes 1) without an im2col copy: per output
  * row, the input rows it reads are gathered once (conv_gather_rows_f32: a few KB) and every
  * block of output channels runs its register tiles over them. Each output element gets the
@@ -441,6 +403,233 @@ O2C_KERNEL void conv_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int
                                           bias ? bias + oc0 : NULL, nob, yb, osz);
                     }
                 }
+}
+
+/* ---- banded 2-D convolution: tiles over flattened output rows ---- */
+
+/* conv_f32's tiles cover CONV_T columns of one output row, so an output row 7 wide computes 16
+ * columns and keeps 7. conv_band_f32 copies a band of input rows, zero-padded and split into the
+ * stride phases of rows and columns, into a plane whose rows are Wq = OW + (KW-1)*dil_w/stride_w
+ * wide: output (oh, ow) of the band sits at q = oh*Wq + ow, and each tap (kh, kw) of a tile of
+ * CONVB_T consecutive q is one contiguous run of the plane, shifted by
+ * (kh*dil_h/stride_h)*Wq + kw*dil_w/stride_w. A tile spans output rows; the q with ow >= OW
+ * (Wq - OW per row) are computed and dropped. Each output's sum is conv_f32's: taps in
+ * row-major order, for each tap the channels in order, from +0.0f, padded taps included. The
+ * tiles are CONV_OB output channels x 32 q (16 accumulators: twice the fmas in flight of
+ * conv_f32's tile, which the fma latency needs), over the weights of conv_weight_pack_f32. */
+#define CONVB_T 32
+
+/* Width of a phase row of the band plane. */
+O2C_KERNEL int64_t conv_band_width(int64_t OW, int64_t KW, int64_t stride_w, int64_t dil_w)
+{
+    return OW + (KW - 1) * dil_w / stride_w;
+}
+
+/* Floats of one (row phase, column phase, channel) slab of a band of R output rows: the rows
+ * its taps read. The slabs follow each other: the dropped q of a slab's last tile read the
+ * next slab (or, after the last one, CONVB_T zeros), never past the plane. */
+O2C_KERNEL int64_t conv_band_slab(int64_t R, int64_t KH, int64_t stride_h, int64_t dil_h,
+                                  int64_t Wq)
+{
+    return (R + (KH - 1) * dil_h / stride_h) * Wq;
+}
+
+/* Floats of conv_band_f32's work memory: the band plane [stride_h][stride_w][Cg][slab], then
+ * CONVB_T zeros. No larger than conv_f32's rows for one output row when R = 1 and the strides
+ * are 1. */
+O2C_KERNEL int64_t conv_band_work_floats(int64_t Cg, int64_t KH, int64_t KW, int64_t OW,
+                                         int64_t stride_h, int64_t stride_w, int64_t dil_h,
+                                         int64_t dil_w, int64_t R)
+{
+    const int64_t Wq = conv_band_width(OW, KW, stride_w, dil_w);
+    return stride_h * stride_w * Cg * conv_band_slab(R, KH, stride_h, dil_h, Wq) + CONVB_T;
+}
+
+/* Copies the input that a band of R output rows from oh0 reads into the band plane:
+ * plane[ph][pw][ic][r*Wq + c] = x[ic][(oh0 + r)*stride_h + ph - pad_t][c*stride_w + pw - pad_l],
+ * 0.0f in the padding (rows past the image included), then CONVB_T zeros. xg [Cg][H][W]. */
+static void conv_band_fill_f32(int64_t Cg, int64_t H, int64_t W, int64_t KH, int64_t sh, int64_t sw,
+                               int64_t pad_t, int64_t pad_l, int64_t dil_h, int64_t Wq, int64_t R,
+                               int64_t oh0, const float *xg, float *plane)
+{
+    const int64_t rows = R + (KH - 1) * dil_h / sh, S = rows * Wq;
+    for (int64_t ph = 0; ph < sh; ph++)
+        for (int64_t pw = 0; pw < sw; pw++) {
+            const int64_t off = pw - pad_l; /* input column of c = 0 */
+            int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+            int64_t hi = W - off <= 0 ? 0 : (W - off + sw - 1) / sw;
+            if (hi > Wq)
+                hi = Wq;
+            if (lo > hi)
+                lo = hi = Wq;
+            for (int64_t ic = 0; ic < Cg; ic++) {
+                float *d = plane + ((ph * sw + pw) * Cg + ic) * S;
+                const float *xc = xg + ic * H * W;
+                for (int64_t r = 0; r < rows; r++, d += Wq) {
+                    const int64_t ih = (oh0 + r) * sh + ph - pad_t;
+                    const int row_in = ih >= 0 && ih < H;
+                    const float *xr = xc + (row_in ? ih : 0) * W;
+                    for (int64_t c = 0; c < (row_in ? lo : Wq); c++)
+                        d[c] = 0.0f;
+                    if (!row_in)
+                        continue;
+                    if (sw == 1 && hi > lo)
+                        memcpy(d + lo, xr + lo + off, (size_t)(hi - lo) * sizeof(float));
+                    else
+                        for (int64_t c = lo; c < hi; c++)
+                            d[c] = xr[c * sw + off];
+                    for (int64_t c = hi; c < Wq; c++)
+                        d[c] = 0.0f;
+                }
+            }
+        }
+    for (int64_t i = 0; i < CONVB_T; i++)
+        plane[sh * sw * Cg * S + i] = 0.0f;
+}
+
+/* acc[o][j] = fmaf(wv[o], xv[j], acc[o][j]): one (tap, channel) step of a band tile. */
+static inline void conv_band_step_f32(const float *restrict wv, const float *restrict xv,
+                                      float acc[CONV_OB][CONVB_T])
+{
+#pragma GCC unroll 8
+    for (int o = 0; o < CONV_OB; o++) {
+        const float w = wv[o];
+        for (int j = 0; j < CONVB_T; j++)
+            acc[o][j] = fmaf(w, xv[j], acc[o][j]);
+    }
+}
+
+/* gcc vectorises a tile only as a function of its own: inlined into a caller it kept the
+ * accumulators in scalars (10x slower). Other compilers ignore the hint. */
+#if defined(__GNUC__)
+#define CONV_NOINLINE __attribute__((noinline))
+#else
+#define CONV_NOINLINE
+#endif
+
+/* The sums of one band tile: acc[o][j] for channel o of the block at q = q0 + j, taps in
+ * row-major order, for each tap the channels in order, from +0.0f.
+ *   plane: the band plane from q0 on (slabs S floats apart), wb [taps][Cg][CONV_OB]. */
+O2C_KERNEL CONV_NOINLINE void conv_band_tile_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh,
+                                                 int64_t sw, int64_t dil_h, int64_t dil_w,
+                                                 int64_t Wq, int64_t S, const float *plane,
+                                                 const float *wb, float acc[CONV_OB][CONVB_T])
+{
+    for (int o = 0; o < CONV_OB; o++)
+        for (int j = 0; j < CONVB_T; j++)
+            acc[o][j] = 0.0f;
+    for (int64_t kh = 0; kh < KH; kh++)
+        for (int64_t kw = 0; kw < KW; kw++) {
+            const int64_t rh = kh * dil_h, rw = kw * dil_w;
+            const float *xt =
+                plane + ((rh % sh) * sw + rw % sw) * Cg * S + (rh / sh) * Wq + rw / sw;
+            const float *wt = wb + (kh * KW + kw) * Cg * CONV_OB;
+            for (int64_t ic = 0; ic < Cg; ic++)
+                conv_band_step_f32(wt + ic * CONV_OB, xt + ic * S, acc);
+        }
+}
+
+/* y[r][c] = acc[j] (+ b) for the q = q0 + j = r*Wq + c below qend with c < OW, in runs of one
+ * output row. yc [..][OW]: the channel's rows from the band's first. */
+static void conv_band_store_f32(const float *acc, int has_bias, float b, int64_t q0, int64_t qend,
+                                int64_t Wq, int64_t OW, float *yc)
+{
+    int64_t r = q0 / Wq, c = q0 % Wq;
+    for (int64_t j = 0; j < CONVB_T && q0 + j < qend; r++, c = 0) {
+        int64_t len = Wq - c < CONVB_T - j ? Wq - c : CONVB_T - j;
+        if (len > qend - q0 - j)
+            len = qend - q0 - j;
+        const int64_t live = c >= OW ? 0 : OW - c < len ? OW - c : len;
+        float *yr = yc + r * OW + c;
+        if (has_bias)
+            for (int64_t i = 0; i < live; i++)
+                yr[i] = acc[j + i] + b;
+        else
+            for (int64_t i = 0; i < live; i++)
+                yr[i] = acc[j + i];
+        j += len;
+    }
+}
+
+/* 2-D (and 1-D: H = KH = OH = 1) convolution in bands of R output rows, with the bits of
+ * conv_f32: per band, the plane is filled once and every block of CONV_OB output channels runs
+ * its tiles over it.
+ *   x [N][G*Cg][H][W], wp from conv_weight_pack_f32, bias [G*OCg] or NULL,
+ *   y [N][G*OCg][OH][OW] (must not overlap x), work [conv_band_work_floats(..., R)]. */
+O2C_KERNEL void conv_band_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t H, int64_t W,
+                              int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t stride_h,
+                              int64_t stride_w, int64_t pad_t, int64_t pad_l, int64_t dil_h,
+                              int64_t dil_w, int64_t R, const float *x, const float *wp,
+                              const float *bias, float *y, float *work)
+{
+    const int64_t Cg = C / G, OC = G * OCg, NB = (OCg + CONV_OB - 1) / CONV_OB, taps = KH * KW;
+    const int64_t Wq = conv_band_width(OW, KW, stride_w, dil_w);
+    const int64_t S = conv_band_slab(R, KH, stride_h, dil_h, Wq);
+    float acc[CONV_OB][CONVB_T];
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t g = 0; g < G; g++)
+            for (int64_t oh0 = 0; oh0 < OH; oh0 += R) {
+                /* q of the band's outputs: up to column OW of its last row */
+                const int64_t Rb = OH - oh0 < R ? OH - oh0 : R, qend = (Rb - 1) * Wq + OW;
+                conv_band_fill_f32(Cg, H, W, KH, stride_h, stride_w, pad_t, pad_l, dil_h, Wq, R,
+                                   oh0, x + (n * C + g * Cg) * H * W, work);
+                for (int64_t b = 0; b < NB; b++) {
+                    const int64_t oc0 = g * OCg + b * CONV_OB;
+                    const int64_t nob = OCg - b * CONV_OB < CONV_OB ? OCg - b * CONV_OB : CONV_OB;
+                    const float *wb = wp + (g * NB + b) * taps * Cg * CONV_OB;
+                    for (int64_t q0 = 0; q0 < qend; q0 += CONVB_T) {
+                        conv_band_tile_f32(Cg, KH, KW, stride_h, stride_w, dil_h, dil_w, Wq, S,
+                                           work + q0, wb, acc);
+                        for (int64_t o = 0; o < nob; o++)
+                            conv_band_store_f32(acc[o], bias != NULL, bias ? bias[oc0 + o] : 0.0f,
+                                                q0, qend, Wq, OW,
+                                                y + ((n * OC + oc0 + o) * OH + oh0) * OW);
+                    }
+                }
+            }
+}
+
+/* Floats of conv_pointwise_f32's work memory: the last, partial tile [Cg][CONVB_T]. */
+O2C_KERNEL int64_t conv_pointwise_work_floats(int64_t Cg)
+{
+    return Cg * CONVB_T;
+}
+
+/* 1x1 convolution with unit strides and no padding: a product on the input itself, in
+ * conv_band_f32's tiles over the P = D*H*W pixels of each channel (no copy but the last
+ * partial tile, zero-padded into work). The same bits as conv_f32 (k = ic).
+ *   x [N][G*Cg][P], wp from conv_weight_pack_f32 (taps = 1), bias [G*OCg] or NULL,
+ *   y [N][G*OCg][P] (must not overlap x), work [conv_pointwise_work_floats(Cg)]. */
+O2C_KERNEL void conv_pointwise_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t P,
+                                   const float *x, const float *wp, const float *bias, float *y,
+                                   float *work)
+{
+    const int64_t Cg = C / G, OC = G * OCg, NB = (OCg + CONV_OB - 1) / CONV_OB;
+    float acc[CONV_OB][CONVB_T];
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t g = 0; g < G; g++) {
+            const float *xg = x + (n * C + g * Cg) * P; /* [Cg][P] */
+            for (int64_t p0 = 0; p0 < P; p0 += CONVB_T) {
+                const float *cols = xg + p0; /* tile column j of channel ic at cols[ic*cs + j] */
+                int64_t cs = P;
+                if (P - p0 < CONVB_T) {
+                    for (int64_t ic = 0; ic < Cg; ic++)
+                        for (int j = 0; j < CONVB_T; j++)
+                            work[ic * CONVB_T + j] = p0 + j < P ? xg[ic * P + p0 + j] : 0.0f;
+                    cols = work;
+                    cs = CONVB_T;
+                }
+                for (int64_t b = 0; b < NB; b++) {
+                    const int64_t oc0 = g * OCg + b * CONV_OB;
+                    const int64_t nob = OCg - b * CONV_OB < CONV_OB ? OCg - b * CONV_OB : CONV_OB;
+                    conv_band_tile_f32(Cg, 1, 1, 1, 1, 1, 1, 0, cs, cols,
+                                       wp + (g * NB + b) * Cg * CONV_OB, acc);
+                    for (int64_t o = 0; o < nob; o++)
+                        conv_band_store_f32(acc[o], bias != NULL, bias ? bias[oc0 + o] : 0.0f, p0,
+                                            P, P, P, y + (n * OC + oc0 + o) * P);
+                }
+            }
+        }
 }
 
 /* ---- depthwise convolution ----

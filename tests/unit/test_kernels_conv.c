@@ -105,6 +105,21 @@ static void conv_direct_kernel(const ConvCase *c, const float *bias, float *y)
     check(WORK[wf] == 777.0f, "conv_f32 stays inside conv_work_floats");
 }
 
+/* Conv through conv_band_f32 in bands of R output rows (WP packed by conv_direct_kernel). */
+static void conv_band_kernel(const ConvCase *c, int64_t R, float *y)
+{
+    const int64_t OH = out_size(c->H, c->KH, c->sh, c->pt, c->pb, c->dh);
+    const int64_t OW = out_size(c->W, c->KW, c->sw, c->pl, c->pr, c->dw);
+    const int64_t Cg = c->C / c->groups;
+    const int64_t wf = conv_band_work_floats(Cg, c->KH, c->KW, OW, c->sh, c->sw, c->dh, c->dw, R);
+    check(wf < MAXE, "conv_band_f32 work fits the test's buffer");
+    WORK[wf] = 777.0f;
+    y[c->N * c->OC * OH * OW] = 4242.0f;
+    conv_band_f32(c->N, c->C, c->groups, c->OC / c->groups, c->H, c->W, c->KH, c->KW, OH, OW, c->sh,
+                  c->sw, c->pt, c->pl, c->dh, c->dw, R, X, WP, B, y, WORK);
+    check(WORK[wf] == 777.0f, "conv_band_f32 stays inside conv_band_work_floats");
+}
+
 static void run_case(const ConvCase *c)
 {
     const int64_t OH = out_size(c->H, c->KH, c->sh, c->pt, c->pb, c->dh);
@@ -126,6 +141,13 @@ static void run_case(const ConvCase *c)
     conv_direct_kernel(c, B, D);
     snprintf(what, sizeof what, "conv_f32 %s bit-identical to direct", c->name);
     check(memcmp(D, R, (size_t)total * sizeof(float)) == 0 && D[total] == 4242.0f, what);
+    const int64_t bands[3] = {1, 2, OH}; /* one row per band, two, the whole output */
+    for (int i = 0; i < 3; i++) {
+        conv_band_kernel(c, bands[i], D);
+        snprintf(what, sizeof what, "conv_band_f32 %s R=%d bit-identical to direct", c->name,
+                 (int)bands[i]);
+        check(memcmp(D, R, (size_t)total * sizeof(float)) == 0 && D[total] == 4242.0f, what);
+    }
     if (c->KH == 1 && c->KW == 1 && c->sh == 1 && c->sw == 1 && !c->pt && !c->pl && !c->pb &&
         !c->pr) {
         const int64_t wf = conv_pointwise_work_floats(c->C / c->groups);
@@ -188,6 +210,9 @@ static const ConvCase cases[] = {
     {"depthwise 3x3 stride 2 on 40x41, pad 0/1", 1, 2, 40, 41, 2, 2, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1},
     {"depthwise x2 stride (2,3) dilation (3,2) asym", 1, 2, 13, 17, 4, 2, 3, 4, 2, 3, 1, 2, 3, 0, 3,
      2},
+    {"7x7 output, 2 blocks: band tiles span rows", 1, 16, 7, 7, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1,
+     1},
+    {"stride 2 with 3 row phases, dilation 3", 1, 3, 13, 11, 9, 1, 3, 2, 3, 2, 2, 1, 2, 0, 3, 1},
 };
 
 static void test_hand(void)
