@@ -267,6 +267,28 @@ O2C_KERNEL int64_t conv_work_floats(int64_t Cg, const int64_t *k, const int64_t 
     return k[0] * k[1] * Cg * stride[2] * conv_row_len(out[2], k[2], stride[2], dil[2]);
 }
 
+/* One zero-padded input row of a column phase: d[q] = xr[q*step + off] for the q < len with
+ * 0 <= q*step + off < W, 0.0f for the others; xr NULL (a row in the padding): all 0.0f. */
+static inline void conv_phase_row_f32(const float *xr, int64_t W, int64_t step, int64_t off,
+                                      int64_t len, float *d)
+{
+    int64_t lo = off >= 0 ? 0 : (-off + step - 1) / step;
+    int64_t hi = W - off <= 0 ? 0 : (W - off + step - 1) / step;
+    if (hi > len)
+        hi = len;
+    if (!xr || lo > hi)
+        lo = hi = len;
+    for (int64_t q = 0; q < lo; q++)
+        d[q] = 0.0f;
+    if (step == 1 && hi > lo)
+        memcpy(d + lo, xr + lo + off, (size_t)(hi - lo) * sizeof(float));
+    else
+        for (int64_t q = lo; q < hi; q++)
+            d[q] = xr[q * step + off];
+    for (int64_t q = hi; q < len; q++)
+        d[q] = 0.0f;
+}
+
 /* Gathers the input rows that output row (od, oh) reads, zero-padded and split into the
  * stride_w phases of the columns: rows[r][ic][p][q] (r = kd*KH + kh) holds input column
  * iw = q*stride_w + p - pad_l of row (id, ih) of channel ic, or 0.0f where that is padding. A
@@ -286,27 +308,10 @@ O2C_KERNEL void conv_gather_rows_f32(int64_t Cg, const int64_t *in, const int64_
             const int64_t ih = oh * stride[1] - pad[1] + kh * dil[1];
             const int row_in = id >= 0 && id < in[0] && ih >= 0 && ih < in[1];
             for (int64_t ic = 0; ic < Cg; ic++) {
-                const float *xr = xg + ic * isz + (row_in ? id * in[1] + ih : 0) * W; /* [W] */
-                float *d = rows + ((kd * k[1] + kh) * Cg + ic) * sw * L;              /* [sw][L] */
-                for (int64_t p = 0; p < sw; p++, d += L) {
-                    /* q with 0 <= q*sw + p - pad_l < W: q in [lo, hi) */
-                    const int64_t off = p - pad[2];
-                    int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
-                    int64_t hi = W - off <= 0 ? 0 : (W - off + sw - 1) / sw;
-                    if (hi > L)
-                        hi = L;
-                    if (!row_in || lo > hi)
-                        lo = hi = L;
-                    for (int64_t q = 0; q < lo; q++)
-                        d[q] = 0.0f;
-                    if (sw == 1 && hi > lo)
-                        memcpy(d + lo, xr + lo + off, (size_t)(hi - lo) * sizeof(float));
-                    else
-                        for (int64_t q = lo; q < hi; q++)
-                            d[q] = xr[q * sw + off];
-                    for (int64_t q = hi; q < L; q++)
-                        d[q] = 0.0f;
-                }
+                const float *xr = row_in ? xg + ic * isz + (id * in[1] + ih) * W : NULL;
+                float *d = rows + ((kd * k[1] + kh) * Cg + ic) * sw * L; /* [sw][L] */
+                for (int64_t p = 0; p < sw; p++, d += L)
+                    conv_phase_row_f32(xr, W, sw, p - pad[2], L, d);
             }
         }
     }
@@ -454,35 +459,15 @@ static void conv_band_fill_f32(int64_t Cg, int64_t H, int64_t W, int64_t KH, int
 {
     const int64_t rows = R + (KH - 1) * dil_h / sh, S = rows * Wq;
     for (int64_t ph = 0; ph < sh; ph++)
-        for (int64_t pw = 0; pw < sw; pw++) {
-            const int64_t off = pw - pad_l; /* input column of c = 0 */
-            int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
-            int64_t hi = W - off <= 0 ? 0 : (W - off + sw - 1) / sw;
-            if (hi > Wq)
-                hi = Wq;
-            if (lo > hi)
-                lo = hi = Wq;
+        for (int64_t pw = 0; pw < sw; pw++)
             for (int64_t ic = 0; ic < Cg; ic++) {
                 float *d = plane + ((ph * sw + pw) * Cg + ic) * S;
-                const float *xc = xg + ic * H * W;
                 for (int64_t r = 0; r < rows; r++, d += Wq) {
                     const int64_t ih = (oh0 + r) * sh + ph - pad_t;
-                    const int row_in = ih >= 0 && ih < H;
-                    const float *xr = xc + (row_in ? ih : 0) * W;
-                    for (int64_t c = 0; c < (row_in ? lo : Wq); c++)
-                        d[c] = 0.0f;
-                    if (!row_in)
-                        continue;
-                    if (sw == 1 && hi > lo)
-                        memcpy(d + lo, xr + lo + off, (size_t)(hi - lo) * sizeof(float));
-                    else
-                        for (int64_t c = lo; c < hi; c++)
-                            d[c] = xr[c * sw + off];
-                    for (int64_t c = hi; c < Wq; c++)
-                        d[c] = 0.0f;
+                    const float *xr = ih >= 0 && ih < H ? xg + (ic * H + ih) * W : NULL;
+                    conv_phase_row_f32(xr, W, sw, pw - pad_l, Wq, d);
                 }
             }
-        }
     for (int64_t i = 0; i < CONVB_T; i++)
         plane[sh * sw * Cg * S + i] = 0.0f;
 }
@@ -690,30 +675,10 @@ static void depthwise_planes_f32(int64_t H, int64_t W, const DepthwiseGeom *g, i
     for (int64_t a = 0; a < stride_h; a++)
         for (int64_t b = 0; b < stride_w; b++) {
             float *plane = planes + (a * stride_w + b) * g->PS;
-            const int64_t off = b - pad_l; /* input column of q = 0 */
-            /* q with 0 <= q*stride_w + off < W: q in [lo, hi) */
-            int64_t lo = off >= 0 ? 0 : (-off + stride_w - 1) / stride_w;
-            int64_t hi = W - off <= 0 ? 0 : (W - off + stride_w - 1) / stride_w;
-            if (hi > PQ)
-                hi = PQ;
-            if (lo > hi)
-                lo = hi = PQ;
             for (int64_t r = 0; r < g->PR; r++) {
-                float *d = plane + r * PQ;
                 const int64_t ih = r * stride_h + a - pad_t;
-                const int row_in = ih >= 0 && ih < H;
-                const float *xr = xc + (row_in ? ih : 0) * W;
-                for (int64_t q = 0; q < (row_in ? lo : PQ); q++)
-                    d[q] = 0.0f;
-                if (!row_in)
-                    continue;
-                if (stride_w == 1 && hi > lo)
-                    memcpy(d + lo, xr + lo + off, (size_t)(hi - lo) * sizeof(float));
-                else
-                    for (int64_t q = lo; q < hi; q++)
-                        d[q] = xr[q * stride_w + off];
-                for (int64_t q = hi; q < PQ; q++)
-                    d[q] = 0.0f;
+                conv_phase_row_f32(ih >= 0 && ih < H ? xc + ih * W : NULL, W, stride_w, b - pad_l,
+                                   PQ, plane + r * PQ);
             }
             for (int64_t i = g->PR * PQ; i < g->PS; i++)
                 plane[i] = 0.0f;
