@@ -130,6 +130,21 @@ def mobilenet_v2_small():
     return mobilenet_v2(width_mult=0.1, num_classes=10, inverted_residual_setting=setting)
 
 
+def mobilenet_v3_small():
+    """torchvision's mobilenet_v3_small configuration at width 0.25, its first 8 blocks (6 with
+    squeeze-excitation), a 128-wide classifier hidden layer."""
+    from torchvision.models.mobilenetv3 import MobileNetV3, _mobilenet_v3_conf
+
+    setting, _ = _mobilenet_v3_conf("mobilenet_v3_small", width_mult=0.25)
+    model = MobileNetV3(setting[:8], last_channel=128, num_classes=10)
+    # torchvision initialises the classifier with N(0, 0.01) and zero bias, which makes the
+    # outputs ~1e-3: nn.Linear's own initialisation instead, so they are of order 0.1-1.
+    for m in model.classifier.modules():
+        if isinstance(m, nn.Linear):
+            m.reset_parameters()
+    return model
+
+
 def shufflenet_v2_small():
     """torchvision's ShuffleNetV2 (channel shuffle, torch.chunk) with reduced stage widths."""
     from torchvision.models.shufflenetv2 import ShuffleNetV2
@@ -260,6 +275,13 @@ MOBILENET_EXPECT = {
     "note": "every BatchNormalization folded into its Conv, every ReLU6 (Clip) and residual Add "
             "fused as a Conv epilogue; global average pool, the classifier as one Gemm",
 }
+MOBILENET_V3_EXPECT = {
+    "ops_after": {"Conv": 37, "ReduceMean": 7, "Mul": 6, "Gemm": 2},
+    "note": "BatchNormalization folded, HardSwish/ReLU and the residual Adds fused as Conv "
+            "epilogues, HardSigmoid into the squeeze-excitation's second Conv and HardSwish "
+            "into the first classifier Gemm; the 6 SE channel-scaling Muls and the 7 "
+            "ReduceMean pools (6 SE, 1 global) stay",
+}
 SHUFFLENET_EXPECT = {
     "ops_after": {"Conv": 26, "MaxPool": 1, "ReduceMean": 1, "Gemm": 1, "Concat": 6,
                   "Transpose": 6, "Split": 3},
@@ -306,6 +328,10 @@ CASES = [
      MOBILENET_EXPECT),
     ("tv_mobilenet_v2_opt", mobilenet_v2_small, (1, 3, 64, 64), 6, 1.0, ("dynamo", True, True),
      MOBILENET_EXPECT),
+    ("tv_mobilenet_v3", mobilenet_v3_small, (1, 3, 64, 64), 9, 1.0, ("dynamo", False, True),
+     MOBILENET_V3_EXPECT),
+    ("tv_mobilenet_v3_opt", mobilenet_v3_small, (1, 3, 64, 64), 9, 1.0, ("dynamo", True, True),
+     MOBILENET_V3_EXPECT),
     ("tv_shufflenet_v2", shufflenet_v2_small, (1, 3, 64, 64), 7, 1.0, ("dynamo", False, True),
      SHUFFLENET_EXPECT),
     ("tv_shufflenet_v2_opt", shufflenet_v2_small, (1, 3, 64, 64), 7, 1.0, ("dynamo", True, True),
