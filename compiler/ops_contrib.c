@@ -15,6 +15,7 @@
  *                                DequantizeLinear -> the float op -> QuantizeLinear
  *   QuantizeLinear, DequantizeLinear          the standard ops
  *   RotaryEmbedding              the ONNX RotaryEmbedding (inputs reordered)
+ *   MatMulNBits                  MatMul by a weight dequantized at compile time
  *   DynamicQuantizeMatMul, MatMulIntegerToFloat
  *                                [DynamicQuantizeLinear] MatMulInteger, Cast, * scale [+ bias]
  *
@@ -124,20 +125,17 @@ static void fused_gemm(const Expansion *e, Node *n)
 
 /* ---- FusedMatMul: alpha * op(A) x op(B), op = transpose of the last two dims ---- */
 
-static Value *transpose_last2(const Expansion *e, Value *x)
+/* x (of rank `rank`, which a new value does not know yet) with its last two dims swapped. */
+static Value *transpose_last2(const Expansion *e, Value *x, int rank)
 {
-    if (x->rank < 2)
+    if (rank < 2)
         fatal_at(e->origin, "transA/transB need inputs of rank 2 or more");
-    int64_t perm[MAX_RANK];
-    for (int i = 0; i < x->rank; i++)
-        perm[i] = i;
-    perm[x->rank - 2] = x->rank - 1;
-    perm[x->rank - 1] = x->rank - 2;
     Node *t = expansion_node(e, "Transpose", 1, &x, 1, NULL);
     t->attrs = xcalloc(1, sizeof(Attr));
-    t->attrs[0] = (Attr){.name = xstrdup("perm"), .type = ATTR_INTS, .n = x->rank};
-    t->attrs[0].ints = xcalloc((size_t)x->rank, sizeof(int64_t));
-    memcpy(t->attrs[0].ints, perm, (size_t)x->rank * sizeof(int64_t));
+    t->attrs[0] = (Attr){.name = xstrdup("perm"), .type = ATTR_INTS, .n = rank};
+    t->attrs[0].ints = xcalloc((size_t)rank, sizeof(int64_t));
+    for (int i = 0; i < rank; i++)
+        t->attrs[0].ints[i] = i < rank - 2 ? i : (i == rank - 2 ? rank - 1 : rank - 2);
     t->nattrs = 1;
     return t->outputs[0];
 }
@@ -149,9 +147,9 @@ static void fused_matmul(const Expansion *e, Node *n)
     Value *a = n->inputs[0], *b = n->inputs[1], *out = n->outputs[0];
     require_float(n, a);
     if (attr_int(n, "transA", 0))
-        a = transpose_last2(e, a);
+        a = transpose_last2(e, a, a->rank);
     if (attr_int(n, "transB", 0))
-        b = transpose_last2(e, b);
+        b = transpose_last2(e, b, b->rank);
     float alpha = attr_float(n, "alpha", 1.0f);
     Value *y = binary(e, "MatMul", a, b, alpha == 1.0f ? out : NULL);
     if (alpha != 1.0f)
@@ -420,6 +418,75 @@ static void rotary_embedding(const Expansion *e, Node *n)
         attr_set_int(h, "rotary_embedding_dim", attr_int(n, "rotary_embedding_dim", 0));
 }
 
+/* MatMulNBits(A, B, scales, zero_points, g_idx, bias): B [N, k_blocks, blob] holds 4- or 8-bit
+ * weights of column n packed along K (low nibble first), scales [N * k_blocks]; the zero
+ * points (default 2^(bits-1)) are packed the same way per row. The constant weight becomes a
+ * blocked DequantizeLinear of a [N, K] uint4/uint8 constant, folded at compile time, then a
+ * MatMul with its Transpose: W[k][n] = (q - zero_point) * scale, as onnxruntime computes it. */
+static Value *unpack_bits(const Expansion *e, const Value *packed, int bits, int64_t rows,
+                          int64_t cols, int64_t row_bytes, const char *what)
+{
+    const Node *n = e->origin;
+    require_constant(n, packed, what);
+    require_dtype(n, packed, DT_UINT8);
+    if (value_numel(packed) != checked_mul(n, rows, row_bytes))
+        fatal_at(n, "%s '%s' has %lld bytes, not %lld x %lld", what, packed->name,
+                 (long long)value_numel(packed), (long long)rows, (long long)row_bytes);
+    int64_t dims[2] = {rows, cols};
+    Value *v = constant_new(e->g, xprintf("%s/unpacked", n->name), bits == 4 ? DT_UINT4 : DT_UINT8,
+                            2, dims);
+    const uint8_t *src = packed->data;
+    uint8_t *dst = v->data;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t c = 0; c < cols; c++) {
+            uint8_t byte = src[r * row_bytes + (bits == 4 ? c / 2 : c)];
+            dst[r * cols + c] = bits == 8 ? byte : (uint8_t)(c % 2 ? byte >> 4 : byte & 15);
+        }
+    return v;
+}
+
+static void matmul_nbits(const Expansion *e, Node *n)
+{
+    int64_t K = attr_int(n, "K", 0), N = attr_int(n, "N", 0), bits = attr_int(n, "bits", 4);
+    int64_t block = attr_int(n, "block_size", 0);
+    if (bits != 4 && bits != 8)
+        fatal_at(n, "bits=%lld is not supported (4 or 8)", (long long)bits);
+    if (K <= 0 || N <= 0 || block < 16 || (block & (block - 1)))
+        fatal_at(n, "K and N must be positive and block_size a power of 2 of 16 or more");
+    if (node_input(n, 4))
+        fatal_at(n, "g_idx is not supported");
+    int64_t nb = (K + block - 1) / block, blob = block * bits / 8;
+    Value *q = unpack_bits(e, n->inputs[1], (int)bits, N, K, checked_mul(n, nb, blob), "B");
+    Value *scale = n->inputs[2];
+    require_constant(n, scale, "scales");
+    require_float(n, scale);
+    if (value_numel(scale) != checked_mul(n, N, nb))
+        fatal_at(n, "scales has %lld elements, not N * k_blocks = %lld",
+                 (long long)value_numel(scale), (long long)(N * nb));
+    int64_t sdims[2] = {N, nb};
+    Value *s2 = constant_new(e->g, xprintf("%s/scales", n->name), DT_FLOAT, 2, sdims);
+    memcpy(s2->data, scale->data, (size_t)(N * nb) * sizeof(float));
+    Value *zp = node_input(n, 3);
+    if (zp && zp->dtype != DT_UINT8)
+        fatal_at(n, "zero points of type %s are not supported (uint8 only)", dtype_name(zp->dtype));
+    if (zp) {
+        zp = unpack_bits(e, zp, (int)bits, N, nb, bits == 4 ? (nb + 1) / 2 : nb, "zero_points");
+    } else {
+        zp = constant_new(e->g, xprintf("%s/zero_points", n->name), q->dtype, 2, sdims);
+        memset(zp->data, 1 << (bits - 1), (size_t)(N * nb));
+    }
+    Value *ins[3] = {q, s2, zp};
+    Node *dq = expansion_node(e, "DequantizeLinear", 3, ins, 1, NULL);
+    dq->opset = e->opset > 21 ? e->opset : 21;
+    attr_set_int(dq, "axis", 1);
+    attr_set_int(dq, "block_size", block);
+    Value *w = transpose_last2(e, dq->outputs[0], 2);
+    Value *bias = node_input(n, 5), *out = n->outputs[0];
+    Value *y = binary(e, "MatMul", n->inputs[0], w, bias ? NULL : out);
+    if (bias)
+        binary(e, "Add", y, bias, out);
+}
+
 static void gelu_exact(const Expansion *e, Node *n)
 {
     gelu(e, n, NULL); /* Gelu, BiasGelu */
@@ -478,6 +545,7 @@ static const struct {
     {"DynamicQuantizeMatMul", 3, 5, dynamic_quantize_matmul},
     {"MatMulIntegerToFloat", 4, 7, matmul_integer_to_float},
     {"RotaryEmbedding", 4, 4, rotary_embedding},
+    {"MatMulNBits", 3, 6, matmul_nbits},
 };
 
 void expand_contrib_op(Model *m, int index)

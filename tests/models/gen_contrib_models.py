@@ -25,6 +25,7 @@ onnxruntime really wrote the contrib ops the model is meant to test (the list pr
                               level: DynamicQuantizeMatMul
     contrib_handbuilt_ops     single contrib nodes these tools do not write on a CPU
     contrib_rotary            com.microsoft RotaryEmbedding, single nodes (opset 23 model)
+    contrib_matmul_nbits      com.microsoft MatMulNBits (4-bit blocked weights), single nodes
 
 Reference outputs: onnxruntime, CPU, one thread, on the saved model (graph optimisations off,
 so onnxruntime runs exactly the contrib ops that the file holds). onnx2c computes each QLinear
@@ -328,7 +329,59 @@ def rotary(rng):
     write("contrib_rotary", m, x, ["RotaryEmbedding"])
 
 
+def pack4(q):
+    """uint8 values < 16 [rows, cols] -> [rows, ceil(cols / 2)] bytes, low nibble first."""
+    if q.shape[1] % 2:
+        q = np.concatenate([q, np.zeros((q.shape[0], 1), np.uint8)], axis=1)
+    return (q[:, 0::2] | (q[:, 1::2] << 4)).astype(np.uint8)
+
+
+def matmul_nbits(rng):
+    """com.microsoft MatMulNBits (what onnxruntime's MatMulNBitsQuantizer writes; that tool
+    needs onnx_ir, so the weights are packed here): 4 bits, K=40 in blocks of 16 (the last
+    one partial), with zero points and a bias; and 4 bits without zero points (default 8).
+    onnxruntime's result is checked against numpy's (x @ ((q - zero_point) * scale))."""
+    ms = "com.microsoft"
+    K, N, BS = 40, 8, 16
+    nb = (K + BS - 1) // BS
+    mk = helper.make_node
+
+    def weights(tag, with_zp):
+        q = rng.integers(0, 16, (N, nb * BS)).astype(np.uint8)
+        q[:, K:] = 0
+        b = pack4(q).reshape(N, nb, BS // 2)
+        inits = [numpy_helper.from_array(b, tag + "_b"),
+                 const(rng.uniform(0.01, 0.05, N * nb), tag + "_s")]
+        names = [tag + "_b", tag + "_s"]
+        zp = np.full((N, nb), 8, np.uint8)
+        if with_zp:
+            zp = rng.integers(0, 16, (N, nb)).astype(np.uint8)
+            inits.append(numpy_helper.from_array(pack4(zp).reshape(-1), tag + "_z"))
+            names.append(tag + "_z")
+        scale = numpy_helper.to_array(inits[1]).reshape(N, nb)
+        w = (q.astype(np.float32) - np.repeat(zp, BS, axis=1)) * np.repeat(scale, BS, axis=1)
+        return inits, names, w[:, :K].T  # [K, N], the numpy reference's weight
+
+    i1, n1, w1 = weights("w1", True)
+    i2, n2, w2 = weights("w2", False)
+    nodes = [mk("MatMulNBits", ["x", *n1, "", "bias"], ["a"], domain=ms, K=K, N=N, bits=4,
+                block_size=BS),
+             mk("Concat", ["a", "a", "a", "a", "a"], ["a5"], axis=-1),
+             mk("MatMulNBits", ["a5", *n2], ["y"], domain=ms, K=K, N=N, bits=4, block_size=BS)]
+    inits = i1 + i2 + [const(rng.standard_normal(N) * 0.1, "bias")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F32, [3, K])],
+                          [helper.make_tensor_value_info("y", F32, [3, N])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17),
+                                            helper.make_opsetid(ms, 1)])
+    m.ir_version = 8
+    x = rng.standard_normal((3, K)).astype(np.float32)
+    a = x @ w1 + numpy_helper.to_array(inits[-1])
+    np.testing.assert_allclose(run(m, x)[0], np.tile(a, 5) @ w2, rtol=1e-4, atol=1e-5)
+    write("contrib_matmul_nbits", m, x, ["MatMulNBits"])
+
+
 def main():
+    matmul_nbits(np.random.default_rng(27))
     rotary(np.random.default_rng(26))
     handbuilt_ops(np.random.default_rng(24))
     fused_conv_gemm(np.random.default_rng(21))
