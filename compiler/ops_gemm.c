@@ -33,6 +33,23 @@ void emit_product(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a, in
     }
 }
 
+/* A batch-1 product against a constant B that portable_gemv keeps on the portable kernel: B is
+ * packed at compile time into column panels (gemm_pack_b_f32), which gemm_rowpacked_f32 reads
+ * as contiguous streams; same bits as gemm_f32. B element (k,j) at B[k*b_rs + j*b_cs]. */
+bool emit_gemv_const(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a, int64_t a_cs,
+                     const float *B, int64_t b_rs, int64_t b_cs, const char *y)
+{
+    if (!portable_gemv(M, N, K) || N == 0 || K == 0)
+        return false;
+    float *packed = xcalloc((size_t)(K * N), sizeof(float));
+    gemm_pack_b_f32(N, K, B, b_rs, b_cs, packed);
+    int64_t dims[1] = {K * N};
+    const char *bp = emit_constant(e, DT_FLOAT, 1, dims, packed);
+    println(e, "gemm_rowpacked_f32(%lld, %lld, %s, %lld, %s, %s); /* B packed in panels */",
+            (long long)N, (long long)K, a, (long long)a_cs, bp, y);
+    return true;
+}
+
 /* float32 or float64 operands, all of one type; returns that type. */
 static DType product_dtype(const Node *n)
 {
@@ -161,11 +178,16 @@ static const char *gemm_b_operand(Emitter *e, Node *n, GemmShape *s)
 void gemm_emit(Emitter *e, Node *n)
 {
     GemmShape s = gemm_shape(n);
-    const char *b = gemm_b_operand(e, n, &s);
     const char *y = value_cname(e, n->outputs[0]);
     DType t = n->outputs[0]->dtype;
-    emit_product_typed(e, t, s.M, s.N, s.K, value_cname(e, n->inputs[0]), s.a_rs, s.a_cs, b, s.b_rs,
-                       s.b_cs, y);
+    const Value *bv = n->inputs[1];
+    if (t != DT_FLOAT || !bv->data ||
+        !emit_gemv_const(e, s.M, s.N, s.K, value_cname(e, n->inputs[0]), s.a_cs, bv->data, s.b_rs,
+                         s.b_cs, y)) {
+        const char *b = gemm_b_operand(e, n, &s);
+        emit_product_typed(e, t, s.M, s.N, s.K, value_cname(e, n->inputs[0]), s.a_rs, s.a_cs, b,
+                           s.b_rs, s.b_cs, y);
+    }
     Value *c = node_input(n, 2);
     if (gemm_has_epilogue(n, &s))
         println(e, "gemm_epilogue_%s(%lld, %lld, %s, %s, %lld, %lld, %s, %s);",
@@ -295,9 +317,14 @@ void matmul_emit(Emitter *e, Node *n)
     int rank;
     int64_t dims[MAX_RANK + 2];
     MatMulShape s = matmul_shape(n, &rank, dims);
-    const char *a = value_cname(e, n->inputs[0]), *b = value_cname(e, n->inputs[1]);
-    const char *y = value_cname(e, n->outputs[0]);
+    const char *a = value_cname(e, n->inputs[0]), *y = value_cname(e, n->outputs[0]);
     DType t = n->outputs[0]->dtype;
+    const Value *bv = n->inputs[1];
+    /* a packed B replaces the weight, so its name is asked for (which emits it) only below */
+    if (s.batch == 1 && t == DT_FLOAT && bv->data &&
+        emit_gemv_const(e, s.M, s.N, s.K, a, 1, bv->data, s.N, 1, y))
+        return;
+    const char *b = value_cname(e, n->inputs[1]);
     if (s.batch == 1) {
         emit_product_typed(e, t, s.M, s.N, s.K, a, s.K, 1, b, s.N, 1, y);
         return;

@@ -269,7 +269,10 @@ static void emit_weight_product(Emitter *e, const Node *n, Value *w, int64_t d, 
                                 const char *y)
 {
     if (w->data) {
-        emit_product(e, M, N, K, a, K, 1, weight_transposed(e, n, w, d, rows, K, row0, N), N, 1, y);
+        const float *src = (const float *)w->data + (d * rows + row0) * K; /* [N][K] */
+        if (!emit_gemv_const(e, M, N, K, a, 1, src, 1, K, y))
+            emit_product(e, M, N, K, a, K, 1, weight_transposed(e, n, w, d, rows, K, row0, N), N, 1,
+                         y);
         return;
     }
     const char *wd =

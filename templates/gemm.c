@@ -147,6 +147,46 @@ O2C_KERNEL void gemm_row_f32(int64_t N, int64_t K, const float *restrict a, int6
         gemm_rowplain_f32(N - j0, K, a, a_cs, B + j0 * b_cs, b_rs, b_cs, y + j0);
 }
 
+/* y[N] = a[K] x B[K][N] with B packed at compile time (gemm_pack_b_f32) in panels of GEMM_NV
+ * columns, each panel's K rows contiguous: the batch-1 product of recurrent steps and of
+ * batch-1 layers against a constant weight. gemm_row_f32 reads a panel's row k at B + k*N, one
+ * short run every N floats; packed, a panel is one stream of K*NV floats that the prefetcher
+ * follows (LSTM step 1x128 x 128x512: 2.3 us -> 1.3 us). Per element the same chain as every
+ * product: k ascending from +0.0f.
+ *   Bp  panel p (columns p*NV .. p*NV+w, w = NV or the last N % NV) at Bp + p*NV*K, [K][w] */
+O2C_KERNEL void gemm_rowpacked_f32(int64_t N, int64_t K, const float *restrict a, int64_t a_cs,
+                                   const float *restrict Bp, float *restrict y)
+{
+    int64_t j0 = 0;
+    for (; j0 + GEMM_NV <= N; j0 += GEMM_NV) {
+        const float *restrict b = Bp + j0 * K;
+        float acc[GEMM_NV];
+        for (int c = 0; c < GEMM_NV; c++)
+            acc[c] = 0.0f;
+        for (int64_t k = 0; k < K; k++) {
+            const float ak = a[k * a_cs];
+            for (int c = 0; c < GEMM_NV; c++)
+                acc[c] = fmaf(ak, b[k * GEMM_NV + c], acc[c]);
+        }
+        for (int c = 0; c < GEMM_NV; c++)
+            y[j0 + c] = acc[c];
+    }
+    if (j0 < N)
+        gemm_rowplain_f32(N - j0, K, a, a_cs, Bp + j0 * K, N - j0, 1, y + j0);
+}
+
+/* Packs B (element (k,j) at B[k*b_rs + j*b_cs]) into Bp[K*N] for gemm_rowpacked_f32. */
+O2C_KERNEL void gemm_pack_b_f32(int64_t N, int64_t K, const float *B, int64_t b_rs, int64_t b_cs,
+                                float *Bp)
+{
+    for (int64_t j0 = 0; j0 < N; j0 += GEMM_NV) {
+        const int64_t w = N - j0 < GEMM_NV ? N - j0 : GEMM_NV;
+        for (int64_t k = 0; k < K; k++)
+            for (int64_t c = 0; c < w; c++)
+                Bp[j0 * K + k * w + c] = B[k * b_rs + (j0 + c) * b_cs];
+    }
+}
+
 /* Y = A x B.
  *   A  element (i,k), 0 <= i < M, 0 <= k < K, at A[i*a_rs + k*a_cs]
  *      (row-major A: a_rs = K, a_cs = 1; transposed, A stored [K][M]: a_rs = 1, a_cs = M)
