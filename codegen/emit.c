@@ -733,27 +733,48 @@ static const Value *check_pool(const Graph *g)
     return best;
 }
 
-/* Where the check finds a kernel's operands: the pool or an arena offset (in floats). */
+/* Where the check finds one operand of a kernel: the pool, or an arena offset (in floats). */
+typedef struct CheckOperand {
+    bool in_pool;
+    int64_t off, floats;
+} CheckOperand;
+
 typedef struct KernelCheck {
-    bool a_in_pool, b_in_pool;
-    int64_t a_off, b_off, floats; /* arena floats the check uses */
+    CheckOperand a, b;
+    int64_t floats; /* arena floats the check uses: the result c, then operands not in the pool */
 } KernelCheck;
+
+static CheckOperand check_operand(int64_t floats, int64_t pool_floats, int64_t *used)
+{
+    CheckOperand o = {floats <= pool_floats, 0, floats};
+    if (!o.in_pool) {
+        o.off = *used;
+        *used += floats;
+    }
+    return o;
+}
 
 static KernelCheck kernel_check(const XsmmKernel *k, int64_t pool_floats)
 {
     KernelCheck c = {0};
     c.floats = k->m * k->n;
-    c.a_in_pool = k->m * k->k <= pool_floats;
-    if (!c.a_in_pool) {
-        c.a_off = c.floats;
-        c.floats += k->m * k->k;
-    }
-    c.b_in_pool = k->k * k->n <= pool_floats;
-    if (!c.b_in_pool) {
-        c.b_off = c.floats;
-        c.floats += k->k * k->n;
-    }
+    c.a = check_operand(k->m * k->k, pool_floats, &c.floats);
+    c.b = check_operand(k->k * k->n, pool_floats, &c.floats);
     return c;
+}
+
+/* Declares the check's operand NAME: the pool, or arena floats filled from SEED. */
+static void emit_check_operand(FILE *f, const char *name, const CheckOperand *o, const char *pool,
+                               unsigned seed)
+{
+    if (o->in_pool) {
+        fprintf(f, "        const float *%s = %s;\n", name, pool);
+        return;
+    }
+    fprintf(f,
+            "        float *%s = (float *)arena + %lld;\n"
+            "        o2c_fill(%s, %lld, %uu);\n",
+            name, (long long)o->off, name, (long long)o->floats, seed);
 }
 
 static void emit_kernel_init(FILE *f, const XsmmKernel *k, int i, const char *pool,
@@ -770,20 +791,8 @@ static void emit_kernel_init(FILE *f, const XsmmKernel *k, int i, const char *po
         return;
     }
     fprintf(f, "    {\n");
-    if (c.a_in_pool)
-        fprintf(f, "        const float *a = %s;\n", pool);
-    else
-        fprintf(f,
-                "        float *a = (float *)arena + %lld;\n"
-                "        o2c_fill(a, %lld, 12345u);\n",
-                (long long)c.a_off, (long long)(k->m * k->k));
-    if (c.b_in_pool)
-        fprintf(f, "        const float *b = %s;\n", pool);
-    else
-        fprintf(f,
-                "        float *b = (float *)arena + %lld;\n"
-                "        o2c_fill(b, %lld, 67890u);\n",
-                (long long)c.b_off, (long long)(k->k * k->n));
+    emit_check_operand(f, "a", &c.a, pool, 12345u);
+    emit_check_operand(f, "b", &c.b, pool, 67890u);
     fprintf(
         f,
         "        o2c_xsmm_setup(&xsmm_kernel%d, %lld, %lld, %lld, a, b, (float *)arena);\n    }\n",

@@ -261,100 +261,25 @@ O2C_KERNEL void gemm_epilogue_f32(int64_t M, int64_t N, float alpha, const float
 }
 
 /* float64 versions for double models (Gemm, MatMul): the same contract with fma and a +0.0
- * start; libxsmm is never used for them, so these loops are the only double path. The same
- * register blocking as gemm_f32, with tiles of GEMM_MR x GEMM_NR_F64 doubles (the same 12
- * vector registers) and no row panels. Layouts as in gemm_f32 and gemm_epilogue_f32. */
-#define GEMM_NR_F64 16
-
-/* Full tile: Y[0..MR)[0..NR_F64) over k in [k0, k1), B rows contiguous. */
-O2C_KERNEL void gemm_tile_f64(int64_t k0, int64_t k1, const double *restrict A, int64_t a_rs,
-                              int64_t a_cs, const double *restrict B, int64_t b_rs,
-                              double *restrict Y, int64_t ldy)
-{
-    double acc[GEMM_MR][GEMM_NR_F64];
-    for (int r = 0; r < GEMM_MR; r++)
-        for (int c = 0; c < GEMM_NR_F64; c++)
-            acc[r][c] = k0 == 0 ? 0.0 : Y[r * ldy + c];
-    for (int64_t k = k0; k < k1; k++) {
-        const double *restrict b = B + k * b_rs;
-        for (int r = 0; r < GEMM_MR; r++) {
-            const double a = A[r * a_rs + k * a_cs];
-            for (int c = 0; c < GEMM_NR_F64; c++)
-                acc[r][c] = fma(a, b[c], acc[r][c]);
-        }
-    }
-    for (int r = 0; r < GEMM_MR; r++)
-        for (int c = 0; c < GEMM_NR_F64; c++)
-            Y[r * ldy + c] = acc[r][c];
-}
-
-/* Edge tile: MR rows, nr <= NR_F64 columns, any B stride (as gemm_edge_f32). */
-O2C_KERNEL void gemm_edge_f64(int64_t nr, int64_t k0, int64_t k1, const double *restrict A,
-                              int64_t a_rs, int64_t a_cs, const double *restrict B, int64_t b_rs,
-                              int64_t b_cs, double *restrict Y, int64_t ldy)
-{
-    double acc[GEMM_MR][GEMM_NR_F64], bk[GEMM_NR_F64];
-    for (int r = 0; r < GEMM_MR; r++)
-        for (int c = 0; c < GEMM_NR_F64; c++)
-            acc[r][c] = k0 == 0 || c >= nr ? 0.0 : Y[r * ldy + c];
-    for (int64_t k = k0; k < k1; k++) {
-        for (int c = 0; c < GEMM_NR_F64; c++)
-            bk[c] = c < nr ? B[k * b_rs + c * b_cs] : 0.0;
-        for (int r = 0; r < GEMM_MR; r++) {
-            const double a = A[r * a_rs + k * a_cs];
-            for (int c = 0; c < GEMM_NR_F64; c++)
-                acc[r][c] = fma(a, bk[c], acc[r][c]);
-        }
-    }
-    for (int r = 0; r < GEMM_MR; r++)
-        for (int64_t c = 0; c < nr; c++)
-            Y[r * ldy + c] = acc[r][c];
-}
-
-/* One row of Y over all k, the row kept in Y: for rows that do not fill a tile. */
-O2C_KERNEL void gemm_row_f64(int64_t N, int64_t K, const double *restrict a, int64_t a_cs,
-                             const double *restrict B, int64_t b_rs, int64_t b_cs,
-                             double *restrict y)
-{
-    for (int64_t j = 0; j < N; j++)
-        y[j] = 0.0;
-    for (int64_t k = 0; k < K; k++) {
-        const double ak = a[k * a_cs];
-        const double *restrict b = B + k * b_rs; /* row k of B, elements b_cs apart */
-        for (int64_t j = 0; j < N; j++)
-            y[j] = fma(ak, b[j * b_cs], y[j]);
-    }
-}
-
+ * start; libxsmm is never used for them, so these loops are the only double path. Double
+ * models are references rather than deployments, so the product is the plain row loop (each
+ * row of Y kept in Y while k ascends, vectorised across j) rather than a second copy of the
+ * float register tiles. Layouts as in gemm_f32 and gemm_epilogue_f32. */
 O2C_KERNEL void gemm_f64(int64_t M, int64_t N, int64_t K, const double *A, int64_t a_rs,
                          int64_t a_cs, const double *B, int64_t b_rs, int64_t b_cs, double *Y)
 {
-    if (M <= 0 || N <= 0)
-        return;
-    const int64_t mt = M - M % GEMM_MR; /* rows covered by full-height tiles */
-    if (K == 0) {
-        for (int64_t i = 0; i < mt * N; i++)
-            Y[i] = 0.0;
-    }
-    for (int64_t k0 = 0; k0 < K; k0 += GEMM_KC) {
-        const int64_t k1 = K - k0 > GEMM_KC ? k0 + GEMM_KC : K;
-        for (int64_t i0 = 0; i0 < mt; i0 += GEMM_MC) {
-            const int64_t i1 = mt - i0 > GEMM_MC ? i0 + GEMM_MC : mt;
-            for (int64_t j = 0; j < N; j += GEMM_NR_F64) {
-                const int64_t nr = N - j < GEMM_NR_F64 ? N - j : GEMM_NR_F64;
-                for (int64_t i = i0; i < i1; i += GEMM_MR) {
-                    const double *a = A + i * a_rs;
-                    const double *b = B + j * b_cs;
-                    if (nr == GEMM_NR_F64 && b_cs == 1)
-                        gemm_tile_f64(k0, k1, a, a_rs, a_cs, b, b_rs, Y + i * N + j, N);
-                    else
-                        gemm_edge_f64(nr, k0, k1, a, a_rs, a_cs, b, b_rs, b_cs, Y + i * N + j, N);
-                }
-            }
+    for (int64_t i = 0; i < M; i++) {
+        const double *restrict a = A + i * a_rs; /* row i of A, elements a_cs apart */
+        double *restrict y = Y + i * N;          /* row i of Y */
+        for (int64_t j = 0; j < N; j++)
+            y[j] = 0.0;
+        for (int64_t k = 0; k < K; k++) {
+            const double ak = a[k * a_cs];
+            const double *restrict b = B + k * b_rs; /* row k of B, elements b_cs apart */
+            for (int64_t j = 0; j < N; j++)
+                y[j] = fma(ak, b[j * b_cs], y[j]);
         }
     }
-    for (int64_t i = mt; i < M; i++)
-        gemm_row_f64(N, K, A + i * a_rs, a_cs, B, b_rs, b_cs, Y + i * N);
 }
 
 O2C_KERNEL void gemm_epilogue_f64(int64_t M, int64_t N, double alpha, const double *C, int64_t c_rs,
