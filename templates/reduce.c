@@ -150,13 +150,46 @@ O2C_REDUCE_KERNEL(reduce_min_bool, uint8_t, uint8_t, 1u, acc = v < acc ? v : acc
 O2C_LOG_SUM_EXP_KERNEL(reduce_log_sum_exp_f32, float, o2c_expf, o2c_logf)
 O2C_LOG_SUM_EXP_KERNEL(reduce_log_sum_exp_f64, double, exp, log)
 
-/* LayerNormalization over the last n elements, as the onnx reference computes it:
+/* LayerNormalization over the last n elements, after the onnx reference:
  *     mean = (sum of x) / n              var = (sum of (x - mean)^2) / n
  *     inv  = 1 / sqrt(var + eps)         y   = ((x - mean) * inv) * scale + bias
- * sums in index order, each operation rounded to float, nothing contracted.
+ * each operation rounded to float, nothing contracted. Both sums are lane sums, so that they
+ * vectorise: LAYERNORM_LANES = 16 partial sums from +0, lane c adding the terms of elements
+ * c, c+16, c+32, ... in ascending order, then folded in halves (lane[c] = lane[c] + lane[c+w]
+ * for w = 8, 4, 2, 1); the sum is lane[0]. (One serial sum of a 128-wide row is a 512-cycle
+ * chain of dependent adds; onnxruntime and numpy do not sum serially either.)
  *   x, y            [rows][n]; y may be x
  *   scale, bias     [n] when their stride is 1, one value when it is 0; bias may be NULL
  *   mean, inv_std   [rows] outputs, or NULL when not wanted */
+#define LAYERNORM_LANES 16
+
+static inline float layernorm_fold(float *lane)
+{
+    for (int w = LAYERNORM_LANES / 2; w >= 1; w /= 2)
+        for (int c = 0; c < w; c++)
+            lane[c] = lane[c] + lane[c + w];
+    return lane[0];
+}
+
+/* The lane sum of x[i] (m_sq == 0) or of (x[i] - m)^2 (m_sq != 0) over one row. */
+static inline float layernorm_sum(int64_t n, const float *x, float m, int m_sq)
+{
+    float lane[LAYERNORM_LANES];
+    for (int c = 0; c < LAYERNORM_LANES; c++)
+        lane[c] = 0.0f;
+    int64_t i = 0;
+    for (; i + LAYERNORM_LANES <= n; i += LAYERNORM_LANES)
+        for (int c = 0; c < LAYERNORM_LANES; c++) {
+            const float d = x[i + c] - m;
+            lane[c] = lane[c] + (m_sq ? d * d : x[i + c]);
+        }
+    for (int c = 0; i + c < n; c++) {
+        const float d = x[i + c] - m;
+        lane[c] = lane[c] + (m_sq ? d * d : x[i + c]);
+    }
+    return layernorm_fold(lane);
+}
+
 O2C_KERNEL void layernorm_f32(int64_t rows, int64_t n, const float *x, const float *scale,
                               int64_t scale_stride, const float *bias, int64_t bias_stride,
                               float eps, float *y, float *mean, float *inv_std)
@@ -164,14 +197,8 @@ O2C_KERNEL void layernorm_f32(int64_t rows, int64_t n, const float *x, const flo
     for (int64_t r = 0; r < rows; r++) {
         const float *xr = x + r * n;
         float *yr = y + r * n;
-        float sum = 0.0f, sq = 0.0f;
-        for (int64_t i = 0; i < n; i++)
-            sum = sum + xr[i];
-        const float m = sum / (float)n;
-        for (int64_t i = 0; i < n; i++) {
-            const float d = xr[i] - m;
-            sq = sq + d * d;
-        }
+        const float m = layernorm_sum(n, xr, 0.0f, 0) / (float)n;
+        const float sq = layernorm_sum(n, xr, m, 1);
         const float inv = 1.0f / sqrtf(sq / (float)n + eps);
         for (int64_t i = 0; i < n; i++) {
             const float t = ((xr[i] - m) * inv) * scale[i * scale_stride];

@@ -184,16 +184,22 @@ static void test_integers(void)
 static void layernorm_ref(int n, const float *x, const float *s, int ss, const float *b, int bs,
                           float eps, float *y, float *mean, float *inv)
 {
-    volatile float sum = 0.0f, sq = 0.0f;
+    volatile float sum[16] = {0}, sq[16] = {0}; /* 16 lanes: element i in lane i % 16 */
     for (int i = 0; i < n; i++)
-        sum = sum + x[i];
-    volatile float m = sum / (float)n;
+        sum[i % 16] = sum[i % 16] + x[i];
+    for (int w = 8; w >= 1; w /= 2)
+        for (int c = 0; c < w; c++)
+            sum[c] = sum[c] + sum[c + w];
+    volatile float m = sum[0] / (float)n;
     for (int i = 0; i < n; i++) {
         volatile float d = x[i] - m;
         volatile float d2 = d * d;
-        sq = sq + d2;
+        sq[i % 16] = sq[i % 16] + d2;
     }
-    volatile float var = sq / (float)n;
+    for (int w = 8; w >= 1; w /= 2)
+        for (int c = 0; c < w; c++)
+            sq[c] = sq[c] + sq[c + w];
+    volatile float var = sq[0] / (float)n;
     volatile float ve = var + eps;
     volatile float st = sqrtf(ve);
     volatile float iv = 1.0f / st;
@@ -227,6 +233,29 @@ static void test_layernorm(void)
     layernorm_f32(2, 4, x, s, 1, b, 0, 1e-5f, y, NULL, NULL);
     layernorm_ref(4, x, s, 1, b, 0, 1e-5f, r, &rm[0], &ri[0]);
     check(eq_all(y, r, 4), "layernorm scalar bias, no mean/inv outputs");
+
+    /* rows long enough for full lanes and tails: n = 128 (a transformer width) and 37 */
+    static float xl[3 * 128], sl[128], bl[128], yl[3 * 128], rl[3 * 128];
+    uint32_t seed = 7u;
+    for (int i = 0; i < 3 * 128; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        xl[i] = (float)(seed >> 8) / 1048576.0f - 8.0f; /* [-8, 8) */
+        if (i < 128) {
+            sl[i] = 1.0f + (float)(i % 7) / 8.0f;
+            bl[i] = (float)(i % 5) - 2.0f;
+        }
+    }
+    const int widths[2] = {128, 37};
+    for (int w = 0; w < 2; w++) {
+        const int nw = widths[w];
+        float lm[3], li[3], wm[3], wi[3];
+        layernorm_f32(3, nw, xl, sl, 1, bl, 1, 1e-5f, yl, lm, li);
+        for (int r = 0; r < 3; r++)
+            layernorm_ref(nw, xl + r * nw, sl, 1, bl, 1, 1e-5f, rl + r * nw, &wm[r], &wi[r]);
+        check(eq_all(yl, rl, 3 * nw) && eq_all(lm, wm, 3) && eq_all(li, wi, 3),
+              nw == 128 ? "layernorm n=128 bit-identical to the lane-sum reference"
+                        : "layernorm n=37 bit-identical to the lane-sum reference");
+    }
 
     float inplace[8];
     memcpy(inplace, x, sizeof inplace);

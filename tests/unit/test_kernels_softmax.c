@@ -36,11 +36,16 @@ static void reference(int64_t outer, int64_t n, int64_t inner, const float *x, f
             float m = line[0];
             for (int64_t i = 1; i < n; i++)
                 m = line[i] > m ? line[i] : m;
-            volatile float s = 0.0f;
-            for (int64_t i = 0; i < n; i++)
-                s = s + o2c_expf(line[i] - m);
+            volatile float s = 0.0f, lane[16] = {0};
             for (int64_t i = 0; i < n; i++) {
-                y[(o * n + i) * inner + j] = o2c_expf(line[i] - m) / s;
+                s = s + o2c_expf(line[i] - m); /* logsoftmax: one serial sum */
+                lane[i % 16] = lane[i % 16] + o2c_expf(line[i] - m); /* softmax: 16 lanes */
+            }
+            for (int w = 8; w >= 1; w /= 2)
+                for (int c = 0; c < w; c++)
+                    lane[c] = lane[c] + lane[c + w];
+            for (int64_t i = 0; i < n; i++) {
+                y[(o * n + i) * inner + j] = o2c_expf(line[i] - m) / lane[0];
                 volatile float d = line[i] - m;
                 ly[(o * n + i) * inner + j] = d - o2c_logf(s);
             }
@@ -161,7 +166,9 @@ int main(void)
     test_hand();
     test_f64();
     static const int64_t shapes[][3] = {
-        {1, 3, 1}, {4, 10, 1}, {2, 5, 3}, {3, 1, 4}, {1, 1000, 1}, {1, 7, 64}, {5, 2, 1},
+        {1, 3, 1}, {4, 10, 1}, {2, 5, 3},  {3, 1, 4},  {1, 1000, 1}, {1, 7, 64},
+        {5, 2, 1}, {3, 16, 1}, {2, 65, 1}, {2, 33, 3}, /* lane sums: full lanes, tails, strided
+                                                          lines */
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         test_random(shapes[i][0], shapes[i][1], shapes[i][2], 1.0f);
