@@ -26,8 +26,9 @@
 #define O2C_KERNEL static __attribute__((unused))
 #include "../templates/gemm.c"
 #ifndef NO_XSMM
-#include "../runtime_min/xsmm_glue.c"
 #include <libxsmm.h>
+/* the glue uses libxsmm.h's types: after it, as in generated code */
+#include "../runtime_min/xsmm_glue.c"
 #endif
 
 /* CPU time of this thread (as in fma_peak.c): time the scheduler gives to other processes on
