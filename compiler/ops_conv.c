@@ -267,9 +267,10 @@ static int64_t conv_rows(const Node *n, const ConvShape *s)
 
 /* Band work memory up to the larger of conv_f32's rows and this many floats (256 KiB: the
  * plane stays in L2 while every block of output channels reads it), and never more than the
- * input of one group: the arena stays within the node-order bound on small models (twice the
- * input took resnet_block over it). A 7x7 output with 512 channels would want twice: one band
- * of 7 rows, 2 tiles, measured 1.5x faster than its bands of 3 rows. */
+ * input of one group, or twice that from 64 KiB of input: the arena stays within the
+ * node-order bound on small models (twice the input took resnet_block over it), and a 7x7
+ * output with 512 channels gets one band of 7 rows, 2 tiles (measured 1.5x faster than its
+ * bands of 3 rows). */
 #define CONV_BAND_FLOATS 65536
 
 static int64_t conv_band_floats(const ConvShape *s, int64_t R)
@@ -296,6 +297,8 @@ static int64_t conv_band_rows(const Node *n, const ConvShape *s)
                             checked_mul(n, rows, wq)),
                 32);
     int64_t limit = conv_rows(n, s), input = checked_mul(n, s->Cg, window_in_size(w));
+    if (input >= CONV_BAND_FLOATS / 4)
+        input = checked_mul(n, input, 2); /* large layers: the arena is far from the bound */
     int64_t cap = input < CONV_BAND_FLOATS ? input : CONV_BAND_FLOATS;
     if (cap > limit)
         limit = cap;
