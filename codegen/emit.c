@@ -906,12 +906,12 @@ static void emit_run_body(Emitter *e)
     e->indent = 1;
     for (int i = 0; i < g->nnodes; i++) {
         Node *n = g->nodes[i];
-        if (n->op->is_view && !n->op->emit)
+        if (op_has(n->op, OP_VIEW) && !n->op->emit)
             continue;
         emit_node_comment(e, n);
         e->node = n;
         e->node_first_value = g->nvalues;
-        if (n->nepilogue && is_elementwise_op(n->op_type))
+        if (n->nepilogue && node_has(n, OP_ELEMENTWISE))
             emit_chain(e, n);
         else
             n->op->emit(e, n);

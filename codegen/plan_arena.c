@@ -4,7 +4,7 @@
  * so neither takes arena space. Every other tensor is in a buffer of the arena: its own, or
  *   - its source's, for a view (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout:
  *     zero-copy, linked by schedule.c), or
- *   - an input's, in place: an elementwise node (is_elementwise_op, fuse_epilogue.c) may write
+ *   - an input's, in place: an elementwise node (OP_ELEMENTWISE in the op table) may write
  *     its output into the buffer of an input that dies at its step, when the two have the
  *     same type and element count and no other operand of the node (nor of an epilogue fused
  *     into it) reads that buffer. Legal because those kernels read element i before they
@@ -132,7 +132,7 @@ static int reads_of_buffer(const Buffers *bs, const Node *n, int buf)
  * op has written y), and only one that no other slot of the node or its epilogues reads. */
 static int in_place_buffer(const Buffers *bs, const Node *n, int s, const Value *y)
 {
-    if (!n->op || !is_elementwise_op(n->op_type) || n->noutputs != 1)
+    if (!node_has(n, OP_ELEMENTWISE) || n->noutputs != 1)
         return -1;
     /* The operands are the required inputs: x of a unary op, a and b of a binary one (Clip's
      * bounds are scalars read as arguments, not arrays). */
@@ -511,7 +511,7 @@ int64_t node_order_bound(const Graph *g)
             if (n->inputs[i])
                 last[root[n->inputs[i]->id]] = ns;
         const Value *out0 = n->noutputs ? n->outputs[0] : NULL;
-        if (n->op && n->op->is_view && out0 && n->ninputs && n->inputs[0] && !out0->data &&
+        if (op_has(n->op, OP_VIEW) && out0 && n->ninputs && n->inputs[0] && !out0->data &&
             !out0->is_output)
             root[out0->id] = root[n->inputs[0]->id];
         for (int i = 0; i < n->noutputs; i++) {

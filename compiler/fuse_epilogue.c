@@ -2,28 +2,15 @@
  *   BatchNormalization, and Mul/Add by per-channel constants, after a Conv with constant
  *   weights: folded into the weights and bias at compile time (W' = W*s, B' = (B-mean)*s+beta);
  *   Add of a bias the node lacks: becomes its C input (Gemm) or bias (Conv);
- *   Relu, LeakyRelu, Clip, Sigmoid, Tanh, Gelu, HardSwish and a residual Add: epilogues that
- *   run in place on the result in the same step, so no intermediate tensor is written.
+ *   ops flagged OP_EPILOGUE in the op table (every unary activation and math function, and
+ *   broadcasting arithmetic such as a residual Add): epilogues that run in place on the result
+ *   in the same step, so no intermediate tensor is written.
  * Epilogues apply in graph order, so the result has the bits of the unfused graph; folding
  * BatchNormalization into the weights rounds differently (within the usual tolerance). */
 #include "kernels.h"
 #include "rewrite.h"
 
 #include <string.h>
-
-bool is_elementwise_op(const char *op)
-{
-    static const char *const ops[] = {"Relu",     "LeakyRelu", "Sigmoid",     "Tanh",       "Clip",
-                                      "Gelu",     "HardSwish", "HardSigmoid", "Abs",        "Neg",
-                                      "Exp",      "Log",       "Sqrt",        "Reciprocal", "Erf",
-                                      "Floor",    "Ceil",      "Sign",        "Sin",        "Cos",
-                                      "Softplus", "Softsign",  "Elu",         "Selu",       "Add",
-                                      "Sub",      "Mul",       "Div",         "Pow"};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (!strcmp(op, ops[i]))
-            return true;
-    return false;
-}
 
 /* Running u in p's step must not read a value computed after p. */
 static bool operands_ready(const Node *p, const Node *u, const Value *fused)
@@ -36,16 +23,6 @@ static bool operands_ready(const Node *p, const Node *u, const Value *fused)
             return false;
     }
     return true;
-}
-
-static bool is_activation(const Node *u)
-{
-    static const char *const acts[] = {"Relu", "LeakyRelu", "Sigmoid",   "Tanh",
-                                       "Clip", "Gelu",      "HardSwish", "HardSigmoid"};
-    for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++)
-        if (!strcmp(u->op_type, acts[i]))
-            return true;
-    return false;
 }
 
 /* Per-channel constant for a Conv output [N][C][...]: shape [C,1,..], [1,C,1,..] or scalar. */
@@ -263,12 +240,12 @@ static bool add_epilogue(Node *p, Node *u)
 {
     Value *y = p->outputs[0];
     if (p->nepilogue == MAX_EPILOGUE || !same_shape_as(u->outputs[0], y) ||
-        !is_elementwise_op(u->op_type) || u->noutputs != 1 || !operands_ready(p, u, y))
+        !node_has(u, OP_EPILOGUE) || u->noutputs != 1 || !operands_ready(p, u, y))
         return false;
     if (u->ninputs > 1 && u->inputs[0] == u->inputs[1])
         return false; /* y * y reads the value it overwrites */
-    if (!strcmp(u->op_type, "Clip") && !constant_bounds(u))
-        return false;
+    if (node_has(u, OP_UNARY) && !constant_bounds(u))
+        return false; /* a parameter such as Clip's bound must be known before p's step */
     Epilogue *ep = &p->epilogue[p->nepilogue++];
     ep->node = u;
     ep->input = u->inputs[0] == y ? 0 : 1;
@@ -283,7 +260,7 @@ static bool add_epilogue(Node *p, Node *u)
 
 static bool is_view(const Node *n)
 {
-    return n->op && n->op->is_view && n->ninputs >= 1;
+    return node_has(n, OP_VIEW) && n->ninputs >= 1;
 }
 
 /* Producer -> view -> activation: the activation does not care about shape, so it runs as an
@@ -292,8 +269,8 @@ static bool is_view(const Node *n)
 static bool hoist_through_view(Node *p, Node *view)
 {
     Node *act = sole_user(view->outputs[0]);
-    if (!act || act->dead || !is_activation(act) || !constant_bounds(act) ||
-        p->nepilogue == MAX_EPILOGUE || act->inputs[0] != view->outputs[0])
+    if (!act || act->dead || !node_has(act, OP_UNARY) || !node_has(act, OP_EPILOGUE) ||
+        !constant_bounds(act) || p->nepilogue == MAX_EPILOGUE || act->inputs[0] != view->outputs[0])
         return false;
     Value *y = p->outputs[0], *viewed = view->outputs[0], *out = act->outputs[0];
     Epilogue *ep = &p->epilogue[p->nepilogue++];
@@ -350,7 +327,7 @@ void fuse_elementwise(Graph *g)
 {
     for (int i = 0; i < g->nnodes; i++) {
         Node *p = g->nodes[i];
-        if (p->dead || !is_elementwise_op(p->op_type) || p->outputs[0]->dtype != DT_FLOAT)
+        if (p->dead || !node_has(p, OP_ELEMENTWISE) || p->outputs[0]->dtype != DT_FLOAT)
             continue;
         for (;;) {
             Node *u = sole_user(p->outputs[0]);

@@ -227,7 +227,7 @@ static bool fuse_product(Graph *g, Node *n)
 static bool fuse_view(Graph *g, Node *n)
 {
     (void)g;
-    if (!n->op->is_view)
+    if (!op_has(n->op, OP_VIEW))
         return false;
     Node *dx = activation_dq(n->inputs[0]), *q = output_q(n->outputs[0]);
     if (!dx || !q)

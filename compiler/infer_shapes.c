@@ -130,7 +130,7 @@ void infer_shapes(Model *m)
             fold_node(g, n);
         else if (all_outputs_constant(n))
             node_retire(n); /* e.g. Shape: known from static shapes alone */
-        else if (n->op->is_view)
+        else if (op_has(n->op, OP_VIEW))
             n->outputs[0]->view_of = n->inputs[0];
     }
 }

@@ -327,6 +327,15 @@ const char *graph_inputs_feeding(const Value *v); /* "'a', 'b'" or NULL: what v 
 
 /* ---- ops.c: the op table ---- */
 typedef struct Emitter Emitter;
+/* Op properties, bits of OpDef.flags: a pass asks for a property, never for an op's name. */
+typedef enum OpFlag {
+    OP_VIEW = 1 << 0,        /* output 0 is input 0's buffer, reinterpreted */
+    OP_UNARY = 1 << 1,       /* y[i] = f(x[i]); inputs past x are parameters (Clip's bounds) */
+    OP_BROADCAST = 1 << 2,   /* operands broadcast numpy-style to the output's shape */
+    OP_ELEMENTWISE = 1 << 3, /* may write y over an operand, and tile with the ops fused after it */
+    OP_EPILOGUE = 1 << 4,    /* may run in place on a Gemm/Conv result, fused into that step */
+    OP_PASS_THROUGH = 1 << 5, /* y equals input 0 when it has input 0's type and shape */
+} OpFlag;
 struct OpDef {
     const char *name;
     int min_inputs, max_inputs;
@@ -334,7 +343,7 @@ struct OpDef {
     void (*infer)(Node *n);            /* set output types and shapes, check attributes */
     void (*fold)(Node *n);             /* compute outputs' data from constant inputs */
     void (*emit)(Emitter *e, Node *n); /* write the C that computes the outputs */
-    bool is_view;                      /* output 0 is input 0's buffer, reinterpreted */
+    unsigned flags;                    /* OpFlag bits */
     double (*flops)(const Node *n);    /* floating point operations per inference */
     int64_t (*scratch)(const Node *n); /* bytes of temporary arena memory the emitted code needs */
     const char *templates;             /* template files the emitted code calls, space-separated */
@@ -342,6 +351,8 @@ struct OpDef {
 const OpDef *op_lookup(const char *name);
 int op_table_entries(const OpDef **out); /* the whole table, for --list-ops */
 bool is_view_op(const Node *n);
+bool op_has(const OpDef *op, unsigned flag); /* false for a NULL op */
+bool node_has(const Node *n, unsigned flag); /* n's op has the flag */
 
 /* ---- inline_functions.c ---- */
 void fold_if(Model *m, int index); /* replace If node `index` by its taken branch */
@@ -380,7 +391,6 @@ void fuse_gemm(Graph *g);
 void fuse_gelu(Graph *g);
 void fuse_epilogues(Graph *g);
 void fuse_elementwise(Graph *g);
-bool is_elementwise_op(const char *op); /* unary math/activation or broadcasting arithmetic */
 
 /* ---- eliminate_dead.c / schedule.c ---- */
 int eliminate_dead(Graph *g);

@@ -4,22 +4,27 @@
 
 #include <string.h>
 
-#define VIEW    true
-#define NO_VIEW false
+/* The flags column (OpFlag, onnx2c.h): what the passes and codegen may assume of an op. */
+#define NO_VIEW 0
+#define VIEW    OP_VIEW
+#define UNARY   (OP_UNARY | OP_ELEMENTWISE | OP_EPILOGUE)     /* y = f(x), constant parameters */
+#define ARITH   (OP_BROADCAST | OP_ELEMENTWISE | OP_EPILOGUE) /* broadcasting arithmetic */
+#define BCAST   OP_BROADCAST                                  /* broadcasting, not in place */
+#define PASS    OP_PASS_THROUGH
 
-/* name, inputs min..max, oldest opset, infer, fold, emit, view, flops, scratch, templates;
+/* name, inputs min..max, oldest opset, infer, fold, emit, flags, flops, scratch, templates;
  * one row per op (not wrapped by clang-format) */
 // clang-format off
 static const OpDef op_table[] = {
-    {"Add", 2, 2, 7, binary_infer, binary_fold, binary_emit, NO_VIEW, numel_flops, NULL, "elementwise"},
-    {"Sub", 2, 2, 7, binary_infer, binary_fold, binary_emit, NO_VIEW, numel_flops, NULL, "elementwise"},
-    {"Mul", 2, 2, 7, binary_infer, binary_fold, binary_emit, NO_VIEW, numel_flops, NULL, "elementwise"},
-    {"Div", 2, 2, 7, binary_infer, binary_fold, binary_emit, NO_VIEW, numel_flops, NULL, "elementwise"},
-    {"Relu", 1, 1, 6, unary_infer, unary_fold, unary_emit, NO_VIEW, numel_flops, NULL, "elementwise"},
-    {"LeakyRelu", 1, 1, 6, unary_infer, unary_fold, unary_emit, NO_VIEW, numel_flops, NULL, "elementwise"},
-    {"Sigmoid", 1, 1, 6, unary_infer, unary_fold, unary_emit, NO_VIEW, numel_flops, NULL, "elementwise"},
-    {"Tanh", 1, 1, 6, unary_infer, unary_fold, unary_emit, NO_VIEW, numel_flops, NULL, "elementwise"},
-    {"Clip", 1, 3, 6, unary_infer, unary_fold, unary_emit, NO_VIEW, numel_flops, NULL, "elementwise"},
+    {"Add", 2, 2, 7, binary_infer, binary_fold, binary_emit, ARITH, numel_flops, NULL, "elementwise"},
+    {"Sub", 2, 2, 7, binary_infer, binary_fold, binary_emit, ARITH, numel_flops, NULL, "elementwise"},
+    {"Mul", 2, 2, 7, binary_infer, binary_fold, binary_emit, ARITH, numel_flops, NULL, "elementwise"},
+    {"Div", 2, 2, 7, binary_infer, binary_fold, binary_emit, ARITH, numel_flops, NULL, "elementwise"},
+    {"Relu", 1, 1, 6, unary_infer, unary_fold, unary_emit, UNARY, numel_flops, NULL, "elementwise"},
+    {"LeakyRelu", 1, 1, 6, unary_infer, unary_fold, unary_emit, UNARY, numel_flops, NULL, "elementwise"},
+    {"Sigmoid", 1, 1, 6, unary_infer, unary_fold, unary_emit, UNARY, numel_flops, NULL, "elementwise"},
+    {"Tanh", 1, 1, 6, unary_infer, unary_fold, unary_emit, UNARY, numel_flops, NULL, "elementwise"},
+    {"Clip", 1, 3, 6, unary_infer, unary_fold, unary_emit, UNARY, numel_flops, NULL, "elementwise"},
     {"Gemm", 2, 3, 7, gemm_infer, gemm_fold, gemm_emit, NO_VIEW, gemm_flops, NULL, "gemm"},
     {"MatMul", 2, 2, 1, matmul_infer, matmul_fold, matmul_emit, NO_VIEW, matmul_flops, NULL, "gemm"},
     {"Conv", 2, 3, 1, conv_infer, NULL, conv_emit, NO_VIEW, conv_flops, conv_scratch, "gemm conv"},
@@ -40,27 +45,27 @@ static const OpDef op_table[] = {
     {"Transpose", 1, 1, 1, transpose_infer, transpose_fold, transpose_emit, NO_VIEW, NULL, NULL, "movement"},
     {"Concat", 1, 1 << 20, 4, concat_infer, concat_fold, concat_emit, NO_VIEW, NULL, NULL, "movement"},
     {"Gather", 2, 2, 1, gather_infer, gather_fold, gather_emit, NO_VIEW, NULL, NULL, "movement"},
-    {"Abs", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Neg", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Exp", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Log", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Sqrt", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Reciprocal", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Erf", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Floor", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Ceil", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Sign", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Sin", 1, 1, 7, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Cos", 1, 1, 7, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Softplus", 1, 1, 1, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Softsign", 1, 1, 1, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Round", 1, 1, 11, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"HardSigmoid", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"HardSwish", 1, 1, 14, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Elu", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Selu", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Gelu", 1, 1, 20, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Pow", 2, 2, 7, pow_infer, pow_fold, pow_emit, NO_VIEW, numel_flops, NULL, "math"},
+    {"Abs", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Neg", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Exp", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Log", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Sqrt", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Reciprocal", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Erf", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Floor", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Ceil", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Sign", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Sin", 1, 1, 7, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Cos", 1, 1, 7, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Softplus", 1, 1, 1, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Softsign", 1, 1, 1, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Round", 1, 1, 11, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"HardSigmoid", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"HardSwish", 1, 1, 14, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Elu", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Selu", 1, 1, 6, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Gelu", 1, 1, 20, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Pow", 2, 2, 7, pow_infer, pow_fold, pow_emit, ARITH, numel_flops, NULL, "math"},
     {"Max", 1, 1 << 20, 8, variadic_infer, variadic_fold, variadic_emit, NO_VIEW, numel_flops, NULL, "math movement"},
     {"Min", 1, 1 << 20, 8, variadic_infer, variadic_fold, variadic_emit, NO_VIEW, numel_flops, NULL, "math movement"},
     {"Sum", 1, 1 << 20, 8, variadic_infer, variadic_fold, variadic_emit, NO_VIEW, numel_flops, NULL, "elementwise movement"},
@@ -75,19 +80,19 @@ static const OpDef op_table[] = {
     {"ReduceL2", 1, 2, 1, reduce_infer, reduce_fold, reduce_emit, NO_VIEW, reduce_flops, NULL, "reduce"},
     {"ReduceLogSumExp", 1, 2, 1, reduce_infer, reduce_fold, reduce_emit, NO_VIEW, reduce_flops, NULL, "reduce"},
     {"LayerNormalization", 2, 3, 17, layernorm_infer, layernorm_fold, layernorm_emit, NO_VIEW, numel_flops, NULL, "reduce"},
-    {"Cast", 1, 1, 6, cast_infer, cast_fold, cast_emit, NO_VIEW, NULL, NULL, "tensor"},
-    {"CastLike", 2, 2, 15, cast_infer, cast_fold, cast_emit, NO_VIEW, NULL, NULL, "tensor"},
-    {"Equal", 2, 2, 7, compare_infer, compare_fold, compare_emit, NO_VIEW, numel_flops, NULL, "tensor"},
-    {"Less", 2, 2, 7, compare_infer, compare_fold, compare_emit, NO_VIEW, numel_flops, NULL, "tensor"},
-    {"Greater", 2, 2, 7, compare_infer, compare_fold, compare_emit, NO_VIEW, numel_flops, NULL, "tensor"},
-    {"LessOrEqual", 2, 2, 12, compare_infer, compare_fold, compare_emit, NO_VIEW, numel_flops, NULL, "tensor"},
-    {"GreaterOrEqual", 2, 2, 12, compare_infer, compare_fold, compare_emit, NO_VIEW, numel_flops, NULL, "tensor"},
+    {"Cast", 1, 1, 6, cast_infer, cast_fold, cast_emit, PASS, NULL, NULL, "tensor"},
+    {"CastLike", 2, 2, 15, cast_infer, cast_fold, cast_emit, PASS, NULL, NULL, "tensor"},
+    {"Equal", 2, 2, 7, compare_infer, compare_fold, compare_emit, BCAST, numel_flops, NULL, "tensor"},
+    {"Less", 2, 2, 7, compare_infer, compare_fold, compare_emit, BCAST, numel_flops, NULL, "tensor"},
+    {"Greater", 2, 2, 7, compare_infer, compare_fold, compare_emit, BCAST, numel_flops, NULL, "tensor"},
+    {"LessOrEqual", 2, 2, 12, compare_infer, compare_fold, compare_emit, BCAST, numel_flops, NULL, "tensor"},
+    {"GreaterOrEqual", 2, 2, 12, compare_infer, compare_fold, compare_emit, BCAST, numel_flops, NULL, "tensor"},
     {"Not", 1, 1, 1, logic_infer, logic_fold, logic_emit, NO_VIEW, NULL, NULL, "tensor"},
-    {"And", 2, 2, 7, logic_infer, logic_fold, logic_emit, NO_VIEW, NULL, NULL, "tensor"},
-    {"Or", 2, 2, 7, logic_infer, logic_fold, logic_emit, NO_VIEW, NULL, NULL, "tensor"},
-    {"Xor", 2, 2, 7, logic_infer, logic_fold, logic_emit, NO_VIEW, NULL, NULL, "tensor"},
-    {"Where", 3, 3, 9, where_infer, where_fold, where_emit, NO_VIEW, NULL, NULL, "tensor"},
-    {"Expand", 2, 2, 8, expand_infer, expand_fold, expand_emit, NO_VIEW, NULL, NULL, "tensor"},
+    {"And", 2, 2, 7, logic_infer, logic_fold, logic_emit, BCAST, NULL, NULL, "tensor"},
+    {"Or", 2, 2, 7, logic_infer, logic_fold, logic_emit, BCAST, NULL, NULL, "tensor"},
+    {"Xor", 2, 2, 7, logic_infer, logic_fold, logic_emit, BCAST, NULL, NULL, "tensor"},
+    {"Where", 3, 3, 9, where_infer, where_fold, where_emit, BCAST, NULL, NULL, "tensor"},
+    {"Expand", 2, 2, 8, expand_infer, expand_fold, expand_emit, PASS, NULL, NULL, "tensor"},
     {"Tile", 2, 2, 6, tile_infer, tile_fold, tile_emit, NO_VIEW, NULL, NULL, "tensor"},
     {"Slice", 1, 5, 1, slice_infer, slice_fold, slice_emit, NO_VIEW, NULL, NULL, "tensor"},
     {"Split", 1, 2, 2, split_infer, split_fold, split_emit, NO_VIEW, NULL, NULL, "tensor"},
@@ -125,10 +130,10 @@ static const OpDef op_table[] = {
     {"ArgMin", 1, 1, 1, arg_infer, arg_fold, arg_emit, NO_VIEW, NULL, NULL, "data"},
     {"TopK", 1, 2, 1, topk_infer, topk_fold, topk_emit, NO_VIEW, NULL, NULL, "data"},
     {"Hardmax", 1, 1, 1, hardmax_infer, hardmax_fold, hardmax_emit, NO_VIEW, NULL, NULL, "data"},
-    {"Shrink", 1, 1, 9, act_infer, act_fold, act_emit, NO_VIEW, numel_flops, NULL, "data"},
-    {"ThresholdedRelu", 1, 1, 10, act_infer, act_fold, act_emit, NO_VIEW, numel_flops, NULL, "data"},
-    {"Celu", 1, 1, 12, act_infer, act_fold, act_emit, NO_VIEW, numel_flops, NULL, "data"},
-    {"Mish", 1, 1, 18, act_infer, act_fold, act_emit, NO_VIEW, numel_flops, NULL, "data"},
+    {"Shrink", 1, 1, 9, act_infer, act_fold, act_emit, UNARY, numel_flops, NULL, "data"},
+    {"ThresholdedRelu", 1, 1, 10, act_infer, act_fold, act_emit, UNARY, numel_flops, NULL, "data"},
+    {"Celu", 1, 1, 12, act_infer, act_fold, act_emit, UNARY, numel_flops, NULL, "data"},
+    {"Mish", 1, 1, 18, act_infer, act_fold, act_emit, UNARY, numel_flops, NULL, "data"},
     {"PRelu", 2, 2, 7, prelu_infer, prelu_fold, prelu_emit, NO_VIEW, numel_flops, NULL, "data"},
     {"Einsum", 1, 2, 12, einsum_infer, einsum_fold, einsum_emit, NO_VIEW, einsum_flops, NULL, "data"},
     /* ---- types family: ops_types.c (integer/bitwise ops, more element types) ---- */
@@ -142,7 +147,7 @@ static const OpDef op_table[] = {
     {"IsInf", 1, 1, 10, classify_infer, classify_fold, classify_emit, NO_VIEW, NULL, NULL, "types"},
     /* Cast and CastLike with a float16/bfloat16 end: promote_half binds them to this entry,
      * whose emitted code also needs templates/types.c; never looked up from a model. */
-    {"Cast(half)", 1, 2, 6, cast_infer, cast_fold, cast_emit, NO_VIEW, NULL, NULL, "tensor types"},
+    {"Cast(half)", 1, 2, 6, cast_infer, cast_fold, cast_emit, PASS, NULL, NULL, "tensor types"},
     /* ---- signal family: ops_signal.c, ops_image.c (DFT, windows, sampling, boxes) ---- */
     {"DFT", 1, 3, 17, dft_infer, dft_fold, dft_emit, NO_VIEW, dft_flops, NULL, "signal"},
     {"STFT", 2, 4, 17, stft_infer, stft_fold, stft_emit, NO_VIEW, stft_flops, NULL, "signal"},
@@ -176,16 +181,16 @@ static const OpDef op_table[] = {
     {"Det", 1, 1, 11, det_infer, det_fold, det_emit, NO_VIEW, numel_flops, det_scratch, "math"},
     {"ReduceLogSum", 1, 2, 1, reduce_infer, reduce_fold, reduce_emit, NO_VIEW, reduce_flops, NULL, "reduce"},
     {"CumProd", 2, 2, 26, cumsum_infer, cumsum_fold, cumsum_emit, NO_VIEW, numel_flops, NULL, "data"},
-    {"Tan", 1, 1, 7, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Asin", 1, 1, 7, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Acos", 1, 1, 7, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Atan", 1, 1, 7, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Sinh", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Cosh", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Asinh", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Acosh", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Atanh", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
-    {"Swish", 1, 1, 24, math_unary_infer, math_unary_fold, math_unary_emit, NO_VIEW, numel_flops, NULL, "math"},
+    {"Tan", 1, 1, 7, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Asin", 1, 1, 7, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Acos", 1, 1, 7, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Atan", 1, 1, 7, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Sinh", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Cosh", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Asinh", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Acosh", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Atanh", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
+    {"Swish", 1, 1, 24, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
     /* ops_random.c: Dropout's infer binds a seeded training-mode Dropout to this entry; never
      * looked up from a model */
     {"Dropout(train)", 1, 3, 12, dropout_train_infer, dropout_train_fold, dropout_train_emit, NO_VIEW, numel_flops, NULL, "random"},
@@ -199,7 +204,7 @@ static const OpDef op_table[] = {
     /* ---- lowtypes family: ops_lowtypes.c (float8, float4, int4/int2 element types) ---- */
     /* Cast and CastLike with such a type at one end: lowcast_infer binds them to this entry;
      * never looked up from a model. */
-    {"Cast(low)", 1, 1, 19, lowcast_infer, lowcast_fold, lowcast_emit, NO_VIEW, NULL, NULL, "types lowtypes"},
+    {"Cast(low)", 1, 1, 19, lowcast_infer, lowcast_fold, lowcast_emit, PASS, NULL, NULL, "types lowtypes"},
     /* QuantizeLinear / DequantizeLinear with a float8 or float4 end (ops_quant.c binds them) */
     {"QuantizeLinear(low)", 2, 3, 19, quantize_infer, quantize_fold, quantize_emit, NO_VIEW, numel_flops, NULL, "types lowtypes"},
     {"DequantizeLinear(low)", 2, 3, 19, dequantize_infer, dequantize_fold, dequantize_emit, NO_VIEW, numel_flops, NULL, "types lowtypes"},
@@ -222,6 +227,16 @@ int op_table_entries(const OpDef **out)
 {
     *out = op_table;
     return (int)(sizeof op_table / sizeof op_table[0]);
+}
+
+bool op_has(const OpDef *op, unsigned flag)
+{
+    return op && (op->flags & flag) != 0;
+}
+
+bool node_has(const Node *n, unsigned flag)
+{
+    return n && op_has(n->op, flag);
 }
 
 const OpDef *op_lookup(const char *name)

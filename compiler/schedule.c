@@ -19,7 +19,7 @@ static void link_views(Graph *g)
         g->values[i]->view_of = NULL;
     for (int i = 0; i < g->nnodes; i++) {
         Node *n = g->nodes[i];
-        if (n->op->is_view && !n->outputs[0]->data && n->inputs[0])
+        if (op_has(n->op, OP_VIEW) && !n->outputs[0]->data && n->inputs[0])
             n->outputs[0]->view_of = n->inputs[0];
     }
 }

@@ -22,15 +22,11 @@ static bool is_constant_fill(const Value *v, float f)
 /* The input that the node passes through unchanged, or NULL. */
 static Value *pass_through(const Node *n)
 {
-    static const char *const same_data[] = {"Identity", "Dropout", "Cast",    "CastLike", "Expand",
-                                            "Reshape",  "Flatten", "Squeeze", "Unsqueeze"};
     const char *op = n->op_type;
     Value *y = n->outputs[0], *x = NULL;
-    if (n->op && !strcmp(n->op->name, "Dropout(train)"))
-        return NULL; /* seeded training-mode Dropout (ops_random.c) is not the identity */
-    for (size_t i = 0; i < sizeof same_data / sizeof same_data[0]; i++)
-        if (!strcmp(op, same_data[i]))
-            x = n->inputs[0];
+    /* (seeded training-mode Dropout is bound to an entry without the flag: not the identity) */
+    if (node_has(n, OP_VIEW | OP_PASS_THROUGH))
+        x = n->inputs[0];
     bool mul = !strcmp(op, "Mul");
     if ((mul || !strcmp(op, "Add")) && n->ninputs == 2) {
         float unit = mul ? 1.0f : 0.0f;
@@ -65,16 +61,6 @@ static bool bypass(Node *n, Value *x)
     y->view_of = x->view_of;
     node_retire(n);
     return true;
-}
-
-static bool is_broadcasting_op(const Node *n)
-{
-    static const char *const ops[] = {"Add",   "Sub",  "Mul",     "Div", "Pow", "Where",
-                                      "Equal", "Less", "Greater", "And", "Or"};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (!strcmp(n->op_type, ops[i]))
-            return true;
-    return false;
 }
 
 /* Would `user` produce the same shape if input `k` were `x` instead of the expanded value? */
@@ -112,7 +98,7 @@ static void drop_expand(Node *n)
     Value *x = n->inputs[0], *y = n->outputs[0];
     for (int u = y->nusers - 1; u >= 0; u--) {
         Node *user = y->users[u].node;
-        if (!is_broadcasting_op(user))
+        if (!node_has(user, OP_BROADCAST))
             continue;
         for (int k = 0; k < user->ninputs; k++)
             if (user->inputs[k] == y && broadcasts_without(user, k, x)) {
