@@ -109,7 +109,7 @@ static const OpDef op_table[] = {
     {"LRN", 1, 1, 1, lrn_infer, lrn_fold, lrn_emit, NO_VIEW, numel_flops, NULL, "nn"},
     {"MeanVarianceNormalization", 1, 1, 9, mvn_infer, mvn_fold, mvn_emit, NO_VIEW, numel_flops, NULL, "nn"},
     {"LpNormalization", 1, 1, 1, lpnorm_infer, lpnorm_fold, lpnorm_emit, NO_VIEW, numel_flops, NULL, "nn"},
-    /* ---- data family: ops_data.c (gather/scatter, pad, resize, index ops) ---- */
+    /* ---- data family: ops_gather_scatter.c, ops_data.c, ops_resize.c, ops_activation.c, ops_einsum.c ---- */
     {"GatherElements", 2, 2, 11, gather_elements_infer, gather_elements_fold, gather_elements_emit, NO_VIEW, NULL, NULL, "data"},
     {"ScatterElements", 3, 3, 11, scatter_elements_infer, scatter_elements_fold, scatter_elements_emit, NO_VIEW, NULL, NULL, "data"},
     {"Scatter", 3, 3, 9, scatter_elements_infer, scatter_elements_fold, scatter_elements_emit, NO_VIEW, NULL, NULL, "data"},
@@ -259,6 +259,12 @@ void require_dtype(const Node *n, const Value *v, DType t)
     if (v->dtype != t)
         fatal_at(n, "input '%s' has type %s; this op supports %s only", v->name,
                  dtype_name(v->dtype), dtype_name(t));
+}
+
+void require_sized(const Node *n, const Value *v)
+{
+    if (!dtype_size(v->dtype))
+        fatal_at(n, "type %s of '%s' is not supported", dtype_name(v->dtype), v->name);
 }
 
 void require_float(const Node *n, const Value *v)

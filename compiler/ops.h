@@ -11,12 +11,16 @@
 int normalize_axis(const Node *n, int64_t axis, int rank); /* negative axes count from the end */
 void require_dtype(const Node *n, const Value *v, DType t);
 void require_float(const Node *n, const Value *v);
+void require_sized(const Node *n, const Value *v); /* a type with a byte size */
 void require_constant(const Node *n, const Value *v, const char *what);
 int64_t *const_ints(const Node *n, const Value *v, int *count); /* int64/int32 constant -> int64 */
 void broadcast_shape(const Node *n, const Value *a, const Value *b, int *rank, int64_t *dims);
 void broadcast_strides(const Value *in, int rank, const int64_t *out_dims, int64_t *strides);
 double numel_flops(const Node *n); /* one op per output element */
-void same_shape_infer(Node *n);    /* output 0 = input 0's type and shape */
+/* Type codes of templates/data.c's computing kernels (its O2C_DATA_*): TY_BYTES moves bytes
+ * without arithmetic, for any element size. */
+enum { TY_BYTES = 0, TY_F32 = 1, TY_I64 = 2, TY_F64 = 3, TY_I32 = 4 };
+void same_shape_infer(Node *n); /* output 0 = input 0's type and shape */
 
 /* ---- ops_elementwise.c ---- */
 void unary_infer(Node *n);
@@ -167,7 +171,7 @@ void lpnorm_infer(Node *n);
 void lpnorm_fold(Node *n);
 void lpnorm_emit(Emitter *e, Node *n);
 /* ---- data family ---- */
-/* ops_data.c: gather/scatter, pad, resize, index and layout ops, a few activations, Einsum */
+/* ops_gather_scatter.c */
 void gather_elements_infer(Node *n);
 void gather_elements_fold(Node *n);
 void gather_elements_emit(Emitter *e, Node *n);
@@ -180,13 +184,16 @@ void gather_nd_emit(Emitter *e, Node *n);
 void scatter_nd_infer(Node *n);
 void scatter_nd_fold(Node *n);
 void scatter_nd_emit(Emitter *e, Node *n);
+/* ops_data.c: index and layout ops */
 void pad_infer(Node *n);
 void pad_fold(Node *n);
 void pad_emit(Emitter *e, Node *n);
+/* ops_resize.c */
 void resize_infer(Node *n);
 void resize_fold(Node *n);
 void resize_emit(Emitter *e, Node *n);
 int64_t resize_scratch(const Node *n);
+/* ops_data.c */
 void d2s_infer(Node *n); /* DepthToSpace, SpaceToDepth */
 void d2s_fold(Node *n);
 void d2s_emit(Emitter *e, Node *n);
@@ -215,12 +222,14 @@ void topk_emit(Emitter *e, Node *n);
 void hardmax_infer(Node *n);
 void hardmax_fold(Node *n);
 void hardmax_emit(Emitter *e, Node *n);
+/* ops_activation.c */
 void act_infer(Node *n); /* Shrink, ThresholdedRelu, Celu, Mish */
 void act_fold(Node *n);
 void act_emit(Emitter *e, Node *n);
 void prelu_infer(Node *n);
 void prelu_fold(Node *n);
 void prelu_emit(Emitter *e, Node *n);
+/* ops_einsum.c */
 void einsum_infer(Node *n);
 void einsum_fold(Node *n);
 void einsum_emit(Emitter *e, Node *n);

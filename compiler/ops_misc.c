@@ -16,12 +16,6 @@ static int64_t prod(const int64_t *dims, int from, int to)
     return p;
 }
 
-static void require_sized(const Node *n, const Value *v)
-{
-    if (!dtype_size(v->dtype))
-        fatal_at(n, "type %s of '%s' is not supported", dtype_name(v->dtype), v->name);
-}
-
 /* ---- BitCast ---- */
 
 void bitcast_infer(Node *n)
