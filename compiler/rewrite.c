@@ -1,5 +1,6 @@
-/* rewrite.c — small helpers the fusion passes share: matching producers and constants, and
- * turning a node into another op in place (so it keeps its output values). */
+/* rewrite.c — the rewrite driver (rule tables, applied until nothing changes) and small
+ * helpers the fusion passes share: matching producers and constants, and turning a node into
+ * another op in place (so it keeps its output values). */
 #include "rewrite.h"
 
 #include <string.h>
@@ -92,4 +93,24 @@ bool same_shape_as(const Value *a, const Value *b)
         if (a->dims[i] != b->dims[i])
             return false;
     return true;
+}
+
+static bool rule_matches(const RewriteRule *r, const Node *n)
+{
+    return r->op ? !strcmp(n->op_type, r->op) : node_has(n, r->flags);
+}
+
+void rewrite_graph(Graph *g, const RewriteRule *rules, int nrules)
+{
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 0; i < g->nnodes; i++) {
+            Node *n = g->nodes[i];
+            for (int r = 0; r < nrules && !n->dead && n->noutputs; r++)
+                if (rule_matches(&rules[r], n) && rules[r].apply(g, n)) {
+                    changed = true;
+                    break;
+                }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 /* simplify.c — remove nodes that do not change their input: Identity, inference Dropout, Cast
  * to the same type, Mul by 1, Add of 0, Expand/Reshape to the same shape; drop an Expand that
- * only feeds broadcasting ops (they broadcast anyway); turn CastLike into Cast.
+ * only feeds broadcasting ops (they broadcast anyway); turn CastLike into Cast. A table of
+ * rules (simplify_rules) applied by rewrite_graph until none applies.
  *
  * Add of +0.0 turns -0.0 into +0.0, which removing it does not: the only bits that can change
  * are the sign of a zero result, never its value. */
@@ -19,23 +20,16 @@ static bool is_constant_fill(const Value *v, float f)
     return true;
 }
 
-/* The input that the node passes through unchanged, or NULL. */
-static Value *pass_through(const Node *n)
+/* Input k of n when the other operand is a constant filled with `unit` (Mul by 1, Add of 0). */
+static Value *unit_operand_other(const Node *n, float unit)
 {
-    const char *op = n->op_type;
-    Value *y = n->outputs[0], *x = NULL;
-    /* (seeded training-mode Dropout is bound to an entry without the flag: not the identity) */
-    if (node_has(n, OP_VIEW | OP_PASS_THROUGH))
-        x = n->inputs[0];
-    bool mul = !strcmp(op, "Mul");
-    if ((mul || !strcmp(op, "Add")) && n->ninputs == 2) {
-        float unit = mul ? 1.0f : 0.0f;
-        if (is_constant_fill(n->inputs[1], unit))
-            x = n->inputs[0];
-        else if (is_constant_fill(n->inputs[0], unit))
-            x = n->inputs[1];
-    }
-    return x && same_shape_as(x, y) ? x : NULL;
+    if (n->ninputs != 2)
+        return NULL;
+    if (is_constant_fill(n->inputs[1], unit))
+        return n->inputs[0];
+    if (is_constant_fill(n->inputs[0], unit))
+        return n->inputs[1];
+    return NULL;
 }
 
 /* Removes node n whose output equals `x`. When the output is a graph output, the producer of
@@ -93,8 +87,38 @@ static bool broadcasts_without(const Node *user, int k, const Value *x)
     return true;
 }
 
-static void drop_expand(Node *n)
+/* Removes n when its output is `x` with the same type and shape. */
+static bool remove_if_same(Node *n, Value *x)
 {
+    if (!x || !same_shape_as(x, n->outputs[0]) || !bypass(n, x))
+        return false;
+    record_fusion(xprintf("%s_removed", n->op_type));
+    return true;
+}
+
+/* (A seeded training-mode Dropout is bound to an entry without the flag: not the identity.) */
+static bool remove_pass_through(Graph *g, Node *n)
+{
+    (void)g;
+    return remove_if_same(n, n->inputs[0]);
+}
+
+static bool remove_mul_by_one(Graph *g, Node *n)
+{
+    (void)g;
+    return remove_if_same(n, unit_operand_other(n, 1.0f));
+}
+
+static bool remove_add_of_zero(Graph *g, Node *n)
+{
+    (void)g;
+    return remove_if_same(n, unit_operand_other(n, 0.0f));
+}
+
+static bool drop_expand(Graph *g, Node *n)
+{
+    (void)g;
+    bool changed = false;
     Value *x = n->inputs[0], *y = n->outputs[0];
     for (int u = y->nusers - 1; u >= 0; u--) {
         Node *user = y->users[u].node;
@@ -104,40 +128,43 @@ static void drop_expand(Node *n)
             if (user->inputs[k] == y && broadcasts_without(user, k, x)) {
                 node_set_input(user, k, x);
                 record_fusion("expand_removed");
+                changed = true;
                 break;
             }
     }
-    if (!value_is_used(y))
+    if (!value_is_used(y)) {
         node_retire(n);
+        changed = true;
+    }
+    return changed;
 }
 
-static void castlike_to_cast(Node *n)
+static bool castlike_to_cast(Graph *g, Node *n)
 {
+    (void)g;
     const OpDef *cast = op_lookup("Cast");
     if (!cast)
-        return;
+        return false;
     DType to = n->inputs[1]->dtype;
     node_resize_inputs(n, 1);
     n->op_type = xstrdup("Cast");
     n->op = cast;
     attr_set_int(n, "to", to);
     record_fusion("castlike_to_cast");
+    return true;
 }
+
+/* Tried in this order on each node; the pass-through rule comes first, so an Expand or a
+ * CastLike that changes nothing is removed rather than rewritten. */
+static const RewriteRule simplify_rules[] = {
+    {NULL, OP_VIEW | OP_PASS_THROUGH, remove_pass_through},
+    {"Mul", 0, remove_mul_by_one},
+    {"Add", 0, remove_add_of_zero},
+    {"Expand", 0, drop_expand},
+    {"CastLike", 0, castlike_to_cast},
+};
 
 void simplify(Graph *g)
 {
-    for (int i = 0; i < g->nnodes; i++) {
-        Node *n = g->nodes[i];
-        if (n->dead || !n->noutputs)
-            continue;
-        Value *x = pass_through(n);
-        if (x && bypass(n, x)) {
-            record_fusion(xprintf("%s_removed", n->op_type));
-            continue;
-        }
-        if (!strcmp(n->op_type, "Expand"))
-            drop_expand(n);
-        else if (!strcmp(n->op_type, "CastLike"))
-            castlike_to_cast(n);
-    }
+    rewrite_graph(g, simplify_rules, (int)(sizeof simplify_rules / sizeof simplify_rules[0]));
 }
