@@ -306,6 +306,24 @@ int64_t *const_ints(const Node *n, const Value *v, int *count)
     return out;
 }
 
+int64_t *indices_i64(const Value *idx)
+{
+    if (idx->dtype == DT_INT64)
+        return idx->data;
+    int64_t count = value_numel(idx);
+    int64_t *out = xcalloc((size_t)count + 1, sizeof(int64_t));
+    for (int64_t i = 0; i < count; i++)
+        out[i] = ((const int32_t *)idx->data)[i];
+    return out;
+}
+
+const char *indices_cname(Emitter *e, Value *idx)
+{
+    if (idx->dtype == DT_INT64)
+        return value_cname(e, idx);
+    return emit_constant(e, DT_INT64, idx->rank, idx->dims, indices_i64(idx));
+}
+
 void broadcast_shape(const Node *n, const Value *a, const Value *b, int *rank, int64_t *dims)
 {
     int r = a->rank > b->rank ? a->rank : b->rank;

@@ -14,6 +14,9 @@ void require_float(const Node *n, const Value *v);
 void require_sized(const Node *n, const Value *v); /* a type with a byte size */
 void require_constant(const Node *n, const Value *v, const char *what);
 int64_t *const_ints(const Node *n, const Value *v, int *count); /* int64/int32 constant -> int64 */
+/* Index kernels take int64; constant int32 indices are widened at compile time. */
+int64_t *indices_i64(const Value *idx);
+const char *indices_cname(Emitter *e, Value *idx); /* int32: a widened constant */
 void broadcast_shape(const Node *n, const Value *a, const Value *b, int *rank, int64_t *dims);
 void broadcast_strides(const Value *in, int rank, const int64_t *out_dims, int64_t *strides);
 double numel_flops(const Node *n); /* one op per output element */

@@ -27,24 +27,6 @@ static void require_indices(const Node *n, const Value *idx)
         fatal_at(n, "non-constant int32 indices are not supported (int64 are)");
 }
 
-static int64_t *indices_i64(const Value *idx)
-{
-    if (idx->dtype == DT_INT64)
-        return idx->data;
-    int64_t count = value_numel(idx);
-    int64_t *out = xcalloc((size_t)count + 1, sizeof(int64_t));
-    for (int64_t i = 0; i < count; i++)
-        out[i] = ((const int32_t *)idx->data)[i];
-    return out;
-}
-
-static const char *indices_cname(Emitter *e, Value *idx)
-{
-    if (idx->dtype == DT_INT64)
-        return value_cname(e, idx);
-    return emit_constant(e, DT_INT64, idx->rank, idx->dims, indices_i64(idx));
-}
-
 /* Scatter reductions: 0 none, 1 add, 2 mul, 3 max, 4 min. */
 static int scatter_reduction(const Node *n)
 {

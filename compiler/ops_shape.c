@@ -395,32 +395,18 @@ static GatherGeometry gather_geometry(const Node *n)
     return g;
 }
 
-/* Gather kernels take int64 indices; constant int32 indices are widened at compile time. */
-static int64_t *indices_as_int64(const Value *idx)
-{
-    if (idx->dtype == DT_INT64)
-        return idx->data;
-    int64_t count = value_numel(idx);
-    int64_t *out = xcalloc((size_t)count + 1, sizeof(int64_t));
-    for (int64_t i = 0; i < count; i++)
-        out[i] = ((const int32_t *)idx->data)[i];
-    return out;
-}
-
 void gather_fold(Node *n)
 {
     GatherGeometry g = gather_geometry(n);
-    gather_bytes(g.outer, g.axis_len, g.inner_bytes, n->inputs[0]->data,
-                 indices_as_int64(n->inputs[1]), g.count, n->outputs[0]->data);
+    gather_bytes(g.outer, g.axis_len, g.inner_bytes, n->inputs[0]->data, indices_i64(n->inputs[1]),
+                 g.count, n->outputs[0]->data);
 }
 
 void gather_emit(Emitter *e, Node *n)
 {
     GatherGeometry g = gather_geometry(n);
     Value *idx = n->inputs[1];
-    const char *iname = value_cname(e, idx);
-    if (idx->dtype == DT_INT32)
-        iname = emit_constant(e, DT_INT64, idx->rank, idx->dims, indices_as_int64(idx));
+    const char *iname = indices_cname(e, idx);
     println(e, "gather_bytes(%lld, %lld, %lld, %s, %s, %lld, %s);", (long long)g.outer,
             (long long)g.axis_len, (long long)g.inner_bytes, value_cname(e, n->inputs[0]), iname,
             (long long)g.count, value_cname(e, n->outputs[0]));
