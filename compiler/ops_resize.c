@@ -9,7 +9,10 @@
  * The compiler maps each output coordinate of each dim to its source taps (indices and
  * weights, in double as the ONNX reference does, then rounded to float). Nearest resizing is
  * one separable gather (any element type); linear and cubic run one 1-D pass per dim that is
- * not the identity, in ascending dim order, through two scratch buffers. */
+ * not the identity, in ascending dim order, through two scratch buffers.
+ * resize_plan's steps: resize_attrs (modes as enums), resize_axes, resize_output (scales,
+ * sizes, roi -> output dims), then per dim resize_dim_taps (source_coord, nearest_tap,
+ * antialias_coeffs / cubic_coeffs). */
 
 typedef struct ResizeDim {
     int64_t in, out;
@@ -19,9 +22,41 @@ typedef struct ResizeDim {
     bool identity;
 } ResizeDim;
 
+typedef enum ResizeMode { RESIZE_NEAREST, RESIZE_LINEAR, RESIZE_CUBIC } ResizeMode;
+
+/* coordinate_transformation_mode, in the order of coord_names */
+typedef enum ResizeCoord {
+    COORD_HALF_PIXEL,
+    COORD_ALIGN_CORNERS,
+    COORD_ASYMMETRIC,
+    COORD_PYTORCH_HALF_PIXEL,
+    COORD_TF_CROP_AND_RESIZE,
+    COORD_HALF_PIXEL_SYMMETRIC,
+} ResizeCoord;
+
+/* nearest_mode, in the order of nearest_names */
+typedef enum NearestMode {
+    NEAREST_ROUND_PREFER_FLOOR,
+    NEAREST_ROUND_PREFER_CEIL,
+    NEAREST_FLOOR,
+    NEAREST_CEIL,
+} NearestMode;
+
+/* The attributes, checked; `old`: Upsample or Resize before opset 11. */
+typedef struct ResizeAttrs {
+    bool upsample, old;
+    ResizeMode mode;
+    const char *mode_name;
+    ResizeCoord coord;
+    NearestMode nearest;
+    double cubic_a;
+    bool exclude_outside, antialias;
+    const char *policy; /* keep_aspect_ratio_policy */
+} ResizeAttrs;
+
 typedef struct ResizePlan {
     int rank;
-    int mode;    /* 0 nearest, 1 linear, 2 cubic */
+    ResizeMode mode;
     bool interp; /* run 1-D interpolation passes (linear, cubic, or nearest with extrapolation) */
     float extrapolation;
     ResizeDim d[MAX_RANK];
@@ -50,73 +85,85 @@ static void cubic_coeffs(double r, double A, double *c)
     c[3] = ((A * ((1 - r) + 1) - 5 * A) * ((1 - r) + 1) + 8 * A) * ((1 - r) + 1) - 4 * A;
 }
 
-static ResizePlan resize_plan(const Node *n)
+static int name_index(const char *name, const char *const *names, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (!strcmp(name, names[i]))
+            return i;
+    return -1;
+}
+
+static ResizeAttrs resize_attrs(const Node *n)
+{
+    ResizeAttrs a = {0};
+    a.upsample = !strcmp(n->op_type, "Upsample");
+    a.old = a.upsample || n->opset < 11;
+    const char *mode = attr_string(n, "mode", "nearest");
+    a.mode_name = mode;
+    if (!strcmp(mode, "nearest"))
+        a.mode = RESIZE_NEAREST;
+    else if (!strcmp(mode, "linear") || (a.old && !strcmp(mode, "bilinear")))
+        a.mode = RESIZE_LINEAR;
+    else if (!strcmp(mode, "cubic") && !a.old)
+        a.mode = RESIZE_CUBIC;
+    else
+        fatal_at(n, "mode '%s' is not supported (nearest, linear%s are)", mode,
+                 a.old ? "" : ", cubic");
+    const char *ctm =
+        a.old ? "asymmetric" : attr_string(n, "coordinate_transformation_mode", "half_pixel");
+    const char *nearest = a.old ? "floor" : attr_string(n, "nearest_mode", "round_prefer_floor");
+    a.cubic_a = attr_float(n, "cubic_coeff_a", -0.75f);
+    a.exclude_outside = attr_int(n, "exclude_outside", 0) != 0;
+    a.antialias = attr_int(n, "antialias", 0) != 0;
+    if (a.antialias && a.mode == RESIZE_NEAREST)
+        fatal_at(n, "antialias=1 needs mode linear or cubic");
+    a.policy = attr_string(n, "keep_aspect_ratio_policy", "stretch");
+    static const char *const policies[] = {"stretch", "not_larger", "not_smaller"};
+    if (name_index(a.policy, policies, 3) < 0)
+        fatal_at(n, "keep_aspect_ratio_policy '%s' is not one of stretch, not_larger, not_smaller",
+                 a.policy);
+    static const char *const coord_names[] = {"half_pixel",         "align_corners",
+                                              "asymmetric",         "pytorch_half_pixel",
+                                              "tf_crop_and_resize", "half_pixel_symmetric"};
+    int ct = name_index(ctm, coord_names, 6);
+    if (ct < 0 || (ct == COORD_HALF_PIXEL_SYMMETRIC && n->opset < 19))
+        fatal_at(n, "coordinate_transformation_mode '%s' is not supported", ctm);
+    a.coord = (ResizeCoord)ct;
+    static const char *const nearest_names[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
+                                                "ceil"};
+    int nm = name_index(nearest, nearest_names, 4);
+    if (nm < 0)
+        fatal_at(n, "nearest_mode '%s' is not supported", nearest);
+    a.nearest = (NearestMode)nm;
+    return a;
+}
+
+/* The dims resized (attribute axes, opset 18; else all); returns their count. */
+static int resize_axes(const Node *n, int r, int *axes)
+{
+    const int64_t *ax;
+    int nax = attr_ints(n, "axes", &ax);
+    if (nax < 0) {
+        for (int i = 0; i < r; i++)
+            axes[i] = i;
+        return r;
+    }
+    if (nax > r)
+        fatal_at(n, "axes has more entries than the rank");
+    for (int i = 0; i < nax; i++)
+        axes[i] = normalize_axis(n, ax[i], r);
+    return nax;
+}
+
+/* Per dim: the scale, the output size and the roi (start at roi[d], end at roi[r + d]), from
+ * the scales, sizes and roi inputs (or Upsample's attribute), checked. */
+static void resize_output(const Node *n, const ResizeAttrs *a, const int *axes, int naxes,
+                          double *scale, int64_t *out, double *roi)
 {
     const Value *x = n->inputs[0];
     const int r = x->rank;
-    ResizePlan p = {0};
-    p.rank = r;
-    bool upsample = !strcmp(n->op_type, "Upsample");
-    bool old = upsample || n->opset < 11;
-    const char *mode = attr_string(n, "mode", "nearest");
-    if (!strcmp(mode, "nearest"))
-        p.mode = 0;
-    else if (!strcmp(mode, "linear") || (old && !strcmp(mode, "bilinear")))
-        p.mode = 1;
-    else if (!strcmp(mode, "cubic") && !old)
-        p.mode = 2;
-    else
-        fatal_at(n, "mode '%s' is not supported (nearest, linear%s are)", mode,
-                 old ? "" : ", cubic");
-    const char *ctm =
-        old ? "asymmetric" : attr_string(n, "coordinate_transformation_mode", "half_pixel");
-    const char *nearest = old ? "floor" : attr_string(n, "nearest_mode", "round_prefer_floor");
-    double A = attr_float(n, "cubic_coeff_a", -0.75f);
-    bool exclude_outside = attr_int(n, "exclude_outside", 0) != 0;
-    p.extrapolation = attr_float(n, "extrapolation_value", 0.0f);
-    bool antialias = attr_int(n, "antialias", 0) != 0;
-    if (antialias && p.mode == 0)
-        fatal_at(n, "antialias=1 needs mode linear or cubic");
-    const char *policy = attr_string(n, "keep_aspect_ratio_policy", "stretch");
-    if (strcmp(policy, "stretch") && strcmp(policy, "not_larger") && strcmp(policy, "not_smaller"))
-        fatal_at(n, "keep_aspect_ratio_policy '%s' is not one of stretch, not_larger, not_smaller",
-                 policy);
-    static const char *const ctms[] = {"half_pixel",         "align_corners",
-                                       "asymmetric",         "pytorch_half_pixel",
-                                       "tf_crop_and_resize", "half_pixel_symmetric"};
-    int ct = -1;
-    for (int i = 0; i < 6; i++)
-        if (!strcmp(ctm, ctms[i]))
-            ct = i;
-    if (ct < 0 || (ct == 5 && n->opset < 19))
-        fatal_at(n, "coordinate_transformation_mode '%s' is not supported", ctm);
-    static const char *const nms[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
-    int nm = -1;
-    for (int i = 0; i < 4; i++)
-        if (!strcmp(nearest, nms[i]))
-            nm = i;
-    if (nm < 0)
-        fatal_at(n, "nearest_mode '%s' is not supported", nearest);
-
-    /* axes (opset 18) */
-    int axes[MAX_RANK], naxes = r;
-    const int64_t *ax;
-    int nax = attr_ints(n, "axes", &ax);
-    if (nax >= 0) {
-        if (nax > r)
-            fatal_at(n, "axes has more entries than the rank");
-        naxes = nax;
-        for (int i = 0; i < nax; i++)
-            axes[i] = normalize_axis(n, ax[i], r);
-    } else {
-        for (int i = 0; i < r; i++)
-            axes[i] = i;
-    }
-
-    /* scales / sizes / roi */
-    double scale[MAX_RANK];
-    int64_t out[MAX_RANK];
-    double roi[2 * MAX_RANK];
+    const bool upsample = a->upsample;
+    const char *policy = a->policy;
     for (int d = 0; d < r; d++) {
         scale[d] = 1.0;
         out[d] = x->dims[d];
@@ -126,13 +173,13 @@ static ResizePlan resize_plan(const Node *n)
     const Value *scales_v = NULL, *sizes_v = NULL, *roi_v = NULL;
     if (upsample) {
         if (n->opset < 9) {
-            const Attr *a = attr_get(n, "scales");
-            if (!a || a->type != ATTR_FLOATS)
+            const Attr *sa = attr_get(n, "scales");
+            if (!sa || sa->type != ATTR_FLOATS)
                 fatal_at(n, "attribute 'scales' is required");
-            if (a->n != r)
-                fatal_at(n, "scales has %d entries for rank %d", a->n, r);
+            if (sa->n != r)
+                fatal_at(n, "scales has %d entries for rank %d", sa->n, r);
             for (int d = 0; d < r; d++)
-                scale[d] = a->floats[d];
+                scale[d] = sa->floats[d];
         } else {
             scales_v = node_input(n, 1);
         }
@@ -176,7 +223,7 @@ static ResizePlan resize_plan(const Node *n)
             out[axes[i]] = s[i];
         }
     }
-    if (roi_v && ct == 4) {
+    if (roi_v && a->coord == COORD_TF_CROP_AND_RESIZE) {
         int c;
         const float *ro = float_list(n, roi_v, &c, "roi");
         if (c != 2 * naxes)
@@ -214,153 +261,194 @@ static ResizePlan resize_plan(const Node *n)
     for (int d = 0; d < r; d++) {
         if (out[d] > ((int64_t)1 << 40))
             fatal_at(n, "output dim %d (%lld) is too large", d, (long long)out[d]);
-        p.out_dims[d] = out[d];
         if (out[d] > 0 && x->dims[d] == 0)
             fatal_at(n, "cannot resize an empty dim to %lld", (long long)out[d]);
     }
-    if (old && p.mode == 0)
+    if (a->old && a->mode == RESIZE_NEAREST)
         for (int d = 0; d < r; d++)
             if (scale[d] < 1.0)
                 fatal_at(n, "nearest downsampling before opset 11 is not supported (its "
                             "rounding is unspecified)");
+}
 
-    /* taps per dim */
-    for (int d = 0; d < r; d++) {
-        ResizeDim *rd = &p.d[d];
-        const int64_t in = x->dims[d], on = out[d];
-        rd->in = in;
-        rd->out = on;
-        rd->taps = p.mode == 0 ? 1 : p.mode == 1 ? 2 : 4;
-        const double aa = scale[d] < 1.0 ? scale[d] : 1.0; /* antialias: filter scale */
-        int64_t aa_start = 0;
-        if (antialias) {
-            /* the reference's footprint: 2 - 2*start taps, start = floor(-support/scale) + 1 */
-            double support = p.mode == 1 ? 1.0 : 2.0;
-            aa_start = (int64_t)floor(-support / aa) + 1;
-            rd->taps = 2 - 2 * aa_start;
-            if (rd->taps > 4096)
-                fatal_at(n, "antialias filter of %lld taps is too wide", (long long)rd->taps);
+/* Output coordinate j of a dim of `in` elements resized to `on` at scale s, in input
+ * coordinates; *extrap: outside tf_crop_and_resize's roi [r0, r1]. */
+static double source_coord(ResizeCoord ct, int64_t j, int64_t in, int64_t on, double s, double r0,
+                           double r1, bool *extrap)
+{
+    const double ow = s * (double)in;
+    *extrap = false;
+    switch (ct) {
+    case COORD_ALIGN_CORNERS: return ow == 1 ? 0.0 : (double)j * (double)(in - 1) / (ow - 1);
+    case COORD_ASYMMETRIC: return (double)j / s;
+    case COORD_PYTORCH_HALF_PIXEL: return ow == 1 ? -0.5 : ((double)j + 0.5) / s - 0.5;
+    case COORD_TF_CROP_AND_RESIZE: {
+        double xo = ow == 1 ? (r1 - r0) * (double)(in - 1) / 2
+                            : (double)j * (r1 - r0) * (double)(in - 1) / (ow - 1);
+        xo += r0 * (double)(in - 1);
+        *extrap = xo < 0 || xo > (double)(in - 1);
+        return xo;
+    }
+    case COORD_HALF_PIXEL_SYMMETRIC: {
+        double adj = (double)on / ow, off = (double)in / 2 * (1 - adj);
+        return off + ((double)j + 0.5) / s - 0.5;
+    }
+    case COORD_HALF_PIXEL: break;
+    }
+    return ((double)j + 0.5) / s - 0.5;
+}
+
+/* The nearest tap of source coordinate floor f + ratio (integer: ratio is 0). */
+static int64_t nearest_tap(NearestMode nm, int64_t f, double ratio, bool integer)
+{
+    if (integer)
+        return f;
+    switch (nm) {
+    case NEAREST_ROUND_PREFER_FLOOR: return ratio <= 0.5 ? f : f + 1;
+    case NEAREST_ROUND_PREFER_CEIL: return ratio < 0.5 ? f : f + 1;
+    case NEAREST_FLOOR: return f;
+    case NEAREST_CEIL: break;
+    }
+    return f + 1;
+}
+
+/* Antialiased weights of taps aa_start.. at distance `rr` past the floor: the filter (a
+ * triangle for linear, Keys' cubic with coefficient A for cubic) stretched by 1/aa, then
+ * normalised to sum 1. */
+static void antialias_coeffs(ResizeMode mode, double A, double aa, int64_t aa_start, int64_t taps,
+                             double rr, double *c)
+{
+    double sum = 0;
+    for (int64_t t = 0; t < taps; t++) {
+        double u = fabs(aa * ((double)(aa_start + t) - rr)), v;
+        if (mode == RESIZE_LINEAR) {
+            v = 1 - u;
+            v = v < 0 ? 0 : v > 1 ? 1 : v;
+        } else {
+            v = u <= 1  ? (A + 2) * u * u * u - (A + 3) * u * u + 1
+                : u < 2 ? A * u * u * u - 5 * A * u * u + 8 * A * u - 4 * A
+                        : 0.0;
         }
-        rd->idx = xcalloc((size_t)(on * rd->taps) + 1, sizeof(int64_t));
-        rd->w = xcalloc((size_t)(on * rd->taps) + 1, sizeof(float));
-        rd->identity = in == on;
-        const double s = scale[d], ow = s * (double)in;
-        for (int64_t j = 0; j < on; j++) {
-            double xo;
-            bool extrap = false;
-            switch (ct) {
-            case 1: /* align_corners */
-                xo = ow == 1 ? 0.0 : (double)j * (double)(in - 1) / (ow - 1);
-                break;
-            case 2: xo = (double)j / s; break;
-            case 3: xo = ow == 1 ? -0.5 : ((double)j + 0.5) / s - 0.5; break;
-            case 4: {
-                double r0 = roi[d], r1 = roi[r + d];
-                xo = ow == 1 ? (r1 - r0) * (double)(in - 1) / 2
-                             : (double)j * (r1 - r0) * (double)(in - 1) / (ow - 1);
-                xo += r0 * (double)(in - 1);
-                extrap = xo < 0 || xo > (double)(in - 1);
-                break;
-            }
-            case 5: {
-                double adj = (double)on / ow, off = (double)in / 2 * (1 - adj);
-                xo = off + ((double)j + 0.5) / s - 0.5;
-                break;
-            }
-            default: xo = ((double)j + 0.5) / s - 0.5; break;
-            }
-            int64_t *ix = rd->idx + j * rd->taps;
-            float *w = rd->w + j * rd->taps;
-            if (!(xo > -1e15 && xo < 1e15))
-                fatal_at(n, "source coordinate out of range");
-            if (extrap) {
-                for (int64_t t = 0; t < rd->taps; t++)
-                    ix[t] = -1;
+        c[t] = v;
+        sum += v;
+    }
+    for (int64_t t = 0; t < taps; t++)
+        c[t] /= sum;
+}
+
+/* Dim d's taps: for each output index, the source indices and weights (rd->idx, rd->w). */
+static void resize_dim_taps(const Node *n, const ResizeAttrs *a, ResizePlan *p, int d,
+                            const double *scale, const double *roi)
+{
+    const Value *x = n->inputs[0];
+    const int r = x->rank;
+    const double A = a->cubic_a;
+    const bool antialias = a->antialias, exclude_outside = a->exclude_outside;
+    ResizeDim *rd = &p->d[d];
+    const int64_t in = x->dims[d], on = p->out_dims[d];
+    rd->in = in;
+    rd->out = on;
+    rd->taps = a->mode == RESIZE_NEAREST ? 1 : a->mode == RESIZE_LINEAR ? 2 : 4;
+    const double aa = scale[d] < 1.0 ? scale[d] : 1.0; /* antialias: filter scale */
+    int64_t aa_start = 0;
+    if (antialias) {
+        /* the reference's footprint: 2 - 2*start taps, start = floor(-support/scale) + 1 */
+        double support = a->mode == RESIZE_LINEAR ? 1.0 : 2.0;
+        aa_start = (int64_t)floor(-support / aa) + 1;
+        rd->taps = 2 - 2 * aa_start;
+        if (rd->taps > 4096)
+            fatal_at(n, "antialias filter of %lld taps is too wide", (long long)rd->taps);
+    }
+    rd->idx = xcalloc((size_t)(on * rd->taps) + 1, sizeof(int64_t));
+    rd->w = xcalloc((size_t)(on * rd->taps) + 1, sizeof(float));
+    rd->identity = in == on;
+    for (int64_t j = 0; j < on; j++) {
+        bool extrap;
+        double xo = source_coord(a->coord, j, in, on, scale[d], roi[d], roi[r + d], &extrap);
+        int64_t *ix = rd->idx + j * rd->taps;
+        float *w = rd->w + j * rd->taps;
+        if (!(xo > -1e15 && xo < 1e15))
+            fatal_at(n, "source coordinate out of range");
+        if (extrap) {
+            for (int64_t t = 0; t < rd->taps; t++)
+                ix[t] = -1;
+            rd->identity = false;
+            p->interp = true;
+            continue;
+        }
+        double fl = floor(xo), ratio = xo - fl;
+        int64_t f = (int64_t)fl;
+        bool integer = xo == fl;
+        if (a->mode == RESIZE_NEAREST) {
+            ix[0] = clamp64(nearest_tap(a->nearest, f, ratio, integer), 0, in - 1);
+            w[0] = 1.0f;
+            if (ix[0] != j)
                 rd->identity = false;
-                p.interp = true;
-                continue;
+            continue;
+        }
+        double cbuf[4], *c = cbuf;
+        int64_t start;
+        if (antialias) {
+            c = xcalloc((size_t)rd->taps, sizeof(double));
+            antialias_coeffs(a->mode, A, aa, aa_start, rd->taps, integer ? 1.0 : ratio, c);
+            start = f - rd->taps / 2 + (integer ? 0 : 1);
+        } else if (a->mode == RESIZE_LINEAR) {
+            if (integer) {
+                c[0] = 0.0, c[1] = 1.0, start = f - 1;
+            } else {
+                c[0] = 1 - ratio, c[1] = ratio, start = f;
             }
-            double fl = floor(xo), ratio = xo - fl;
-            int64_t f = (int64_t)fl;
-            bool integer = xo == fl;
-            if (p.mode == 0) {
-                int64_t k;
-                if (integer)
-                    k = f;
-                else if (nm == 0)
-                    k = ratio <= 0.5 ? f : f + 1;
-                else if (nm == 1)
-                    k = ratio < 0.5 ? f : f + 1;
-                else if (nm == 2)
-                    k = f;
-                else
-                    k = f + 1;
-                ix[0] = clamp64(k, 0, in - 1);
-                w[0] = 1.0f;
-                if (ix[0] != j)
-                    rd->identity = false;
-                continue;
+        } else {
+            cubic_coeffs(integer ? 1.0 : ratio, A, c);
+            start = integer ? f - 2 : f - 1;
+        }
+        if (exclude_outside) {
+            double sum = 0;
+            for (int64_t t = 0; t < rd->taps; t++) {
+                if (start + t < 0 || start + t >= in)
+                    c[t] = 0;
+                sum += c[t];
             }
-            double cbuf[4], *c = cbuf;
-            int64_t start;
-            if (antialias) {
-                double rr = integer ? 1.0 : ratio, sum = 0;
-                c = xcalloc((size_t)rd->taps, sizeof(double));
-                for (int64_t t = 0; t < rd->taps; t++) {
-                    double a = fabs(aa * ((double)(aa_start + t) - rr)), v;
-                    if (p.mode == 1) {
-                        v = 1 - a;
-                        v = v < 0 ? 0 : v > 1 ? 1 : v;
-                    } else {
-                        v = a <= 1  ? (A + 2) * a * a * a - (A + 3) * a * a + 1
-                            : a < 2 ? A * a * a * a - 5 * A * a * a + 8 * A * a - 4 * A
-                                    : 0.0;
-                    }
-                    c[t] = v;
-                    sum += v;
-                }
+            if (sum != 0)
                 for (int64_t t = 0; t < rd->taps; t++)
                     c[t] /= sum;
-                start = f - rd->taps / 2 + (integer ? 0 : 1);
-            } else if (p.mode == 1) {
-                if (integer) {
-                    c[0] = 0.0, c[1] = 1.0, start = f - 1;
-                } else {
-                    c[0] = 1 - ratio, c[1] = ratio, start = f;
-                }
-            } else {
-                cubic_coeffs(integer ? 1.0 : ratio, A, c);
-                start = integer ? f - 2 : f - 1;
-            }
-            if (exclude_outside) {
-                double sum = 0;
-                for (int64_t t = 0; t < rd->taps; t++) {
-                    if (start + t < 0 || start + t >= in)
-                        c[t] = 0;
-                    sum += c[t];
-                }
-                if (sum != 0)
-                    for (int64_t t = 0; t < rd->taps; t++)
-                        c[t] /= sum;
-            }
-            double at_j = 0;
-            for (int64_t t = 0; t < rd->taps; t++) {
-                ix[t] = clamp64(start + t, 0, in - 1);
-                w[t] = (float)c[t];
-                if (c[t] != 0.0 && ix[t] != j)
-                    rd->identity = false;
-                if (ix[t] == j)
-                    at_j += c[t];
-            }
-            if (at_j != 1.0)
-                rd->identity = false;
         }
+        double at_j = 0;
+        for (int64_t t = 0; t < rd->taps; t++) {
+            ix[t] = clamp64(start + t, 0, in - 1);
+            w[t] = (float)c[t];
+            if (c[t] != 0.0 && ix[t] != j)
+                rd->identity = false;
+            if (ix[t] == j)
+                at_j += c[t];
+        }
+        if (at_j != 1.0)
+            rd->identity = false;
     }
-    if (p.mode != 0)
+}
+
+/* Attributes, output size, then each dim's taps. */
+static ResizePlan resize_plan(const Node *n)
+{
+    const Value *x = n->inputs[0];
+    const int r = x->rank;
+    ResizePlan p = {0};
+    p.rank = r;
+    ResizeAttrs a = resize_attrs(n);
+    p.mode = a.mode;
+    p.extrapolation = attr_float(n, "extrapolation_value", 0.0f);
+    int axes[MAX_RANK];
+    int naxes = resize_axes(n, r, axes);
+    double scale[MAX_RANK], roi[2 * MAX_RANK];
+    resize_output(n, &a, axes, naxes, scale, p.out_dims, roi);
+    for (int d = 0; d < r; d++)
+        resize_dim_taps(n, &a, &p, d, scale, roi);
+    if (p.mode != RESIZE_NEAREST)
         p.interp = true;
     if (p.interp && x->dtype != DT_FLOAT)
         fatal_at(n, "%s resizing of type %s is not supported (float32 is)",
-                 p.mode == 0 ? "extrapolating nearest" : mode, dtype_name(x->dtype));
+                 p.mode == RESIZE_NEAREST ? "extrapolating nearest" : a.mode_name,
+                 dtype_name(x->dtype));
     return p;
 }
 
