@@ -452,6 +452,17 @@ static ResizePlan resize_plan(const Node *n)
     return p;
 }
 
+/* One 1-D pass over axis d of a tensor of dims prev: the elements before the axis (outer)
+ * and after it (inner). */
+static void pass_extents(const int64_t *prev, int rank, int d, int64_t *outer, int64_t *inner)
+{
+    *outer = *inner = 1;
+    for (int k = 0; k < d; k++)
+        *outer *= prev[k];
+    for (int k = d + 1; k < rank; k++)
+        *inner *= prev[k];
+}
+
 void resize_infer(Node *n)
 {
     const Value *x = n->inputs[0];
@@ -544,12 +555,9 @@ void resize_fold(Node *n)
     memcpy(prev, x->dims, sizeof prev);
     const float *src = x->data;
     for (int i = 0; i < np; i++) {
-        int64_t outer = 1, inner = 1;
         int d = pass[i];
-        for (int k = 0; k < d; k++)
-            outer *= prev[k];
-        for (int k = d + 1; k < p.rank; k++)
-            inner *= prev[k];
+        int64_t outer, inner;
+        pass_extents(prev, p.rank, d, &outer, &inner);
         float *dst = i + 1 == np ? (float *)y->data : buf[i % 2];
         resize_1d_f32(outer, p.d[d].in, p.d[d].out, inner, p.d[d].taps, p.d[d].idx, p.d[d].w,
                       p.extrapolation, src, dst);
@@ -587,12 +595,9 @@ void resize_emit(Emitter *e, Node *n)
     memcpy(prev, x->dims, sizeof prev);
     const char *src = value_cname(e, x);
     for (int i = 0; i < np; i++) {
-        int64_t outer = 1, inner = 1;
         int d = pass[i];
-        for (int k = 0; k < d; k++)
-            outer *= prev[k];
-        for (int k = d + 1; k < p.rank; k++)
-            inner *= prev[k];
+        int64_t outer, inner;
+        pass_extents(prev, p.rank, d, &outer, &inner);
         const char *dst =
             i + 1 == np ? value_cname(e, y) : scratch_cname(e, n, DT_FLOAT, (i % 2) * bytes);
         int64_t cnt = p.d[d].out * p.d[d].taps;
