@@ -53,7 +53,7 @@ static const char *name_suffix(const char *tensor)
  * linkage in its own file, "<model>_w<id>_<tensor>" so that two models link together. */
 static const char *weight_symbol(const Emitter *e, const Value *v)
 {
-    const char *s = xprintf("w%d%s", v->id, name_suffix(v->name));
+    const char *s = xprintf("w%d%s", v->id, name_suffix(v->folded_from ? v->folded_from : v->name));
     return e->opt->weights_path ? xprintf("%s_%s", e->name, s) : s;
 }
 
@@ -140,10 +140,11 @@ const char *emit_constant(Emitter *e, DType t, int rank, const int64_t *dims, vo
     set_shape(v, t, rank, dims);
     v->data = data;
     const Value *from = source_weight(e, value_numel(v));
+    const char *src = from && from->folded_from ? from->folded_from : from ? from->name : "";
     if (from && e->node->name[0])
-        v->name = xprintf("%s (for %s '%s')", from->name, e->node->op_type, e->node->name);
+        v->name = xprintf("%s (for %s '%s')", src, e->node->op_type, e->node->name);
     else if (from)
-        v->name = xprintf("%s (for %s)", from->name, e->node->op_type);
+        v->name = xprintf("%s (for %s)", src, e->node->op_type);
     return value_cname(e, v);
 }
 

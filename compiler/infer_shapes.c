@@ -54,6 +54,22 @@ static bool all_outputs_constant(const Node *n)
     return true;
 }
 
+/* A folded constant keeps the name of the largest weight it came from (Transpose of
+ * fc1.weight is still fc1.weight in the generated C's symbols), not the node's output name. */
+static void name_folded_outputs(Node *n)
+{
+    const Value *from = NULL;
+    for (int j = 0; j < n->ninputs; j++) {
+        const Value *x = n->inputs[j];
+        if (x && (x->is_weight || x->folded_from) && (!from || value_bytes(x) > value_bytes(from)))
+            from = x;
+    }
+    if (!from)
+        return;
+    for (int i = 0; i < n->noutputs; i++)
+        n->outputs[i]->folded_from = from->folded_from ? from->folded_from : from->name;
+}
+
 /* Folding allocates every output first so that fold functions only compute. A small model
  * can ask for gigabytes here (ConstantOfShape, Tile, Pad, Expand), hence the limits. */
 static void fold_node(Graph *g, Node *n)
@@ -80,6 +96,7 @@ static void fold_node(Graph *g, Node *n)
         v->data = xcalloc(1, (size_t)bytes + 1);
     }
     n->op->fold(n);
+    name_folded_outputs(n);
     node_retire(n);
 }
 

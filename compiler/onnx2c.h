@@ -91,6 +91,7 @@ typedef struct Value {
     char *dim_params[MAX_RANK]; /* symbolic dim names from the model (NULL where numeric) */
     void *data;                 /* host data when the value is a compile-time constant */
     bool is_weight;             /* constant from the model file (initializer/Constant) */
+    const char *folded_from;    /* a folded constant: the weight it was computed from */
     bool is_input, is_output;
     Node *producer;
     int nusers, cap_users;
