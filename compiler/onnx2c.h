@@ -262,10 +262,10 @@ typedef struct Compiler {
     int nloop_states, cap_loop_states;
     int64_t unrolled_nodes;
     int splice_counter, loop_helper_counter;
-    struct HalfNode *half_nodes; /* ops_attention.c: Attention nodes promote_half widened */
+    struct HalfNode *half_nodes; /* ops/attention.c: Attention nodes promote_half widened */
     int nhalf_nodes;
     int flex_counter, flex_node_counter; /* expand_flex_attention.c */
-    struct Seq *seqs;                    /* ops_sequence.c: the sequences met so far */
+    struct Seq *seqs;                    /* ops/sequence.c: the sequences met so far */
     int nseqs, cap_seqs, seq_counter;
     const void *sort_context;   /* what the qsort comparator running now compares (Unique) */
     const char **checked_files; /* load.c: "DIR/LOCATION DIGEST" of external files checked */
@@ -372,12 +372,12 @@ void unroll_loop(Model *m, int index); /* one iteration of node `index` now foll
 bool is_flex_attention(const Node *n);
 void expand_flex_attention(Model *m, int index); /* its nodes now follow node `index` */
 
-/* ---- ops_sequence.c: sequences of static length, resolved into tensor ops (ditto) ---- */
+/* ---- ops/sequence.c: sequences of static length, resolved into tensor ops (ditto) ---- */
 bool is_sequence_op(const Node *n);
 bool is_sequence_value(const Value *v);
 void expand_sequence_op(Model *m, int index); /* its tensor nodes now follow node `index` */
 
-/* ---- ops_contrib.c: com.microsoft ops as the standard ops they fuse (ditto) ---- */
+/* ---- ops/contrib.c: com.microsoft ops as the standard ops they fuse (ditto) ---- */
 bool is_contrib_op(const Node *n);
 void expand_contrib_op(Model *m, int index); /* its standard nodes now follow node `index` */
 

@@ -99,7 +99,7 @@ static const OpDef op_table[] = {
     {"Size", 1, 1, 1, size_infer, size_fold, NULL, NO_VIEW, NULL, NULL, NULL},
     {"ConstantOfShape", 1, 1, 9, constant_of_shape_infer, constant_of_shape_fold, NULL, NO_VIEW, NULL, NULL, NULL},
     {"Range", 3, 3, 11, range_infer, range_fold, NULL, NO_VIEW, NULL, NULL, NULL},
-    /* ---- nn family: ops_conv.c (ConvTranspose, pools), ops_normalize.c (normalisations) ---- */
+    /* ---- nn family: ops/conv.c (ConvTranspose, pools), ops/normalize.c (normalisations) ---- */
     {"ConvTranspose", 2, 3, 1, convtranspose_infer, NULL, convtranspose_emit, NO_VIEW, convtranspose_flops, NULL, "conv"},
     {"LpPool", 1, 1, 2, pool_infer, NULL, pool_emit, NO_VIEW, numel_flops, NULL, "pool"},
     {"GlobalMaxPool", 1, 1, 1, global_pool_infer, NULL, global_pool_emit, NO_VIEW, numel_flops, NULL, "pool"},
@@ -109,7 +109,7 @@ static const OpDef op_table[] = {
     {"LRN", 1, 1, 1, lrn_infer, lrn_fold, lrn_emit, NO_VIEW, numel_flops, NULL, "nn"},
     {"MeanVarianceNormalization", 1, 1, 9, mvn_infer, mvn_fold, mvn_emit, NO_VIEW, numel_flops, NULL, "nn"},
     {"LpNormalization", 1, 1, 1, lpnorm_infer, lpnorm_fold, lpnorm_emit, NO_VIEW, numel_flops, NULL, "nn"},
-    /* ---- data family: ops_gather_scatter.c, ops_data.c, ops_resize.c, ops_activation.c, ops_einsum.c ---- */
+    /* ---- data family: ops/gather_scatter.c, ops/layout.c, ops/resize.c, ops/activation.c, ops/einsum.c ---- */
     {"GatherElements", 2, 2, 11, gather_elements_infer, gather_elements_fold, gather_elements_emit, NO_VIEW, NULL, NULL, "data"},
     {"ScatterElements", 3, 3, 11, scatter_elements_infer, scatter_elements_fold, scatter_elements_emit, NO_VIEW, NULL, NULL, "data"},
     {"Scatter", 3, 3, 9, scatter_elements_infer, scatter_elements_fold, scatter_elements_emit, NO_VIEW, NULL, NULL, "data"},
@@ -136,7 +136,7 @@ static const OpDef op_table[] = {
     {"Mish", 1, 1, 18, act_infer, act_fold, act_emit, UNARY, numel_flops, NULL, "data"},
     {"PRelu", 2, 2, 7, prelu_infer, prelu_fold, prelu_emit, NO_VIEW, numel_flops, NULL, "data"},
     {"Einsum", 1, 2, 12, einsum_infer, einsum_fold, einsum_emit, NO_VIEW, einsum_flops, NULL, "data"},
-    /* ---- types family: ops_types.c (integer/bitwise ops, more element types) ---- */
+    /* ---- types family: ops/bitwise.c (integer/bitwise ops, more element types) ---- */
     {"Mod", 2, 2, 10, types_binary_infer, types_binary_fold, types_binary_emit, NO_VIEW, numel_flops, NULL, "types"},
     {"BitShift", 2, 2, 11, types_binary_infer, types_binary_fold, types_binary_emit, NO_VIEW, NULL, NULL, "types"},
     {"BitwiseAnd", 2, 2, 18, types_binary_infer, types_binary_fold, types_binary_emit, NO_VIEW, NULL, NULL, "types"},
@@ -148,7 +148,7 @@ static const OpDef op_table[] = {
     /* Cast and CastLike with a float16/bfloat16 end: promote_half binds them to this entry,
      * whose emitted code also needs templates/types.c; never looked up from a model. */
     {"Cast(half)", 1, 2, 6, cast_infer, cast_fold, cast_emit, PASS, NULL, NULL, "tensor types"},
-    /* ---- signal family: ops_signal.c, ops_image.c (DFT, windows, sampling, boxes) ---- */
+    /* ---- signal family: ops/signal.c, ops/image.c (DFT, windows, sampling, boxes) ---- */
     {"DFT", 1, 3, 17, dft_infer, dft_fold, dft_emit, NO_VIEW, dft_flops, NULL, "signal"},
     {"STFT", 2, 4, 17, stft_infer, stft_fold, stft_emit, NO_VIEW, stft_flops, NULL, "signal"},
     {"HannWindow", 1, 1, 17, window_infer, window_fold, NULL, NO_VIEW, NULL, NULL, NULL},
@@ -162,7 +162,7 @@ static const OpDef op_table[] = {
     {"RoiAlign", 3, 3, 10, roialign_infer, roialign_fold, roialign_emit, NO_VIEW, numel_flops, NULL, "image"},
     {"AffineGrid", 2, 2, 20, affine_grid_infer, affine_grid_fold, affine_grid_emit, NO_VIEW, numel_flops, NULL, "image"},
     {"DeformConv", 3, 5, 19, deform_conv_infer, deform_conv_fold, deform_conv_emit, NO_VIEW, deform_conv_flops, NULL, "image"},
-    /* ---- sequence family: ops_recurrent.c, ops_quant.c (RNN/GRU/LSTM, quantisation) ---- */
+    /* ---- sequence family: ops/recurrent.c, ops/quant.c (RNN/GRU/LSTM, quantisation) ---- */
     {"RNN", 3, 6, 7, recurrent_infer, recurrent_fold, recurrent_emit, NO_VIEW, recurrent_flops, recurrent_scratch, "gemm recurrent"},
     {"GRU", 3, 6, 7, recurrent_infer, recurrent_fold, recurrent_emit, NO_VIEW, recurrent_flops, recurrent_scratch, "gemm recurrent"},
     {"LSTM", 3, 8, 7, recurrent_infer, recurrent_fold, recurrent_emit, NO_VIEW, recurrent_flops, recurrent_scratch, "gemm recurrent"},
@@ -173,11 +173,11 @@ static const OpDef op_table[] = {
     {"QLinearMatMul", 8, 8, 10, qmatmul_infer, qmatmul_fold, qmatmul_emit, NO_VIEW, qmatmul_flops, NULL, "quant"},
     {"ConvInteger", 2, 4, 10, qconv_infer, qconv_fold, qconv_emit, NO_VIEW, qconv_flops, qconv_scratch, "quant"},
     {"QLinearConv", 8, 9, 10, qconv_infer, qconv_fold, qconv_emit, NO_VIEW, qconv_flops, qconv_scratch, "quant"},
-    /* ---- loss family: ops_loss.c (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss) ---- */
+    /* ---- loss family: ops/loss.c (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss) ---- */
     {"NegativeLogLikelihoodLoss", 2, 3, 12, loss_infer, loss_fold, loss_emit, NO_VIEW, numel_flops, NULL, "loss"},
     {"SoftmaxCrossEntropyLoss", 2, 3, 12, loss_infer, loss_fold, loss_emit, NO_VIEW, numel_flops, loss_scratch, "softmax loss"},
-    /* the loss helper's gaps in other families: trig, Swish, Det (ops_math.c),
-     * ReduceLogSum (ops_reduce.c), CumProd (ops_data.c) */
+    /* the loss helper's gaps in other families: trig, Swish, Det (ops/math.c),
+     * ReduceLogSum (ops/reduce.c), CumProd (ops/layout.c) */
     {"Det", 1, 1, 11, det_infer, det_fold, det_emit, NO_VIEW, numel_flops, det_scratch, "math"},
     {"ReduceLogSum", 1, 2, 1, reduce_infer, reduce_fold, reduce_emit, NO_VIEW, reduce_flops, NULL, "reduce"},
     {"CumProd", 2, 2, 26, cumsum_infer, cumsum_fold, cumsum_emit, NO_VIEW, numel_flops, NULL, "data"},
@@ -191,26 +191,26 @@ static const OpDef op_table[] = {
     {"Acosh", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
     {"Atanh", 1, 1, 9, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
     {"Swish", 1, 1, 24, math_unary_infer, math_unary_fold, math_unary_emit, UNARY, numel_flops, NULL, "math"},
-    /* ops_random.c: Dropout's infer binds a seeded training-mode Dropout to this entry; never
+    /* ops/random.c: Dropout's infer binds a seeded training-mode Dropout to this entry; never
      * looked up from a model */
     {"Dropout(train)", 1, 3, 12, dropout_train_infer, dropout_train_fold, dropout_train_emit, NO_VIEW, numel_flops, NULL, "random"},
     {"Bernoulli", 1, 1, 15, bernoulli_infer, NULL, NULL, NO_VIEW, NULL, NULL, NULL},
-    /* ---- llm family: ops_llm.c (RMSNorm, rotary embedding, SwiGLU, linear attention) ---- */
+    /* ---- llm family: ops/llm.c (RMSNorm, rotary embedding, SwiGLU, linear attention) ---- */
     {"RMSNormalization", 2, 2, 23, rmsnorm_infer, rmsnorm_fold, rmsnorm_emit, NO_VIEW, numel_flops, NULL, "llm"},
     {"RotaryEmbedding", 3, 4, 23, rope_infer, rope_fold, rope_emit, NO_VIEW, numel_flops, NULL, "llm"},
     {"SwiGLU", 2, 2, 28, swiglu_infer, swiglu_fold, swiglu_emit, NO_VIEW, numel_flops, NULL, "llm"},
     {"CausalConvWithState", 2, 4, 27, causal_conv_infer, causal_conv_fold, causal_conv_emit, NO_VIEW, causal_conv_flops, NULL, "llm"},
     {"LinearAttention", 3, 6, 27, linattn_infer, linattn_fold, linattn_emit, NO_VIEW, linattn_flops, linattn_scratch, "llm"},
-    /* ---- lowtypes family: ops_lowtypes.c (float8, float4, int4/int2 element types) ---- */
+    /* ---- lowtypes family: ops/lowtypes.c (float8, float4, int4/int2 element types) ---- */
     /* Cast and CastLike with such a type at one end: lowcast_infer binds them to this entry;
      * never looked up from a model. */
     {"Cast(low)", 1, 1, 19, lowcast_infer, lowcast_fold, lowcast_emit, PASS, NULL, NULL, "types lowtypes"},
-    /* QuantizeLinear / DequantizeLinear with a float8 or float4 end (ops_quant.c binds them) */
+    /* QuantizeLinear / DequantizeLinear with a float8 or float4 end (ops/quant.c binds them) */
     {"QuantizeLinear(low)", 2, 3, 19, quantize_infer, quantize_fold, quantize_emit, NO_VIEW, numel_flops, NULL, "types lowtypes"},
     {"DequantizeLinear(low)", 2, 3, 19, dequantize_infer, dequantize_fold, dequantize_emit, NO_VIEW, numel_flops, NULL, "types lowtypes"},
-    /* ---- attention family: ops_attention.c (Attention) ---- */
+    /* ---- attention family: ops/attention.c (Attention) ---- */
     {"Attention", 3, 7, 23, attention_infer, attention_fold, attention_emit, NO_VIEW, attention_flops, attention_scratch, "types attention"},
-    /* ---- control family: ops_misc.c (Loop/Scan are unrolled by unroll_loops.c) ---- */
+    /* ---- control family: ops/misc.c (Loop/Scan are unrolled by unroll_loops.c) ---- */
     {"BitCast", 1, 1, 26, bitcast_infer, bitcast_fold, bitcast_emit, NO_VIEW, NULL, NULL, "misc"},
     {"ReverseSequence", 2, 2, 10, revseq_infer, revseq_fold, revseq_emit, NO_VIEW, NULL, NULL, "misc"},
     {"TensorScatter", 2, 3, 24, tensor_scatter_infer, tensor_scatter_fold, tensor_scatter_emit, NO_VIEW, NULL, NULL, "misc"},

@@ -25,7 +25,7 @@ double numel_flops(const Node *n); /* one op per output element */
 enum { TY_BYTES = 0, TY_F32 = 1, TY_I64 = 2, TY_F64 = 3, TY_I32 = 4 };
 void same_shape_infer(Node *n); /* output 0 = input 0's type and shape */
 
-/* ---- ops_elementwise.c ---- */
+/* ---- ops/elementwise.c ---- */
 void unary_infer(Node *n);
 void unary_fold(Node *n);
 void unary_emit(Emitter *e, Node *n);
@@ -33,7 +33,7 @@ void binary_infer(Node *n);
 void binary_fold(Node *n);
 void binary_emit(Emitter *e, Node *n);
 
-/* ---- ops_gemm.c ---- */
+/* ---- ops/gemm.c ---- */
 /* numpy matmul of a [.., M, K] and b [.., K, N]: batch broadcasting, 1-D operands. */
 typedef struct MatMulShape {
     int64_t M, N, K;
@@ -56,7 +56,7 @@ void matmul_fold(Node *n);
 void matmul_emit(Emitter *e, Node *n);
 double matmul_flops(const Node *n);
 
-/* ---- ops_conv.c ---- */
+/* ---- ops/conv.c ---- */
 void conv_infer(Node *n);
 void conv_emit(Emitter *e, Node *n);
 double conv_flops(const Node *n);
@@ -66,7 +66,7 @@ void pool_emit(Emitter *e, Node *n);
 void global_pool_infer(Node *n);
 void global_pool_emit(Emitter *e, Node *n);
 
-/* ---- ops_shape.c ---- */
+/* ---- ops/shape.c ---- */
 void constant_infer(Node *n);
 void constant_fold(Node *n);
 void identity_infer(Node *n);
@@ -88,7 +88,7 @@ void gather_infer(Node *n);
 void gather_fold(Node *n);
 void gather_emit(Emitter *e, Node *n);
 
-/* ---- ops_tensor.c (and the loop spaces of the broadcasting kernels of math.c, tensor.c) ---- */
+/* ---- ops/tensor.c (and the loop spaces of the broadcasting kernels of math.c, tensor.c) ---- */
 typedef struct LoopSpace {
     int rank;                     /* 1..MAX_RANK */
     int64_t dims[MAX_RANK];       /* loop shape; the output is contiguous over it */
@@ -127,7 +127,7 @@ void constant_of_shape_fold(Node *n);
 void range_infer(Node *n);
 void range_fold(Node *n);
 
-/* ---- ops_math.c ---- */
+/* ---- ops/math.c ---- */
 void math_unary_infer(Node *n);
 void math_unary_fold(Node *n);
 void math_unary_emit(Emitter *e, Node *n);
@@ -138,7 +138,7 @@ void variadic_infer(Node *n); /* Max, Min, Sum, Mean */
 void variadic_fold(Node *n);
 void variadic_emit(Emitter *e, Node *n);
 
-/* ---- ops_reduce.c ---- */
+/* ---- ops/reduce.c ---- */
 void reduce_infer(Node *n);
 void reduce_fold(Node *n);
 void reduce_emit(Emitter *e, Node *n);
@@ -148,13 +148,13 @@ void layernorm_fold(Node *n);
 void layernorm_emit(Emitter *e, Node *n);
 
 /* ---- nn family ---- */
-/* ops_conv.c */
+/* ops/conv.c */
 void convtranspose_infer(Node *n);
 void convtranspose_emit(Emitter *e, Node *n);
 double convtranspose_flops(const Node *n);
 void maxunpool_infer(Node *n);
 void maxunpool_emit(Emitter *e, Node *n);
-/* ops_normalize.c */
+/* ops/normalize.c */
 void batchnorm_infer(Node *n);
 void batchnorm_fold(Node *n);
 void batchnorm_emit(Emitter *e, Node *n);
@@ -174,7 +174,7 @@ void lpnorm_infer(Node *n);
 void lpnorm_fold(Node *n);
 void lpnorm_emit(Emitter *e, Node *n);
 /* ---- data family ---- */
-/* ops_gather_scatter.c */
+/* ops/gather_scatter.c */
 void gather_elements_infer(Node *n);
 void gather_elements_fold(Node *n);
 void gather_elements_emit(Emitter *e, Node *n);
@@ -187,16 +187,16 @@ void gather_nd_emit(Emitter *e, Node *n);
 void scatter_nd_infer(Node *n);
 void scatter_nd_fold(Node *n);
 void scatter_nd_emit(Emitter *e, Node *n);
-/* ops_data.c: index and layout ops */
+/* ops/layout.c: index and layout ops */
 void pad_infer(Node *n);
 void pad_fold(Node *n);
 void pad_emit(Emitter *e, Node *n);
-/* ops_resize.c */
+/* ops/resize.c */
 void resize_infer(Node *n);
 void resize_fold(Node *n);
 void resize_emit(Emitter *e, Node *n);
 int64_t resize_scratch(const Node *n);
-/* ops_data.c */
+/* ops/layout.c */
 void d2s_infer(Node *n); /* DepthToSpace, SpaceToDepth */
 void d2s_fold(Node *n);
 void d2s_emit(Emitter *e, Node *n);
@@ -225,20 +225,20 @@ void topk_emit(Emitter *e, Node *n);
 void hardmax_infer(Node *n);
 void hardmax_fold(Node *n);
 void hardmax_emit(Emitter *e, Node *n);
-/* ops_activation.c */
+/* ops/activation.c */
 void act_infer(Node *n); /* Shrink, ThresholdedRelu, Celu, Mish */
 void act_fold(Node *n);
 void act_emit(Emitter *e, Node *n);
 void prelu_infer(Node *n);
 void prelu_fold(Node *n);
 void prelu_emit(Emitter *e, Node *n);
-/* ops_einsum.c */
+/* ops/einsum.c */
 void einsum_infer(Node *n);
 void einsum_fold(Node *n);
 void einsum_emit(Emitter *e, Node *n);
 double einsum_flops(const Node *n);
 /* ---- types family ---- */
-/* ops_types.c */
+/* ops/bitwise.c */
 void types_binary_infer(Node *n); /* Mod, BitShift, BitwiseAnd/Or/Xor */
 void types_binary_fold(Node *n);
 void types_binary_emit(Emitter *e, Node *n);
@@ -255,7 +255,7 @@ bool is_half_type(DType t);
 bool half_infer(Node *n, void (*infer)(Node *n));
 bool half_fold(Node *n, void (*fold)(Node *n));
 /* ---- signal family ---- */
-/* ops_signal.c */
+/* ops/signal.c */
 void dft_infer(Node *n);
 void dft_fold(Node *n);
 void dft_emit(Emitter *e, Node *n);
@@ -268,7 +268,7 @@ void window_infer(Node *n); /* HannWindow, HammingWindow, BlackmanWindow: fold o
 void window_fold(Node *n);
 void melweight_infer(Node *n); /* fold only */
 void melweight_fold(Node *n);
-/* ops_image.c */
+/* ops/image.c */
 void gridsample_infer(Node *n);
 void gridsample_fold(Node *n);
 void gridsample_emit(Emitter *e, Node *n);
@@ -291,13 +291,13 @@ void deform_conv_fold(Node *n);
 void deform_conv_emit(Emitter *e, Node *n);
 double deform_conv_flops(const Node *n);
 /* ---- sequence family ---- */
-/* ops_recurrent.c */
+/* ops/recurrent.c */
 void recurrent_infer(Node *n); /* RNN, GRU, LSTM */
 void recurrent_fold(Node *n);
 void recurrent_emit(Emitter *e, Node *n);
 double recurrent_flops(const Node *n);
 int64_t recurrent_scratch(const Node *n);
-/* ops_quant.c */
+/* ops/quant.c */
 void quantize_infer(Node *n);
 void quantize_fold(Node *n);
 void quantize_emit(Emitter *e, Node *n);
@@ -318,25 +318,25 @@ double qconv_flops(const Node *n);
 int64_t qconv_scratch(const Node *n); /* the fast form's packed patches */
 
 /* ---- loss family ---- */
-/* ops_loss.c */
+/* ops/loss.c */
 void loss_infer(Node *n); /* NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss */
 void loss_fold(Node *n);
 void loss_emit(Emitter *e, Node *n);
 int64_t loss_scratch(const Node *n);
-/* ops_random.c */
+/* ops/random.c */
 bool dropout_training(Node *n); /* Dropout's infer: true when it rebound n to Dropout(train) */
 void dropout_train_infer(Node *n);
 void dropout_train_fold(Node *n);
 void dropout_train_emit(Emitter *e, Node *n);
 void bernoulli_infer(Node *n); /* refuses */
-/* ops_math.c */
+/* ops/math.c */
 void det_infer(Node *n);
 void det_fold(Node *n);
 void det_emit(Emitter *e, Node *n);
 int64_t det_scratch(const Node *n);
 
 /* ---- llm family ---- */
-/* ops_llm.c */
+/* ops/llm.c */
 void rmsnorm_infer(Node *n);
 void rmsnorm_fold(Node *n);
 void rmsnorm_emit(Emitter *e, Node *n);
@@ -356,14 +356,14 @@ void linattn_emit(Emitter *e, Node *n);
 double linattn_flops(const Node *n);
 int64_t linattn_scratch(const Node *n);
 
-/* ---- lowtypes family: ops_lowtypes.c (float8, float4, int4/int2 element types) ---- */
+/* ---- lowtypes family: ops/lowtypes.c (float8, float4, int4/int2 element types) ---- */
 bool is_low_type(DType t); /* float8*, float4e2m1, [u]int4, [u]int2 */
 void lowcast_infer(Node *n);
 void lowcast_fold(Node *n);
 void lowcast_emit(Emitter *e, Node *n);
 
 /* ---- attention family ---- */
-/* ops_attention.c */
+/* ops/attention.c */
 void attention_infer(Node *n);
 void attention_fold(Node *n);
 void attention_emit(Emitter *e, Node *n);
@@ -371,7 +371,7 @@ double attention_flops(const Node *n);
 int64_t attention_scratch(const Node *n);
 
 /* ---- control family ---- */
-/* ops_misc.c (Loop and Scan: unroll_loops.c) */
+/* ops/misc.c (Loop and Scan: unroll_loops.c) */
 void bitcast_infer(Node *n);
 void bitcast_fold(Node *n);
 void bitcast_emit(Emitter *e, Node *n);

@@ -5,7 +5,7 @@
  *
  * Binary kernels take the iteration space already simplified by the compiler (size-1 dims
  * dropped, dims the operands step through as one merged; see broadcast_loop in
- * compiler/ops_tensor.c):
+ * compiler/ops/tensor.c):
  *   rank          number of loop dims, 1..8
  *   dims          [rank] loop shape, row-major; y is contiguous [dims]
  *   sa, sb        [rank] element stride of a (b) along each loop dim, 0 where broadcast

@@ -38,7 +38,7 @@
  * (Sigmoid and Tanh are loops over templates/mathfn.c's functions, which vectorise).
  *
  * The whole-layer kernels rnn_f32, gru_f32 and lstm_f32 (constant folding, tests) and the
- * generated code (compiler/ops_recurrent.c: the products emitted as libxsmm calls) run the
+ * generated code (compiler/ops/recurrent.c: the products emitted as libxsmm calls) run the
  * same pieces: rnn_begin_f32, the step's products, rnn_step_f32 / gru_reset_f32 +
  * gru_update_f32 / lstm_step_f32, rnn_end_f32.
  *
@@ -64,7 +64,7 @@
 O2C_KERNEL void gemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_rs,
                          int64_t a_cs, const float *B, int64_t b_rs, int64_t b_cs, float *Y);
 
-/* Activation codes (the compiler's table in ops_recurrent.c uses the same numbers). */
+/* Activation codes (the compiler's table in ops/recurrent.c uses the same numbers). */
 enum {
     RNN_ACT_RELU = 0,
     RNN_ACT_TANH = 1,

@@ -2,7 +2,7 @@
  * LayerNormalization.
  *
  * Reduction kernels all take the same arguments, prepared by the compiler (size-1 dims
- * dropped and neighbouring dims of the same kind merged; see compiler/ops_reduce.c):
+ * dropped and neighbouring dims of the same kind merged; see compiler/ops/reduce.c):
  *   out_rank      number of kept dims, 0..8
  *   out_dims      [out_rank] kept dims, in input order; y is contiguous [out_dims]
  *   out_strides   [out_rank] element stride of x along each kept dim

@@ -4,7 +4,7 @@
  *
  * Broadcasting kernels take the iteration space already simplified by the compiler (size-1
  * dims dropped, dims every operand steps through as one merged; see broadcast_loop in
- * compiler/ops_tensor.c):
+ * compiler/ops/tensor.c):
  *   rank          number of loop dims, 1..8
  *   dims          [rank] loop shape, row-major; y is contiguous [dims]
  *   sa, sb        [rank] element stride of a (b) along each loop dim, 0 where broadcast

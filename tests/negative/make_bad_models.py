@@ -322,7 +322,7 @@ def hostile_models(valid):
 
 def sequence_models(files):
     """Sequences whose length or positions are not known at compile time, and sequence uses
-    onnx2c does not resolve (ops_sequence.c)."""
+    onnx2c does not resolve (ops/sequence.c)."""
     f32, i64 = TensorProto.FLOAT, TensorProto.INT64
     X = helper.make_tensor_value_info("X", f32, [4, 2])
     Y = helper.make_tensor_value_info("Y", f32, [1, 2])

@@ -1,4 +1,4 @@
-/* ops_reduce.c — reductions (ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd,
+/* reduce.c — reductions (ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd,
  * ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp) and LayerNormalization.
  * Kernels in templates/reduce.c. */
 #include "kernels.h"

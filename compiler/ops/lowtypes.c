@@ -1,7 +1,7 @@
-/* ops_lowtypes.c — Cast and CastLike to and from the float8, float4, 4-bit and 2-bit integer
+/* lowtypes.c — Cast and CastLike to and from the float8, float4, 4-bit and 2-bit integer
  * types (templates/lowtypes.c, which documents their storage: one byte per element).
  *
- * cast_infer (ops_tensor.c) hands a Cast or CastLike with such a type at either end to
+ * cast_infer (tensor.c) hands a Cast or CastLike with such a type at either end to
  * lowcast_infer, which turns a CastLike into the Cast it is (as simplify.c would, which would
  * then bind it to the plain Cast entry) and binds the node to the op entry "Cast(low)",
  * whose emitted code needs templates/types.c and templates/lowtypes.c. promote_half leaves

@@ -1,6 +1,6 @@
-/* ops_types.c — integer and bit ops (Mod, BitShift, BitwiseAnd, BitwiseOr, BitwiseXor,
+/* bitwise.c — integer and bit ops (Mod, BitShift, BitwiseAnd, BitwiseOr, BitwiseXor,
  * BitwiseNot) and float classification (IsNaN, IsInf). Kernels in templates/types.c; the
- * broadcasting ones use the loop spaces of ops_tensor.c (broadcast_loop). float16 and
+ * broadcasting ones use the loop spaces of tensor.c (broadcast_loop). float16 and
  * bfloat16 operands compute in float32 (see promote_half.c). */
 #include "kernels.h"
 #include "ops.h"

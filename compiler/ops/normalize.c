@@ -1,7 +1,7 @@
-/* ops_normalize.c — the normalisations: BatchNormalization, InstanceNormalization,
+/* normalize.c — the normalisations: BatchNormalization, InstanceNormalization,
  * GroupNormalization, LRN, MeanVarianceNormalization, LpNormalization, Softmax, LogSoftmax
  * (templates/norm.c, templates/nn.c, templates/softmax.c). LayerNormalization is in
- * ops_reduce.c, next to the reductions it shares. */
+ * reduce.c, next to the reductions it shares. */
 #include "kernels.h"
 #include "ops.h"
 

@@ -1,4 +1,4 @@
-/* ops_loss.c — the loss family: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss
+/* loss.c — the loss family: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss
  * (templates/loss.c; SoftmaxCrossEntropyLoss also runs logsoftmax_f32 of templates/softmax.c
  * into its log_prob output, or into scratch when that output is not requested). */
 #include "kernels.h"

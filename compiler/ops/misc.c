@@ -1,4 +1,4 @@
-/* ops_misc.c — the control family's ops: BitCast, ReverseSequence, TensorScatter, Unique
+/* misc.c — the control family's ops: BitCast, ReverseSequence, TensorScatter, Unique
  * (fold-only: its output shape depends on the data), TfIdfVectorizer (integer tokens) and the
  * ai.onnx.ml numeric ops TreeEnsemble, ArrayFeatureExtractor and Binarizer. Kernels in
  * templates/misc.c. (Loop and Scan are unrolled before inference: unroll_loops.c.) */

@@ -1,4 +1,4 @@
-/* ops_random.c — ops that draw random numbers. Training-mode Dropout with a seed attribute is
+/* random.c — ops that draw random numbers. Training-mode Dropout with a seed attribute is
  * deterministic (templates/random.c reproduces the reference's generator), so it compiles;
  * everything else random is refused, since no reference output could be reproduced. */
 #include "kernels.h"

@@ -1,4 +1,4 @@
-/* ops_sequence.c — sequences of static length, resolved when infer_shapes reaches them
+/* sequence.c — sequences of static length, resolved when infer_shapes reaches them
  * (like fold_if): a sequence never exists at run time. Each sequence value is a list of tensor
  * values known at compile time; the ops that build and edit sequences only edit that list, and
  * the ops that read one become standard tensor ops:
@@ -13,7 +13,7 @@
  * boundary (graph inputs and outputs) are refused by load.c; an op that is not one of these
  * meets a sequence as an input without a shape and is refused by infer_shapes. The dynamo
  * exporter writes torch.split / torch.chunk this way with optimize=False. */
-#include "ops_contrib.h"
+#include "contrib.h"
 
 #include <string.h>
 

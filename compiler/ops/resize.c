@@ -1,4 +1,4 @@
-/* ops_resize.c — Resize and the old Upsample (templates/data.c). */
+/* resize.c — Resize and the old Upsample (templates/data.c). */
 #include "kernels.h"
 #include "ops.h"
 

@@ -1,4 +1,4 @@
-/* ops_contrib.c — the com.microsoft ops that onnxruntime's own tools write, replaced when
+/* contrib.c — the com.microsoft ops that onnxruntime's own tools write, replaced when
  * infer_shapes reaches them by the standard ops whose semantics they fuse (like
  * expand_flex_attention.c), so that the op table, the kernels and the fusion passes serve them
  * unchanged (the fusions then fuse them again: FusedConv becomes a Conv with an epilogue).
@@ -24,7 +24,7 @@
  * (mean, inverse standard deviation) are refused when the model reads them. The layout ops
  * of onnxruntime's highest level (domain com.microsoft.nchwc: ReorderInput, ReorderOutput,
  * NCHWc Conv) are refused with an error that says to save at the extended level. */
-#include "ops_contrib.h"
+#include "contrib.h"
 
 #include <string.h>
 

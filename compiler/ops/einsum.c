@@ -1,4 +1,4 @@
-/* ops_einsum.c — Einsum, as loops over the output's letters with the other letters summed
+/* einsum.c — Einsum, as loops over the output's letters with the other letters summed
  * (templates/data.c). */
 #include "kernels.h"
 #include "ops.h"

@@ -1,6 +1,6 @@
-/* ops_gather_scatter.c — GatherElements, ScatterElements (and the old Scatter), GatherND,
+/* gather_scatter.c — GatherElements, ScatterElements (and the old Scatter), GatherND,
  * ScatterND. Kernels in templates/data.c, called with its type codes (TY_*, ops.h). Gather is
- * in ops_shape.c. */
+ * in shape.c. */
 #include "kernels.h"
 #include "ops.h"
 

@@ -1,5 +1,5 @@
-/* ops_contrib.h — building the standard-op expansions that infer_shapes splices in place of a
- * node it resolves at compile time (ops_sequence.c: sequences; ops_contrib.c: com.microsoft
+/* contrib.h — building the standard-op expansions that infer_shapes splices in place of a
+ * node it resolves at compile time (sequence.c: sequences; contrib.c: com.microsoft
  * ops). The new nodes are appended to the graph; expand_*_op moves them after the node. */
 #ifndef OPS_CONTRIB_H
 #define OPS_CONTRIB_H

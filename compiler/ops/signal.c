@@ -1,4 +1,4 @@
-/* ops_signal.c — spectral ops of the signal family: DFT, STFT, HannWindow, HammingWindow,
+/* signal.c — spectral ops of the signal family: DFT, STFT, HannWindow, HammingWindow,
  * BlackmanWindow, MelWeightMatrix (templates/signal.c). The windows and the mel matrix have
  * data-dependent shapes: they are folded when their inputs are constant and refused
  * otherwise. */

@@ -1,5 +1,5 @@
-/* ops_conv.c — convolution, transposed convolution and pooling (BatchNormalization and Softmax:
- * ops_normalize.c).
+/* conv.c — convolution, transposed convolution and pooling (BatchNormalization and Softmax:
+ * normalize.c).
  *
  * Conv sums over K = kernel taps x input channels per output element, taps outer, channels
  * inner (templates/conv.c). Three kernels give those bits, none makes an im2col copy:

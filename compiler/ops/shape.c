@@ -1,4 +1,4 @@
-/* ops_shape.c — constants, shape arithmetic and data movement: Constant, Identity, Dropout,
+/* shape.c — constants, shape arithmetic and data movement: Constant, Identity, Dropout,
  * Shape, Reshape, Flatten, Squeeze, Unsqueeze (views of their input's buffer), Transpose,
  * Concat, Gather. On constant inputs (shape subgraphs of exported models) they fold. */
 #include "kernels.h"
@@ -66,7 +66,7 @@ void identity_infer(Node *n)
     same_shape_infer(n);
     if (!strcmp(n->op_type, "Dropout")) {
         if (dropout_training(n))
-            return; /* seeded training mode (ops_random.c); else the identity below */
+            return; /* seeded training mode (random.c); else the identity below */
         if (n->opset < 7 && attr_int(n, "is_test", 0) == 0)
             fatal_at(n, "training mode is not supported (set is_test=1)");
         if (n->noutputs > 1) {

@@ -1,4 +1,4 @@
-/* ops_image.c — sampling and box ops of the signal family: GridSample, AffineGrid, Col2Im,
+/* image.c — sampling and box ops of the signal family: GridSample, AffineGrid, Col2Im,
  * CenterCropPad, RoiAlign, DeformConv, NonMaxSuppression (templates/image.c). */
 #include "kernels.h"
 #include "ops.h"

@@ -1,4 +1,4 @@
-/* ops_gemm.c — Gemm and MatMul. Both lower to products Y[M][N] = A[M][K] x B[K][N]: with
+/* gemm.c — Gemm and MatMul. Both lower to products Y[M][N] = A[M][K] x B[K][N]: with
  * --gemm=libxsmm a JIT kernel dispatched once in init, else the portable gemm_f32 template.
  * Both accumulate over k ascending with fmaf from 0, so they give the same bits. float64
  * models take gemm_f64 (fma, same order) and never libxsmm. */

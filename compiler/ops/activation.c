@@ -1,6 +1,6 @@
-/* ops_activation.c — the activations with kernels of their own in templates/data.c: Shrink,
+/* activation.c — the activations with kernels of their own in templates/data.c: Shrink,
  * ThresholdedRelu, Celu, Mish, and PRelu (its slope broadcast to the input). The others are
- * in ops_elementwise.c (Relu, LeakyRelu, Sigmoid, Tanh, Clip) and ops_math.c (the rest). */
+ * in elementwise.c (Relu, LeakyRelu, Sigmoid, Tanh, Clip) and math.c (the rest). */
 #include "kernels.h"
 #include "ops.h"
 

@@ -1,4 +1,4 @@
-/* ops_math.c — elementwise math: unary functions and activations (Abs, Neg, Exp, Log, Sqrt,
+/* math.c — elementwise math: unary functions and activations (Abs, Neg, Exp, Log, Sqrt,
  * Reciprocal, Erf, Floor, Ceil, Sign, Sin, Cos, Tan and the inverse and hyperbolic trig
  * functions, Softplus, Softsign, HardSigmoid, HardSwish, Elu, Selu, Gelu, Swish), Pow with
  * broadcasting, the variadic Max, Min, Sum, Mean, and Det. Kernels in templates/math.c (Sum

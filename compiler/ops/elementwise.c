@@ -1,4 +1,4 @@
-/* ops_elementwise.c — unary activations and broadcasting binary arithmetic.
+/* elementwise.c — unary activations and broadcasting binary arithmetic.
  * Each op maps to one template kernel: called here to fold, named in the emitted C. */
 #include "kernels.h"
 #include "ops.h"

@@ -1,4 +1,4 @@
-/* ops_quant.c — linear quantisation with exact integer arithmetic (templates/quant.c):
+/* quant.c — linear quantisation with exact integer arithmetic (templates/quant.c):
  *   QuantizeLinear    float32 -> uint8/int8/uint16/int16/[u]int4/[u]int2, per tensor, per axis
  *                     or blocked; -> float8 / float4e2m1 with templates/lowtypes.c
  *   DequantizeLinear  those types and int32 -> float32 (float16 scales computed in float32 by

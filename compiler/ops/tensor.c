@@ -1,4 +1,4 @@
-/* ops_tensor.c — comparisons and logic (Equal, Less, Greater, LessOrEqual, GreaterOrEqual,
+/* tensor.c — comparisons and logic (Equal, Less, Greater, LessOrEqual, GreaterOrEqual,
  * Not, And, Or, Xor, Where), Cast and CastLike, the strided copies (Slice, Split, Expand,
  * Tile), and the ops that only ever fold (Size, ConstantOfShape, Range). The kernels are in
  * templates/tensor.c; this file also holds the loop-space helpers the broadcasting kernels
@@ -341,7 +341,7 @@ void cast_infer(Node *n)
 {
     const Value *x = n->inputs[0];
     DType to = cast_target(n);
-    if (is_low_type(x->dtype) || is_low_type(to)) { /* float8, int4, ...: ops_lowtypes.c */
+    if (is_low_type(x->dtype) || is_low_type(to)) { /* float8, int4, ...: lowtypes.c */
         lowcast_infer(n);
         return;
     }

@@ -1,4 +1,4 @@
-/* ops_attention.c — the attention family: ONNX Attention (opsets 23 to 25) on
+/* attention.c — the attention family: ONNX Attention (opsets 23 to 25) on
  * templates/attention.c. The kernel reads 3-D and 4-D Q, K, V through strides, concatenates
  * the past key/value cache on the fly and writes the present cache when it is wanted; all
  * the masking (attn_mask, is_causal, sliding window, nonpad_kv_seqlen) happens per score.

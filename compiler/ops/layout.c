@@ -1,9 +1,9 @@
-/* ops_data.c — index and layout ops: Pad, DepthToSpace, SpaceToDepth, OneHot, Trilu, EyeLike,
+/* layout.c — index and layout ops: Pad, DepthToSpace, SpaceToDepth, OneHot, Trilu, EyeLike,
  * Compress, NonZero, CumSum, CumProd, TopK, ArgMax, ArgMin, Hardmax. Kernels in
  * templates/data.c (DepthToSpace, SpaceToDepth and Compress use transpose_bytes and
  * gather_bytes of movement.c). Gather/scatter, Resize, Einsum and the activations that used to
- * live here have files of their own (ops_gather_scatter.c, ops_resize.c, ops_einsum.c,
- * ops_activation.c). */
+ * live here have files of their own (gather_scatter.c, resize.c, einsum.c,
+ * activation.c). */
 #include "kernels.h"
 #include "ops.h"
 

@@ -1,4 +1,4 @@
-/* ops_llm.c — the llm family: RMSNormalization, RotaryEmbedding, SwiGLU,
+/* llm.c — the llm family: RMSNormalization, RotaryEmbedding, SwiGLU,
  * CausalConvWithState, LinearAttention (templates/llm.c). All compute in float32; float16
  * and bfloat16 operands are promoted by promote_half.c. */
 #include "kernels.h"
@@ -182,7 +182,7 @@ void rope_emit(Emitter *e, Node *n)
             (long long)r.max_pos, value_cname(e, n->outputs[0]));
 }
 
-/* ---- SwiGLU (Swish itself is in ops_math.c) ---- */
+/* ---- SwiGLU (Swish itself is in math.c) ---- */
 
 void swiglu_infer(Node *n)
 {

@@ -1,4 +1,4 @@
-/* ops_recurrent.c — RNN, GRU and LSTM (float32): all directions (forward, reverse,
+/* recurrent.c — RNN, GRU and LSTM (float32): all directions (forward, reverse,
  * bidirectional), layouts 0 and 1, the optional inputs B, sequence_lens (constant or a
  * runtime int32 tensor), initial_h, initial_c, P, attributes clip, linear_before_reset (GRU),
  * input_forget (LSTM). The emitted code runs the pieces of templates/recurrent.c with the
