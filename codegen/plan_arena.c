@@ -12,8 +12,17 @@
  *     "y may be x"; they already run in place as epilogues), and the tiles of emit_chain.c
  *     read and write the same rows of both. Not done for a Gemm or Conv taking its residual
  *     Add's buffer: the product stores its result before the epilogue reads the residual.
- * Node scratch (e.g. the im2col buffer of a convolution) is a buffer alive for its node's
- * step. Every size is rounded up to ARENA_ALIGN.
+ * Node scratch (a convolution's band plane, a recurrent layer's input projection) is a buffer
+ * alive for its node's step. Every size is rounded up to ARENA_ALIGN.
+ *
+ * Scratch budgets. Where a node's preferred scratch would take the live bytes of its step
+ * over the node-order bound (DESIGN.md "Memory figures"), the node gets a budget: the bound
+ * less the bytes of the tensors alive at that step, rounded down to ARENA_ALIGN (at least
+ * ARENA_ALIGN). Its scratch() then sizes a smaller working set within it (fewer conv rows per
+ * band, fewer recurrent steps per input projection), and the buffers are made again. Only
+ * those steps shrink: every other node keeps the working set it runs fastest with. A node
+ * whose smallest working set does not fit takes the arena over the bound; the budgets are
+ * then set again against the live peak it leaves (no other step needs to be smaller).
  *
  * Lifetimes are in schedule steps: a buffer lives from the step of its first producer to the
  * last step that reads it or any tensor sharing it, inclusive; a graph output that is a view is
@@ -182,21 +191,44 @@ static Buffers make_buffers(Graph *g, bool in_place, int64_t *naive)
     return bs;
 }
 
+/* live[s]: the bytes of buffers alive at step s (0..nsteps). */
+static int64_t *live_bytes(const Buffers *bs, int nsteps)
+{
+    int64_t *live = xcalloc((size_t)nsteps + 2, sizeof(int64_t));
+    for (int i = 0; i < bs->n; i++) {
+        live[bs->b[i].first] += bs->b[i].size;
+        live[bs->b[i].last + 1] -= bs->b[i].size;
+    }
+    for (int s = 1; s <= nsteps; s++)
+        live[s] = checked_add(NULL, live[s], live[s - 1]);
+    return live;
+}
+
 /* The most bytes of buffers alive at one step. */
 static int64_t live_lower_bound(const Buffers *bs, int nsteps)
 {
-    int64_t *delta = xcalloc((size_t)nsteps + 2, sizeof(int64_t));
-    for (int i = 0; i < bs->n; i++) {
-        delta[bs->b[i].first] += bs->b[i].size;
-        delta[bs->b[i].last + 1] -= bs->b[i].size;
-    }
-    int64_t live = 0, most = 0;
-    for (int s = 0; s <= nsteps; s++) {
-        live = checked_add(NULL, live, delta[s]);
-        if (live > most)
-            most = live;
-    }
+    int64_t *live = live_bytes(bs, nsteps), most = 0;
+    for (int s = 0; s <= nsteps; s++)
+        if (live[s] > most)
+            most = live[s];
     return most;
+}
+
+/* Gives a scratch budget to each node whose step is over `target` with its scratch, or that
+ * has a budget already (the comment at the top); true when one was given. */
+static bool set_scratch_budgets(Graph *g, const Buffers *bs, int64_t target)
+{
+    int64_t *live = live_bytes(bs, g->nnodes);
+    bool changed = false;
+    for (int s = 0; s < g->nnodes; s++) {
+        int buf = bs->of_scratch[s];
+        if (buf < 0 || (live[s] <= target && !g->nodes[s]->scratch_budget))
+            continue;
+        int64_t room = (target - (live[s] - bs->b[buf].size)) / ARENA_ALIGN * ARENA_ALIGN;
+        g->nodes[s]->scratch_budget = room > ARENA_ALIGN ? room : ARENA_ALIGN;
+        changed = true;
+    }
+    return changed;
 }
 
 /* ---- placement 3: by steps, best fit ---- */
@@ -455,11 +487,22 @@ static void place_all_greedy(const Buffers *bs, const Overlaps *ov, int64_t lowe
         }
 }
 
-ArenaPlan plan_arena(Graph *g)
+ArenaPlan plan_arena(Graph *g, int64_t bound)
 {
     ArenaPlan plan = {0};
     compute_liveness(g);
+    for (int s = 0; s < g->nnodes; s++)
+        g->nodes[s]->scratch_budget = 0;
+    /* Budgets against the bound; when a node cannot get within it, the live peak it leaves is
+     * the target of a second round, so the other nodes do not shrink for nothing. (The
+     * discarded buffers go with everything else at exit, util.c.) */
     Buffers bs = make_buffers(g, true, &plan.naive_bytes);
+    if (set_scratch_budgets(g, &bs, bound)) {
+        bs = make_buffers(g, true, &plan.naive_bytes);
+        int64_t peak = live_lower_bound(&bs, g->nnodes);
+        if (peak > bound && set_scratch_budgets(g, &bs, peak))
+            bs = make_buffers(g, true, &plan.naive_bytes);
+    }
     plan.lower_bound_bytes = live_lower_bound(&bs, g->nnodes);
     plan.in_place = bs.in_place;
 

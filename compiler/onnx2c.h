@@ -158,6 +158,10 @@ struct Node {
     int nepilogue;
     Epilogue epilogue[MAX_EPILOGUE];
     int64_t scratch_offset; /* arena offset of the node's scratch memory (plan_arena) */
+    /* Bytes the node's scratch may take, 0 for no limit: set by plan_arena where the preferred
+     * scratch would take the arena over the node-order bound. An op whose working set can
+     * shrink (conv bands, recurrent chunks of steps) reads it in its scratch() and emit(). */
+    int64_t scratch_budget;
 };
 
 typedef struct Graph {
@@ -404,8 +408,8 @@ typedef struct ArenaPlan {
     int64_t lower_bound_bytes; /* largest total live at one step */
     int in_place;              /* outputs written into the buffer of a dying input */
 } ArenaPlan;
-ArenaPlan plan_arena(Graph *g);
-int64_t node_order_bound(const Graph *g); /* bytes a naive plan in the model's order needs */
+ArenaPlan plan_arena(Graph *g, int64_t bound); /* bound: node_order_bound() */
+int64_t node_order_bound(const Graph *g);      /* bytes a naive plan in the model's order needs */
 
 /* ---- pipeline.c ---- */
 ArenaPlan compile_model(Model *m, const Options *opt); /* bind_shapes ... plan_arena */

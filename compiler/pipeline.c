@@ -21,7 +21,7 @@ ArenaPlan compile_model(Model *m, const Options *opt)
     }
     eliminate_dead(m->graph);
     schedule(m->graph);
-    ArenaPlan plan = plan_arena(m->graph);
+    ArenaPlan plan = plan_arena(m->graph, m->node_order_bound_bytes);
     if (plan.arena_bytes > cc->limits.max_arena_bytes)
         fatal("the planned arena needs %lld bytes, more than the limit of %lld "
               "(--max-arena-bytes raises it)",

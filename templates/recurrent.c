@@ -21,8 +21,10 @@
  *
  * Numerics: every product accumulates over k ascending with fmaf from 0 (gemm_f32 of
  * templates/gemm.c, pasted before this file, or in generated code a libxsmm kernel the init
- * check found bit-identical). X x W^T is one product over all T*B rows of X (each element
- * is still its own ascending-k sum, so the bits are those of a per-step product); then each
+ * check found bit-identical). X x W^T is one product over all T*B rows of X, or in generated
+ * code whose arena budget is tight one per chunk of steps (each element is still its own
+ * ascending-k sum, so the bits are those of a per-step product): the step kernels read xw
+ * holding the rows of times xt0 .. xt0+xnt-1 (all: 0, T) in X's row order; then each
  * step is one product h x R^T (GRU with linear_before_reset = 0: h x [Rz Rr]^T, then
  * (r .* h) x Rh^T) followed by the gate pass below. Per element, in the onnx reference's
  * order (two roundings never fused):
@@ -129,6 +131,12 @@ static int64_t rnn_x_row(int layout, int64_t T, int64_t B, int64_t t, int64_t b)
     return layout ? b * T + t : t * B + b;
 }
 
+/* The row of xw holding time t of batch b, xw holding times xt0 .. xt0+xnt-1. */
+static int64_t rnn_xw_row(int layout, int64_t B, int64_t xt0, int64_t xnt, int64_t t, int64_t b)
+{
+    return rnn_x_row(layout, xnt, B, t - xt0, b);
+}
+
 static int64_t rnn_state_at(int layout, int64_t D, int64_t B, int64_t H, int64_t d, int64_t b)
 {
     return (layout ? b * D + d : d * B + b) * H;
@@ -230,13 +238,13 @@ O2C_KERNEL void rnn_end_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layo
     }
 }
 
-/* RNN step s of direction d, after hr = h x R_d^T: xw [T*B][H] (X's row order), hr [B][H]
+/* RNN step s of direction d, after hr = h x R_d^T: xw [xnt*B][H] (above), hr [B][H]
  * (overwritten), wb [2H] this direction's Wb then Rb (or NULL), h [B][H] updated for the
  * batches still running, their Y rows written. */
 O2C_KERNEL void rnn_step_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int reverse,
                              int64_t d, int64_t s, const int32_t *seq_lens, const float *xw,
-                             float *hr, const float *wb, int act, float alpha, float beta,
-                             int has_clip, float clip, float *h, float *Y)
+                             int64_t xt0, int64_t xnt, float *hr, const float *wb, int act,
+                             float alpha, float beta, int has_clip, float clip, float *h, float *Y)
 {
     for (int64_t b = 0; b < B; b++) {
         const int64_t len = rnn_len(seq_lens, T, b);
@@ -244,7 +252,7 @@ O2C_KERNEL void rnn_step_f32(int64_t T, int64_t B, int64_t H, int64_t D, int lay
             continue;
         const int64_t t = rnn_time(reverse, len, s);
         float *q = hr + b * H;
-        rnn_gate_pre(H, xw + rnn_x_row(layout, T, B, t, b) * H, wb, wb ? wb + H : NULL, q);
+        rnn_gate_pre(H, xw + rnn_xw_row(layout, B, xt0, xnt, t, b) * H, wb, wb ? wb + H : NULL, q);
         rnn_act_row(act, alpha, beta, has_clip, clip, H, q);
         for (int64_t j = 0; j < H; j++)
             h[b * H + j] = q[j];
@@ -256,9 +264,9 @@ O2C_KERNEL void rnn_step_f32(int64_t T, int64_t B, int64_t H, int64_t D, int lay
  * when lbr else 2H: the reset gate r into rh [B][H]; without lbr then rh = r .* h, the left
  * operand of the product (r .* h) x Rh^T that comes next. wb [6H]: Wb then Rb (or NULL). */
 O2C_KERNEL void gru_reset_f32(int64_t T, int64_t B, int64_t H, int layout, int reverse, int64_t s,
-                              const int32_t *seq_lens, int lbr, const float *xw, float *hr,
-                              const float *wb, int fa, float f_al, float f_be, int has_clip,
-                              float clip, const float *h, float *rh)
+                              const int32_t *seq_lens, int lbr, const float *xw, int64_t xt0,
+                              int64_t xnt, float *hr, const float *wb, int fa, float f_al,
+                              float f_be, int has_clip, float clip, const float *h, float *rh)
 {
     const int64_t hw = lbr ? 3 * H : 2 * H;
     for (int64_t b = 0; b < B; b++) {
@@ -267,7 +275,7 @@ O2C_KERNEL void gru_reset_f32(int64_t T, int64_t B, int64_t H, int layout, int r
             continue;
         const int64_t t = rnn_time(reverse, len, s);
         float *q = hr + b * hw + H, *r = rh + b * H;
-        rnn_gate_pre(H, xw + rnn_x_row(layout, T, B, t, b) * 3 * H + H, wb ? wb + H : NULL,
+        rnn_gate_pre(H, xw + rnn_xw_row(layout, B, xt0, xnt, t, b) * 3 * H + H, wb ? wb + H : NULL,
                      wb ? wb + 4 * H : NULL, q);
         rnn_act_row(fa, f_al, f_be, has_clip, clip, H, q);
         for (int64_t j = 0; j < H; j++)
@@ -283,9 +291,10 @@ O2C_KERNEL void gru_reset_f32(int64_t T, int64_t B, int64_t H, int layout, int r
  * (r .* h) x Rh^T (lbr = 0; unused with lbr), rh [B][H] holds r (lbr = 1). */
 O2C_KERNEL void gru_update_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int reverse,
                                int64_t d, int64_t s, const int32_t *seq_lens, int lbr,
-                               const float *xw, float *hr, const float *hh, const float *rh,
-                               const float *wb, int fa, float f_al, float f_be, int ga, float g_al,
-                               float g_be, int has_clip, float clip, float *h, float *Y)
+                               const float *xw, int64_t xt0, int64_t xnt, float *hr,
+                               const float *hh, const float *rh, const float *wb, int fa,
+                               float f_al, float f_be, int ga, float g_al, float g_be, int has_clip,
+                               float clip, float *h, float *Y)
 {
     const int64_t hw = lbr ? 3 * H : 2 * H;
     const float *rb = wb ? wb + 3 * H : NULL;
@@ -294,7 +303,7 @@ O2C_KERNEL void gru_update_f32(int64_t T, int64_t B, int64_t H, int64_t D, int l
         if (s >= len)
             continue;
         const int64_t t = rnn_time(reverse, len, s);
-        const float *g = xw + rnn_x_row(layout, T, B, t, b) * 3 * H;
+        const float *g = xw + rnn_xw_row(layout, B, xt0, xnt, t, b) * 3 * H;
         float *z = hr + b * hw;
         /* the candidate's pre-activation goes to the r part of hr (consumed already) */
         float *hc = z + H;
@@ -331,10 +340,10 @@ O2C_KERNEL void gru_update_f32(int64_t T, int64_t B, int64_t H, int64_t D, int l
  * still running, their Y rows written. */
 O2C_KERNEL void lstm_step_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int reverse,
                               int64_t d, int64_t s, const int32_t *seq_lens, int input_forget,
-                              const float *xw, float *hr, const float *wb, const float *p, int fa,
-                              float f_al, float f_be, int ga, float g_al, float g_be, int ha,
-                              float h_al, float h_be, int has_clip, float clip, float *h, float *c,
-                              float *Y)
+                              const float *xw, int64_t xt0, int64_t xnt, float *hr, const float *wb,
+                              const float *p, int fa, float f_al, float f_be, int ga, float g_al,
+                              float g_be, int ha, float h_al, float h_be, int has_clip, float clip,
+                              float *h, float *c, float *Y)
 {
     for (int64_t b = 0; b < B; b++) {
         const int64_t len = rnn_len(seq_lens, T, b);
@@ -343,8 +352,8 @@ O2C_KERNEL void lstm_step_f32(int64_t T, int64_t B, int64_t H, int64_t D, int la
         const int64_t t = rnn_time(reverse, len, s);
         float *q = hr + b * 4 * H, *hb = h + b * H, *cb = c + b * H;
         float *gi = q, *go = q + H, *gf = q + 2 * H, *gc = q + 3 * H;
-        rnn_gate_pre(4 * H, xw + rnn_x_row(layout, T, B, t, b) * 4 * H, wb, wb ? wb + 4 * H : NULL,
-                     q);
+        rnn_gate_pre(4 * H, xw + rnn_xw_row(layout, B, xt0, xnt, t, b) * 4 * H, wb,
+                     wb ? wb + 4 * H : NULL, q);
         if (p)
             for (int64_t j = 0; j < H; j++) {
                 const float pi = p[j] * cb[j], pf = p[2 * H + j] * cb[j];
@@ -395,8 +404,8 @@ O2C_KERNEL void rnn_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, i
         rnn_begin_f32(T, B, H, D, layout, d, seq_lens, h0, NULL, h, NULL, Y);
         for (int64_t s = 0; s < T; s++) {
             gemm_f32(B, H, H, h, H, 1, R + d * H * H, 1, H, hr); /* hr = h x R_d^T */
-            rnn_step_f32(T, B, H, D, layout, reverse, d, s, seq_lens, xw, hr, wb, act[d], alpha[d],
-                         beta[d], has_clip, clip, h, Y);
+            rnn_step_f32(T, B, H, D, layout, reverse, d, s, seq_lens, xw, 0, T, hr, wb, act[d],
+                         alpha[d], beta[d], has_clip, clip, h, Y);
         }
         rnn_end_f32(T, B, H, D, layout, d, seq_lens, h, NULL, Y_h, NULL);
     }
@@ -422,12 +431,12 @@ O2C_KERNEL void gru_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, i
         rnn_begin_f32(T, B, H, D, layout, d, seq_lens, h0, NULL, h, NULL, Y);
         for (int64_t s = 0; s < T; s++) {
             gemm_f32(B, hw, H, h, H, 1, Rd, 1, H, hr);
-            gru_reset_f32(T, B, H, layout, reverse, s, seq_lens, lbr, xw, hr, wb, fa, alpha[2 * d],
-                          beta[2 * d], has_clip, clip, h, rh);
+            gru_reset_f32(T, B, H, layout, reverse, s, seq_lens, lbr, xw, 0, T, hr, wb, fa,
+                          alpha[2 * d], beta[2 * d], has_clip, clip, h, rh);
             if (!lbr)
                 gemm_f32(B, H, H, rh, H, 1, Rd + 2 * H * H, 1, H, hh);
-            gru_update_f32(T, B, H, D, layout, reverse, d, s, seq_lens, lbr, xw, hr, hh, rh, wb, fa,
-                           alpha[2 * d], beta[2 * d], ga, alpha[2 * d + 1], beta[2 * d + 1],
+            gru_update_f32(T, B, H, D, layout, reverse, d, s, seq_lens, lbr, xw, 0, T, hr, hh, rh,
+                           wb, fa, alpha[2 * d], beta[2 * d], ga, alpha[2 * d + 1], beta[2 * d + 1],
                            has_clip, clip, h, Y);
         }
         rnn_end_f32(T, B, H, D, layout, d, seq_lens, h, NULL, Y_h, NULL);
@@ -453,9 +462,9 @@ O2C_KERNEL void lstm_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, 
         rnn_begin_f32(T, B, H, D, layout, d, seq_lens, h0, c0, h, c, Y);
         for (int64_t s = 0; s < T; s++) {
             gemm_f32(B, 4 * H, H, h, H, 1, R + d * 4 * H * H, 1, H, hr);
-            lstm_step_f32(T, B, H, D, layout, reverse, d, s, seq_lens, input_forget, xw, hr, wb, p,
-                          a[0], al[0], be[0], a[1], al[1], be[1], a[2], al[2], be[2], has_clip,
-                          clip, h, c, Y);
+            lstm_step_f32(T, B, H, D, layout, reverse, d, s, seq_lens, input_forget, xw, 0, T, hr,
+                          wb, p, a[0], al[0], be[0], a[1], al[1], be[1], a[2], al[2], be[2],
+                          has_clip, clip, h, c, Y);
         }
         rnn_end_f32(T, B, H, D, layout, d, seq_lens, h, c, Y_h, Y_c);
     }

@@ -183,20 +183,43 @@ void recurrent_infer(Node *n)
     }
 }
 
-static int64_t rnn_scratch_count(const Node *n, const RnnShape *s)
+/* Floats of scratch with the input projection of `steps` steps at a time (rnn_f32's layout:
+ * xw, hr, then h, c and hh of B x H each). */
+static int64_t rnn_scratch_count(const Node *n, const RnnShape *s, int64_t steps)
 {
     int64_t gh = checked_mul(n, s->gates, s->H);
-    int64_t tb = checked_mul(n, s->T, s->B);
-    int64_t f = checked_mul(n, tb, gh);
+    int64_t f = checked_mul(n, checked_mul(n, steps, s->B), gh);
     f = checked_add(n, f, checked_mul(n, s->B, gh));
     f = checked_add(n, f, checked_mul(n, 3 * s->B, s->H));
     return f;
 }
 
+/* Steps per input projection when a budget cannot be met even one step at a time: chunks of
+ * fewer steps cost more time than they save memory (gru_kws: 16 steps 1.03x the time of all
+ * 49, 1 step 1.34x). */
+#define RNN_MIN_CHUNK 16
+
+/* Steps per input projection: all T, or under a scratch budget (plan_arena) the most that fit
+ * (RNN_MIN_CHUNK when not even one does), evened out over the chunks. A reverse direction with
+ * sequence_lens reads different times per batch at one step, so it always projects all T. */
+static int64_t rnn_chunk(const Node *n, const RnnShape *s)
+{
+    int64_t budget = n->scratch_budget / (int64_t)sizeof(float);
+    if (!budget || (s->reverse_mask && node_input(n, 4)) || rnn_scratch_count(n, s, s->T) <= budget)
+        return s->T;
+    int64_t steps = 1;
+    if (rnn_scratch_count(n, s, 1) > budget)
+        steps = s->T < RNN_MIN_CHUNK ? s->T : RNN_MIN_CHUNK;
+    while (steps < s->T && rnn_scratch_count(n, s, steps + 1) <= budget)
+        steps++;
+    int64_t chunks = (s->T + steps - 1) / steps;
+    return (s->T + chunks - 1) / chunks;
+}
+
 int64_t recurrent_scratch(const Node *n)
 {
     RnnShape s = rnn_shape(n);
-    return checked_mul(n, rnn_scratch_count(n, &s), (int64_t)sizeof(float));
+    return checked_mul(n, rnn_scratch_count(n, &s, rnn_chunk(n, &s)), (int64_t)sizeof(float));
 }
 
 double recurrent_flops(const Node *n)
@@ -220,7 +243,7 @@ static void *out_data(const Node *n, int i)
 void recurrent_fold(Node *n)
 {
     RnnShape s = rnn_shape(n);
-    float *scratch = xcalloc((size_t)rnn_scratch_count(n, &s) + 1, sizeof(float));
+    float *scratch = xcalloc((size_t)rnn_scratch_count(n, &s, s.T) + 1, sizeof(float));
     const float *x = in_data(n, 0), *w = in_data(n, 1), *r = in_data(n, 2), *b = in_data(n, 3);
     const int32_t *sl = in_data(n, 4);
     const float *h0 = in_data(n, 5);
@@ -287,15 +310,69 @@ static const char *in_dir(Emitter *e, const Node *n, int i, int64_t d, int64_t p
     return v ? xprintf("%s + %lld", value_cname(e, v), (long long)(d * per_dir)) : "NULL";
 }
 
+/* xw = the rows of X of times rnn_t0 .. rnn_t0+nt-1 (nt a constant) x W_d^T, in X's row
+ * order: one product of nt*B rows (layout 1: one of nt rows per batch). */
+static void emit_chunk_projection(Emitter *e, const Node *n, const RnnShape *s, int64_t d,
+                                  int64_t nt)
+{
+    Value *x = n->inputs[0], *w = n->inputs[1];
+    const int64_t GH = s->gates * s->H, I = s->I;
+    if (!s->layout || s->B == 1) {
+        const char *a =
+            xprintf("%s + rnn_t0 * %lld", value_cname(e, x), (long long)checked_mul(n, s->B, I));
+        emit_weight_product(e, n, w, d, GH, I, 0, GH, nt * s->B, a, "rnn_xw");
+        return;
+    }
+    println(e, "for (int64_t b = 0; b < %lld; b++) {", (long long)s->B);
+    e->indent++;
+    const char *a = xprintf("%s + (b * %lld + rnn_t0) * %lld", value_cname(e, x), (long long)s->T,
+                            (long long)I);
+    emit_weight_product(e, n, w, d, GH, I, 0, GH, nt, a,
+                        xprintf("rnn_xw + b * %lld", (long long)(nt * GH)));
+    e->indent--;
+    println(e, "}");
+}
+
+/* At the first step of each chunk of C steps: rnn_t0, rnn_nt the times of its steps (forward
+ * s .. s+nt-1; reverse, whose step s is time T-1-s, T-s-nt .. T-s-1) and their projection. */
+static void emit_chunk_start(Emitter *e, const Node *n, const RnnShape *s, int64_t d, int rev,
+                             int64_t C)
+{
+    const int64_t T = s->T;
+    println(e, "if (s %% %lld == 0) {", (long long)C);
+    e->indent++;
+    println(e, "rnn_nt = %lld - s < %lld ? %lld - s : %lld;", (long long)T, (long long)C,
+            (long long)T, (long long)C);
+    println(e, rev ? "rnn_t0 = %lld - s - rnn_nt;" : "rnn_t0 = s;", (long long)T);
+    if (T % C) {
+        println(e, "if (rnn_nt == %lld) {", (long long)C);
+        e->indent++;
+        emit_chunk_projection(e, n, s, d, C);
+        e->indent--;
+        println(e, "} else {");
+        e->indent++;
+        emit_chunk_projection(e, n, s, d, T % C);
+        e->indent--;
+        println(e, "}");
+    } else {
+        emit_chunk_projection(e, n, s, d, C);
+    }
+    e->indent--;
+    println(e, "}");
+}
+
 /* One layer as the whole-layer kernels of templates/recurrent.c run it, with the products
  * emitted (libxsmm when the weights are constant): per direction, xw = X x W_d^T over all
- * T*B rows, then T steps of one product against R_d (GRU without linear_before_reset: two)
- * and the gate pass. The scratch is laid out as rnn_f32 / gru_f32 / lstm_f32 lay it out. */
+ * T*B rows (under a scratch budget: over the rows of each chunk of steps, at its first step),
+ * then T steps of one product against R_d (GRU without linear_before_reset: two) and the
+ * gate pass. The scratch is laid out as rnn_f32 / gru_f32 / lstm_f32 lay it out, xw holding
+ * C steps. */
 void recurrent_emit(Emitter *e, Node *n)
 {
     RnnShape s = rnn_shape(n);
     const int64_t G = s.gates, H = s.H, B = s.B, T = s.T;
-    const int64_t GH = G * H;
+    const int64_t GH = G * H, C = rnn_chunk(n, &s);
+    const char *xt = C < T ? "rnn_t0, rnn_nt" : xprintf("0, %lld", (long long)T);
     const bool gru = G == 3, lstm = G == 4;
     const int64_t hw = gru && !s.lbr ? 2 * H : GH; /* width of the step's product h x R^T */
     Value *x = n->inputs[0], *w = n->inputs[1], *r = n->inputs[2];
@@ -308,11 +385,13 @@ void recurrent_emit(Emitter *e, Node *n)
     e->indent++;
     println(e, "float *const rnn_xw = %s;", scratch_cname(e, n, DT_FLOAT, 0));
     println(e, "float *const rnn_hr = rnn_xw + %lld, *const rnn_h = rnn_hr + %lld;",
-            (long long)(T * B * GH), (long long)(B * GH));
+            (long long)(C * B * GH), (long long)(B * GH));
     println(e, "float *const rnn_c = rnn_h + %lld, *const rnn_hh = rnn_c + %lld;",
             (long long)(B * H), (long long)(B * H));
     println(e, "(void)rnn_c;");
     println(e, "(void)rnn_hh;");
+    if (C < T)
+        println(e, "int64_t rnn_t0 = 0, rnn_nt = %lld;", (long long)C);
     for (int64_t d = 0; d < s.D; d++) {
         const int rev = (s.reverse_mask >> d) & 1;
         const int32_t *a = s.act + d * s.nacts;
@@ -322,34 +401,37 @@ void recurrent_emit(Emitter *e, Node *n)
             xprintf("%lld, %lld, %lld, %lld, %d, %d, %lld, s, %s", (long long)T, (long long)B,
                     (long long)H, (long long)s.D, s.layout, rev, (long long)d, sl);
         println(e, "/* direction %lld */", (long long)d);
-        emit_weight_product(e, n, w, d, GH, s.I, 0, GH, T * B, value_cname(e, x), "rnn_xw");
+        if (C == T)
+            emit_weight_product(e, n, w, d, GH, s.I, 0, GH, T * B, value_cname(e, x), "rnn_xw");
         println(e, "rnn_begin_f32(%lld, %lld, %lld, %lld, %d, %lld, %s, %s, %s, rnn_h, %s, %s);",
                 (long long)T, (long long)B, (long long)H, (long long)s.D, s.layout, (long long)d,
                 sl, h0, c0, lstm ? "rnn_c" : "NULL", Y);
         println(e, "for (int64_t s = 0; s < %lld; s++) {", (long long)T);
         e->indent++;
+        if (C < T)
+            emit_chunk_start(e, n, &s, d, rev, C);
         emit_weight_product(e, n, r, d, GH, H, 0, hw, B, "rnn_h", "rnn_hr");
         if (G == 1) {
-            println(e, "rnn_step_f32(%s, rnn_xw, rnn_hr, %s, %d, %s, %s, %d, %s, rnn_h, %s);",
-                    common, wb, (int)a[0], c_float(al[0]), c_float(be[0]), s.has_clip, clip, Y);
+            println(e, "rnn_step_f32(%s, rnn_xw, %s, rnn_hr, %s, %d, %s, %s, %d, %s, rnn_h, %s);",
+                    common, xt, wb, (int)a[0], c_float(al[0]), c_float(be[0]), s.has_clip, clip, Y);
         } else if (gru) {
             println(e,
-                    "gru_reset_f32(%lld, %lld, %lld, %d, %d, s, %s, %d, rnn_xw, rnn_hr, %s, %d, "
-                    "%s, %s, %d, %s, rnn_h, rnn_c);",
-                    (long long)T, (long long)B, (long long)H, s.layout, rev, sl, s.lbr, wb,
+                    "gru_reset_f32(%lld, %lld, %lld, %d, %d, s, %s, %d, rnn_xw, %s, rnn_hr, %s, "
+                    "%d, %s, %s, %d, %s, rnn_h, rnn_c);",
+                    (long long)T, (long long)B, (long long)H, s.layout, rev, sl, s.lbr, xt, wb,
                     (int)a[0], c_float(al[0]), c_float(be[0]), s.has_clip, clip);
             if (!s.lbr)
                 emit_weight_product(e, n, r, d, GH, H, 2 * H, H, B, "rnn_c", "rnn_hh");
             println(e,
-                    "gru_update_f32(%s, %d, rnn_xw, rnn_hr, rnn_hh, rnn_c, %s, %d, %s, %s, %d, "
-                    "%s, %s, %d, %s, rnn_h, %s);",
-                    common, s.lbr, wb, (int)a[0], c_float(al[0]), c_float(be[0]), (int)a[1],
+                    "gru_update_f32(%s, %d, rnn_xw, %s, rnn_hr, rnn_hh, rnn_c, %s, %d, %s, %s, "
+                    "%d, %s, %s, %d, %s, rnn_h, %s);",
+                    common, s.lbr, xt, wb, (int)a[0], c_float(al[0]), c_float(be[0]), (int)a[1],
                     c_float(al[1]), c_float(be[1]), s.has_clip, clip, Y);
         } else {
             println(e,
-                    "lstm_step_f32(%s, %d, rnn_xw, rnn_hr, %s, %s, %d, %s, %s, %d, %s, %s, %d, "
-                    "%s, %s, %d, %s, rnn_h, rnn_c, %s);",
-                    common, s.input_forget, wb, in_dir(e, n, 7, d, 3 * H), (int)a[0],
+                    "lstm_step_f32(%s, %d, rnn_xw, %s, rnn_hr, %s, %s, %d, %s, %s, %d, %s, %s, "
+                    "%d, %s, %s, %d, %s, rnn_h, rnn_c, %s);",
+                    common, s.input_forget, xt, wb, in_dir(e, n, 7, d, 3 * H), (int)a[0],
                     c_float(al[0]), c_float(be[0]), (int)a[1], c_float(al[1]), c_float(be[1]),
                     (int)a[2], c_float(al[2]), c_float(be[2]), s.has_clip, clip, Y);
         }

@@ -22,6 +22,19 @@ static int64_t fixed_scratch(const Node *n)
 static const OpDef scratch_op = {"ScratchOp",   1,   1, 1, NULL, NULL, NULL, false, NULL,
                                  fixed_scratch, NULL};
 
+/* An op whose working set can shrink: 2048 bytes of scratch, or under a budget the largest of
+ * 1536, 1024 and 512 within it; never less than 512. */
+static int64_t shrinking_scratch(const Node *n)
+{
+    static const int64_t sizes[] = {2048, 1536, 1024, 512};
+    for (int i = 0; i < 3; i++)
+        if (!n->scratch_budget || sizes[i] <= n->scratch_budget)
+            return sizes[i];
+    return 512;
+}
+static const OpDef shrink_op = {"ShrinkOp",        1,   1, 1, NULL, NULL, NULL, false, NULL,
+                                shrinking_scratch, NULL};
+
 static Graph *g;
 
 static Value *tensor(const char *name, int64_t elements)
@@ -42,7 +55,9 @@ static Value *input(const char *name, int64_t elements)
 static Value *node(const char *op, int nin, Value **ins, Value *out)
 {
     Node *n = node_new(g, op, op, nin, 1);
-    n->op = strcmp(op, "ScratchOp") ? op_lookup(op) : &scratch_op;
+    n->op = !strcmp(op, "ScratchOp")  ? &scratch_op
+            : !strcmp(op, "ShrinkOp") ? &shrink_op
+                                      : op_lookup(op);
     for (int i = 0; i < nin; i++)
         node_set_input(n, i, ins[i]);
     n->outputs[0] = out;
@@ -80,7 +95,7 @@ static ArenaPlan plan(void)
     bound = node_order_bound(g);
     number_nodes(g);
     schedule(g);
-    return plan_arena(g);
+    return plan_arena(g, bound);
 }
 
 static Value *root(Value *v)
@@ -132,7 +147,8 @@ static void check_disjoint(const char *what, const ArenaPlan *p)
             Value *a = g->values[i];
             if (a->offset < 0 || a->view_of || first[i] > s || last[i] < s)
                 continue;
-            if (a->offset < n->scratch_offset + 1024 &&
+            int64_t size = (n->op->scratch(n) + 63) / 64 * 64;
+            if (a->offset < n->scratch_offset + size &&
                 n->scratch_offset < a->offset + value_bytes(a))
                 ok = false;
         }
@@ -286,6 +302,44 @@ static void test_scratch(void)
     check_disjoint("scratch", &p);
 }
 
+/* x -> ShrinkOp a [256] -> Softmax b [256] -> Softmax y. Node-order bound: step 1, a + b =
+ * 2048. Step 0 with the preferred scratch, a + 2048 = 3072, is over it: the budget is
+ * 2048 - 1024 = 1024, the scratch 1024, and the arena the bound. */
+static void test_scratch_budget(void)
+{
+    begin();
+    Value *a = op1("ShrinkOp", input("x", 256), tensor("a", 256));
+    Value *b = op1("Softmax", a, tensor("b", 256));
+    output(op1("Softmax", b, tensor("y", 256)));
+    ArenaPlan p = plan();
+    expect("budget: node-order bound", bound, 2048);
+    expect("budget: step 0's budget", g->nodes[0]->scratch_budget, 1024);
+    expect("budget: step 0's scratch", shrinking_scratch(g->nodes[0]), 1024);
+    expect("budget: lower bound", p.lower_bound_bytes, 2048);
+    expect("budget: arena", p.arena_bytes, 2048);
+    check_disjoint("budget", &p);
+}
+
+/* x -> ShrinkOp a [256] -> ShrinkOp b [256] -> Softmax y. Bound: step 1, a + b = 2048, which
+ * leaves step 1 no room: its budget is 64 (ARENA_ALIGN), its scratch the smallest, 512, and
+ * the live peak 2560. Step 0 first gets 2048 - 1024 = 1024; the second round sets it against
+ * that peak: 2560 - 1024 = 1536, so it takes 1536 instead of shrinking to 1024 for nothing. */
+static void test_scratch_budget_out_of_reach(void)
+{
+    begin();
+    Value *a = op1("ShrinkOp", input("x", 256), tensor("a", 256));
+    Value *b = op1("ShrinkOp", a, tensor("b", 256));
+    output(op1("Softmax", b, tensor("y", 256)));
+    ArenaPlan p = plan();
+    expect("out of reach: node-order bound", bound, 2048);
+    expect("out of reach: step 1's scratch", shrinking_scratch(g->nodes[1]), 512);
+    expect("out of reach: step 0's budget", g->nodes[0]->scratch_budget, 1536);
+    expect("out of reach: step 0's scratch", shrinking_scratch(g->nodes[0]), 1536);
+    expect("out of reach: lower bound", p.lower_bound_bytes, 2560);
+    expect("out of reach: arena", p.arena_bytes, 2560);
+    check_disjoint("out of reach", &p);
+}
+
 /* The activations of a small quantised CNN (tests/models/qdq_cnn_*, its im2col scratch left
  * out): big tensors of 800 floats (3200 bytes), small ones of 208 (832 bytes), one big R
  * alive from step 4 to the residual Add at step 11, which writes its result into X's buffer.
@@ -355,6 +409,8 @@ int main(void)
     test_in_place_broadcast();
     test_view();
     test_scratch();
+    test_scratch_budget();
+    test_scratch_budget_out_of_reach();
     test_improvement_rounds();
     test_node_order_bound();
     test_empty();
