@@ -3,6 +3,7 @@
  * another op in place (so it keeps its output values). */
 #include "rewrite.h"
 
+#include <math.h>
 #include <string.h>
 
 bool is_op(const Node *n, const char *op)
@@ -95,9 +96,105 @@ bool same_shape_as(const Value *a, const Value *b)
     return true;
 }
 
-static bool rule_matches(const RewriteRule *r, const Node *n)
+bool scalar_near(const Value *v, double c)
 {
-    return r->op ? !strcmp(n->op_type, r->op) : node_has(n, r->flags);
+    float f;
+    return scalar_constant(v, &f) && fabs((double)f - c) <= 1e-6 * fabs(c);
+}
+
+bool scalar_equal(const Value *v, double c)
+{
+    float f;
+    return scalar_constant(v, &f) && (double)f == c;
+}
+
+/* ---- the matcher: a stack of goals (a pattern to meet at a value read by a node), solved
+ * depth first; every choice (operand order, alternative) undoes its bindings on failure. ---- */
+
+#define MAX_GOALS 32
+
+typedef struct Goal {
+    const Pattern *p;
+    Value *v;
+    const Node *reader; /* the node whose input v is */
+} Goal;
+
+static bool solve(Match *m, const Goal *goals, int ngoals);
+
+static bool op_matches(const Pattern *p, const Node *n)
+{
+    return p->op ? !strcmp(n->op_type, p->op) : node_has(n, p->flags);
+}
+
+/* n's inputs against p->in (swapped when `swap`), then the goals still open. */
+static bool solve_inputs(Match *m, const Pattern *p, Node *n, bool swap, const Goal *rest,
+                         int nrest)
+{
+    Goal goals[MAX_GOALS];
+    if (nrest + p->nin > MAX_GOALS)
+        return false;
+    if (nrest)
+        memcpy(goals, rest, (size_t)nrest * sizeof *goals);
+    for (int i = 0; i < p->nin; i++)
+        goals[nrest++] = (Goal){p->in[i], n->inputs[swap ? p->nin - 1 - i : i], n};
+    return solve(m, goals, nrest);
+}
+
+static bool solve_node(Match *m, const Pattern *p, Node *n, const Goal *rest, int nrest)
+{
+    if (n->dead || !op_matches(p, n) || n->ninputs < p->nin || m->nnodes == MATCH_NODES)
+        return false;
+    int mark = m->nnodes;
+    m->nodes[m->nnodes++] = n;
+    if (solve_inputs(m, p, n, false, rest, nrest) ||
+        (p->commute && solve_inputs(m, p, n, true, rest, nrest)))
+        return true;
+    m->nnodes = mark;
+    return false;
+}
+
+static bool solve(Match *m, const Goal *goals, int ngoals)
+{
+    if (!ngoals)
+        return true;
+    Goal g = goals[--ngoals];
+    const Pattern *p = g.p;
+    if (p->alt[0]) {
+        Goal next[MAX_GOALS];
+        if (ngoals)
+            memcpy(next, goals, (size_t)ngoals * sizeof *next);
+        for (int a = 0; a < 3 && p->alt[a]; a++) {
+            next[ngoals] = (Goal){p->alt[a], g.v, g.reader};
+            if (solve(m, next, ngoals + 1))
+                return true;
+        }
+        return false;
+    }
+    Value *v = g.v;
+    if (!v || (p->test && !p->test(v, p->c)))
+        return false;
+    if (p->bind && m->v[p->bind] && m->v[p->bind] != v)
+        return false;
+    bool fresh = p->bind && !m->v[p->bind];
+    if (fresh)
+        m->v[p->bind] = v;
+    bool ok;
+    if (!p->op && !p->flags) {
+        ok = solve(m, goals, ngoals);
+    } else {
+        Node *n = v->producer;
+        ok = n && n->noutputs && n->outputs[0] == v && (p->shared || sole_user(v) == g.reader) &&
+             solve_node(m, p, n, goals, ngoals);
+    }
+    if (!ok && fresh)
+        m->v[p->bind] = NULL;
+    return ok;
+}
+
+bool node_matches(const Pattern *p, Node *n, Match *m)
+{
+    memset(m, 0, sizeof *m);
+    return solve_node(m, p, n, NULL, 0);
 }
 
 void rewrite_graph(Graph *g, const RewriteRule *rules, int nrules)
@@ -106,8 +203,9 @@ void rewrite_graph(Graph *g, const RewriteRule *rules, int nrules)
         changed = false;
         for (int i = 0; i < g->nnodes; i++) {
             Node *n = g->nodes[i];
+            Match m;
             for (int r = 0; r < nrules && !n->dead && n->noutputs; r++)
-                if (rule_matches(&rules[r], n) && rules[r].apply(g, n)) {
+                if (node_matches(rules[r].pattern, n, &m) && rules[r].apply(g, n, &m)) {
                     changed = true;
                     break;
                 }

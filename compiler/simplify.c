@@ -9,27 +9,16 @@
 
 #include <string.h>
 
-static bool is_constant_fill(const Value *v, float f)
+/* A float constant every element of which is `f` (Mul by 1, Add of 0). */
+static bool is_constant_fill(const Value *v, double f)
 {
-    if (!v || !v->data || v->dtype != DT_FLOAT)
+    if (!v->data || v->dtype != DT_FLOAT)
         return false;
     int64_t n = value_numel(v);
     for (int64_t i = 0; i < n; i++)
-        if (((const float *)v->data)[i] != f)
+        if (((const float *)v->data)[i] != (float)f)
             return false;
     return true;
-}
-
-/* Input k of n when the other operand is a constant filled with `unit` (Mul by 1, Add of 0). */
-static Value *unit_operand_other(const Node *n, float unit)
-{
-    if (n->ninputs != 2)
-        return NULL;
-    if (is_constant_fill(n->inputs[1], unit))
-        return n->inputs[0];
-    if (is_constant_fill(n->inputs[0], unit))
-        return n->inputs[1];
-    return NULL;
 }
 
 /* Removes node n whose output equals `x`. When the output is a graph output, the producer of
@@ -97,27 +86,22 @@ static bool remove_if_same(Node *n, Value *x)
 }
 
 /* (A seeded training-mode Dropout is bound to an entry without the flag: not the identity.) */
-static bool remove_pass_through(Graph *g, Node *n)
+static bool remove_pass_through(Graph *g, Node *n, const Match *m)
 {
-    (void)g;
+    (void)g, (void)m;
     return remove_if_same(n, n->inputs[0]);
 }
 
-static bool remove_mul_by_one(Graph *g, Node *n)
+/* Mul by 1, Add of 0: the pattern bound the other operand. */
+static bool remove_unit_operation(Graph *g, Node *n, const Match *m)
 {
     (void)g;
-    return remove_if_same(n, unit_operand_other(n, 1.0f));
+    return remove_if_same(n, m->v[1]);
 }
 
-static bool remove_add_of_zero(Graph *g, Node *n)
+static bool drop_expand(Graph *g, Node *n, const Match *m)
 {
-    (void)g;
-    return remove_if_same(n, unit_operand_other(n, 0.0f));
-}
-
-static bool drop_expand(Graph *g, Node *n)
-{
-    (void)g;
+    (void)g, (void)m;
     bool changed = false;
     Value *x = n->inputs[0], *y = n->outputs[0];
     for (int u = y->nusers - 1; u >= 0; u--) {
@@ -139,9 +123,9 @@ static bool drop_expand(Graph *g, Node *n)
     return changed;
 }
 
-static bool castlike_to_cast(Graph *g, Node *n)
+static bool castlike_to_cast(Graph *g, Node *n, const Match *m)
 {
-    (void)g;
+    (void)g, (void)m;
     const OpDef *cast = op_lookup("Cast");
     if (!cast)
         return false;
@@ -157,14 +141,14 @@ static bool castlike_to_cast(Graph *g, Node *n)
 /* Tried in this order on each node; the pass-through rule comes first, so an Expand or a
  * CastLike that changes nothing is removed rather than rewritten. */
 static const RewriteRule simplify_rules[] = {
-    {NULL, OP_VIEW | OP_PASS_THROUGH, remove_pass_through},
-    {"Mul", 0, remove_mul_by_one},
-    {"Add", 0, remove_add_of_zero},
-    {"Expand", 0, drop_expand},
-    {"CastLike", 0, castlike_to_cast},
+    {P_FLAGS(OP_VIEW | OP_PASS_THROUGH), remove_pass_through},
+    {P_COMM("Mul", P_ANY(1), P_TEST(is_constant_fill, 1.0)), remove_unit_operation},
+    {P_COMM("Add", P_ANY(1), P_TEST(is_constant_fill, 0.0)), remove_unit_operation},
+    {P_NODE(0, "Expand"), drop_expand},
+    {P_NODE(0, "CastLike"), castlike_to_cast},
 };
 
 void simplify(Graph *g)
 {
-    rewrite_graph(g, simplify_rules, (int)(sizeof simplify_rules / sizeof simplify_rules[0]));
+    REWRITE(g, simplify_rules);
 }
