@@ -5,6 +5,8 @@
  *   ops flagged OP_EPILOGUE in the op table (every unary activation and math function, and
  *   broadcasting arithmetic such as a residual Add): epilogues that run in place on the result
  *   in the same step, so no intermediate tensor is written.
+ * Each is a rule of epilogue_rules (chains: chain_rules), rooted at the node that follows the
+ * product and applied by rewrite_graph.
  * Epilogues apply in graph order, so the result has the bits of the unfused graph; folding
  * BatchNormalization into the weights rounds differently (within the usual tolerance). */
 #include "kernels.h"
@@ -112,15 +114,18 @@ static bool conv_params_constant(const Node *conv)
     return conv->inputs[1]->data && (!b || b->data) && !conv->nepilogue;
 }
 
+/* What follows the product in the fold rules: y = s*x + t per channel. */
+typedef enum Affine { AFFINE_BATCHNORM, AFFINE_MUL, AFFINE_ADD } Affine;
+
 /* Conv -> BatchNormalization / Mul / Add by per-channel constants, into the weights. */
-static bool fold_into_conv(Graph *g, Node *conv, Node *u)
+static bool fold_into_conv(Graph *g, Node *conv, Node *u, Affine kind)
 {
     Value *y = conv->outputs[0];
     int64_t C = conv->inputs[1]->dims[0];
     if (!conv_params_constant(conv))
         return false;
     float *s = xcalloc((size_t)C + 1, sizeof(float)), *t = xcalloc((size_t)C + 1, sizeof(float));
-    if (!strcmp(u->op_type, "BatchNormalization")) {
+    if (kind == AFFINE_BATCHNORM) {
         if (!batchnorm_affine(u, C, s, t))
             return false;
         record_fusion("batchnorm_into_conv");
@@ -128,7 +133,7 @@ static bool fold_into_conv(Graph *g, Node *conv, Node *u)
         int k = u->inputs[0] == y ? 1 : 0;
         if (!per_channel(u->inputs[k], y, C) || !same_shape_as(u->outputs[0], y))
             return false;
-        bool mul = !strcmp(u->op_type, "Mul");
+        bool mul = kind == AFFINE_MUL;
         for (int64_t c = 0; c < C; c++) {
             s[c] = mul ? channel_value(u->inputs[k], c) : 1.0f;
             t[c] = mul ? 0.0f : channel_value(u->inputs[k], c);
@@ -143,14 +148,14 @@ static bool fold_into_conv(Graph *g, Node *conv, Node *u)
 
 /* Per-column constants after a Gemm with constant B (and C): s*y + t folded into B and C, as
  * alpha*A(B diag(s)) + (beta*C*s + t). */
-static bool fold_into_gemm(Graph *g, Node *gemm, Node *u)
+static bool fold_into_gemm(Graph *g, Node *gemm, Node *u, Affine kind)
 {
     Value *y = gemm->outputs[0], *b = gemm->inputs[1], *c = node_input(gemm, 2);
     int64_t M = y->dims[0], N = y->dims[1];
     if (!b->data || (c && !c->data) || gemm->nepilogue || !same_shape_as(u->outputs[0], y))
         return false;
     float *s = xcalloc((size_t)N + 1, sizeof(float)), *t = xcalloc((size_t)N + 1, sizeof(float));
-    if (!strcmp(u->op_type, "BatchNormalization")) {
+    if (kind == AFFINE_BATCHNORM) {
         if (!batchnorm_affine(u, N, s, t))
             return false;
     } else {
@@ -160,7 +165,7 @@ static bool fold_into_gemm(Graph *g, Node *gemm, Node *u)
                    (value_numel(v) == 1 || (value_numel(v) == N && v->dims[v->rank - 1] == N));
         if (!row)
             return false;
-        bool mul = !strcmp(u->op_type, "Mul");
+        bool mul = kind == AFFINE_MUL;
         for (int64_t j = 0; j < N; j++) {
             float x = ((const float *)v->data)[value_numel(v) == 1 ? 0 : j];
             s[j] = mul ? x : 1.0f;
@@ -199,8 +204,7 @@ static bool fold_into_gemm(Graph *g, Node *gemm, Node *u)
         attr_set_float(gemm, "beta", 1.0f);
     steal_output(gemm, y, u->outputs[0]);
     node_retire(u);
-    record_fusion(!strcmp(u->op_type, "BatchNormalization") ? "batchnorm_into_gemm"
-                                                            : "affine_into_gemm");
+    record_fusion(kind == AFFINE_BATCHNORM ? "batchnorm_into_gemm" : "affine_into_gemm");
     return true;
 }
 
@@ -258,19 +262,12 @@ static bool add_epilogue(Node *p, Node *u)
     return true;
 }
 
-static bool is_view(const Node *n)
-{
-    return node_has(n, OP_VIEW) && n->ninputs >= 1;
-}
-
 /* Producer -> view -> activation: the activation does not care about shape, so it runs as an
  * epilogue on the producer's result and the view then reads that (3-D Linear layers export as
  * Gemm on a flattened view followed by Reshape). */
-static bool hoist_through_view(Node *p, Node *view)
+static bool hoist_through_view(Node *p, Node *view, Node *act)
 {
-    Node *act = sole_user(view->outputs[0]);
-    if (!act || act->dead || !node_has(act, OP_UNARY) || !node_has(act, OP_EPILOGUE) ||
-        !constant_bounds(act) || p->nepilogue == MAX_EPILOGUE || act->inputs[0] != view->outputs[0])
+    if (!node_has(act, OP_EPILOGUE) || !constant_bounds(act) || p->nepilogue == MAX_EPILOGUE)
         return false;
     Value *y = p->outputs[0], *viewed = view->outputs[0], *out = act->outputs[0];
     Epilogue *ep = &p->epilogue[p->nepilogue++];
@@ -286,53 +283,98 @@ static bool hoist_through_view(Node *p, Node *view)
     return true;
 }
 
-static void fuse_node(Graph *g, Node *p)
+/* ---- the rules: each rooted at the node that follows the product ---- */
+
+/* Bindings: the product's (or first elementwise op's) result, and a view between it and the
+ * rule's root. */
+enum { PRODUCT = 1, VIEW };
+
+static bool is_float(const Value *v, double c)
 {
-    bool is_conv = !strcmp(p->op_type, "Conv");
-    for (;;) {
-        Node *u = sole_user(p->outputs[0]);
-        if (!u || u->dead)
-            return;
-        if (is_view(u)) {
-            if (!hoist_through_view(p, u))
-                return;
-            continue;
-        }
-        bool affine = !strcmp(u->op_type, "BatchNormalization") || !strcmp(u->op_type, "Mul") ||
-                      !strcmp(u->op_type, "Add");
-        if (is_conv && affine && fold_into_conv(g, p, u))
-            continue;
-        if (!is_conv && affine && fold_into_gemm(g, p, u))
-            continue;
-        if (!is_conv && !strcmp(u->op_type, "Add") && add_as_gemm_bias(p, u))
-            continue;
-        if (!add_epilogue(p, u))
-            return;
-    }
+    (void)c;
+    return v->dtype == DT_FLOAT;
 }
+
+static Node *product(const Match *m)
+{
+    return m->v[PRODUCT]->producer;
+}
+
+static bool fold_conv_batchnorm(Graph *g, Node *n, const Match *m)
+{
+    return fold_into_conv(g, product(m), n, AFFINE_BATCHNORM);
+}
+
+static bool fold_conv_mul(Graph *g, Node *n, const Match *m)
+{
+    return fold_into_conv(g, product(m), n, AFFINE_MUL);
+}
+
+static bool fold_conv_add(Graph *g, Node *n, const Match *m)
+{
+    return fold_into_conv(g, product(m), n, AFFINE_ADD);
+}
+
+static bool fold_gemm_batchnorm(Graph *g, Node *n, const Match *m)
+{
+    return fold_into_gemm(g, product(m), n, AFFINE_BATCHNORM);
+}
+
+static bool fold_gemm_mul(Graph *g, Node *n, const Match *m)
+{
+    return fold_into_gemm(g, product(m), n, AFFINE_MUL);
+}
+
+static bool fold_gemm_add(Graph *g, Node *n, const Match *m)
+{
+    return fold_into_gemm(g, product(m), n, AFFINE_ADD) || add_as_gemm_bias(product(m), n);
+}
+
+static bool attach_epilogue(Graph *g, Node *n, const Match *m)
+{
+    (void)g;
+    return add_epilogue(product(m), n);
+}
+
+static bool attach_through_view(Graph *g, Node *n, const Match *m)
+{
+    (void)g;
+    return hoist_through_view(product(m), m->v[VIEW]->producer, n);
+}
+
+#define CONV   (&(const Pattern){.op = "Conv", .bind = PRODUCT, .test = is_float})
+#define GEMM   (&(const Pattern){.op = "Gemm", .bind = PRODUCT, .test = is_float})
+#define HOST   P_EITHER(GEMM, CONV)
+#define VIEWED (&(const Pattern){.flags = OP_VIEW, .bind = VIEW, .nin = 1, .in = {HOST}})
+
+/* Tried in this order at each node: folding into the weights first, then a bias, then an
+ * epilogue. The product may be either operand of a binary epilogue. */
+static const RewriteRule epilogue_rules[] = {
+    {P_OP1("BatchNormalization", CONV), fold_conv_batchnorm},
+    {P_COMM("Mul", CONV, P_ANY(0)), fold_conv_mul},
+    {P_COMM("Add", CONV, P_ANY(0)), fold_conv_add},
+    {P_OP1("BatchNormalization", GEMM), fold_gemm_batchnorm},
+    {P_COMM("Mul", GEMM, P_ANY(0)), fold_gemm_mul},
+    {P_COMM("Add", GEMM, P_ANY(0)), fold_gemm_add},
+    {(&(const Pattern){.flags = OP_EPILOGUE, .nin = 1, .in = {HOST}}), attach_epilogue},
+    {(&(const Pattern){.flags = OP_EPILOGUE, .nin = 2, .in = {P_ANY(0), HOST}}), attach_epilogue},
+    {(&(const Pattern){.flags = OP_UNARY, .nin = 1, .in = {VIEWED}}), attach_through_view},
+};
 
 void fuse_epilogues(Graph *g)
 {
-    for (int i = 0; i < g->nnodes; i++) {
-        Node *n = g->nodes[i];
-        if (!n->dead && n->outputs[0]->dtype == DT_FLOAT &&
-            (!strcmp(n->op_type, "Gemm") || !strcmp(n->op_type, "Conv")))
-            fuse_node(g, n);
-    }
+    REWRITE(g, epilogue_rules);
 }
 
 /* Chains of elementwise ops over one shape: each op whose input is the previous result (and
  * read by nothing else) runs in place in the first op's step, tile by tile (emit_chain). */
+#define CHAIN (&(const Pattern){.flags = OP_ELEMENTWISE, .bind = PRODUCT, .test = is_float})
+static const RewriteRule chain_rules[] = {
+    {(&(const Pattern){.flags = OP_EPILOGUE, .nin = 1, .in = {CHAIN}}), attach_epilogue},
+    {(&(const Pattern){.flags = OP_EPILOGUE, .nin = 2, .in = {P_ANY(0), CHAIN}}), attach_epilogue},
+};
+
 void fuse_elementwise(Graph *g)
 {
-    for (int i = 0; i < g->nnodes; i++) {
-        Node *p = g->nodes[i];
-        if (p->dead || !node_has(p, OP_ELEMENTWISE) || p->outputs[0]->dtype != DT_FLOAT)
-            continue;
-        for (;;) {
-            Node *u = sole_user(p->outputs[0]);
-            if (!u || u->dead || !add_epilogue(p, u))
-                break;
-        }
-    }
+    REWRITE(g, chain_rules);
 }

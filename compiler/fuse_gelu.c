@@ -15,16 +15,17 @@
 #define SQRT2_PI 0.79788456080286535588 /* sqrt(2/pi) */
 
 /* 1 + Erf(h / sqrt2), 1 + Erf(h * (1 / sqrt2)) */
-#define ERF_TERM                                                                               \
-    P_COMM("Add", NEAR(1.0),                                                                   \
-           P_OP1("Erf", P_EITHER(P_OP2("Div", H, NEAR(SQRT2)),                                 \
-                                 P_COMM("Mul", H, NEAR(1.0 / SQRT2)))))
+#define ERF_TERM                                                                                   \
+    P_COMM(                                                                                        \
+        "Add", NEAR(1.0),                                                                          \
+        P_OP1("Erf", P_EITHER(P_OP2("Div", H, NEAR(SQRT2)), P_COMM("Mul", H, NEAR(1.0 / SQRT2)))))
 
 /* 1 + Tanh(sqrt(2/pi) * (h + 0.044715 * h^3)) */
-#define CUBE P_EITHER(P_OP2("Pow", H, P_TEST(scalar_equal, 3.0)), P_COMM("Mul", H, P_OP2("Mul", H, H)))
-#define TANH_TERM                                                                              \
-    P_COMM("Add", NEAR(1.0),                                                                   \
-           P_OP1("Tanh", P_COMM("Mul", NEAR(SQRT2_PI),                                         \
+#define CUBE                                                                                       \
+    P_EITHER(P_OP2("Pow", H, P_TEST(scalar_equal, 3.0)), P_COMM("Mul", H, P_OP2("Mul", H, H)))
+#define TANH_TERM                                                                                  \
+    P_COMM("Add", NEAR(1.0),                                                                       \
+           P_OP1("Tanh", P_COMM("Mul", NEAR(SQRT2_PI),                                             \
                                 P_COMM("Add", H, P_COMM("Mul", NEAR(0.044715), CUBE)))))
 
 /* The three ways to multiply the term by h and 0.5: term * (h * 0.5), 0.5 * (term * h),

@@ -4,51 +4,11 @@
  *                                                        any operand order, CastLike folded)
  *   N-D A [.., K] x 2-D B                            -> Reshape(view) + Gemm + Reshape(view)
  *   Transpose(perm 1,0) feeding a Gemm/MatMul operand -> transA / transB
- * Constant transposed weights are then laid out for the kernel at emission. */
+ * as the rule table gemm_rules, applied by rewrite_graph. Constant transposed weights are then
+ * laid out for the kernel at emission. */
 #include "rewrite.h"
 
 #include <string.h>
-
-/* mm, or Mul(mm, scalar) whose scale becomes alpha. */
-static Node *match_product(Value *v, float *alpha, Node **mul)
-{
-    *alpha = 1.0f;
-    *mul = NULL;
-    Node *p = sole_producer(v, "MatMul");
-    if (p)
-        return p;
-    Node *m = sole_producer(v, "Mul");
-    if (!m)
-        return NULL;
-    for (int k = 0; k < 2; k++) {
-        float c;
-        Node *mm = sole_producer(m->inputs[1 - k], "MatMul");
-        if (mm && scalar_constant(m->inputs[k], &c)) {
-            *alpha = c;
-            *mul = m;
-            return mm;
-        }
-    }
-    return NULL;
-}
-
-/* C, or Mul(C, scalar) whose scale becomes beta. */
-static Value *match_bias(Value *v, float *beta, Node **mul)
-{
-    *beta = 1.0f;
-    *mul = NULL;
-    Node *m = sole_producer(v, "Mul");
-    for (int k = 0; m && k < 2; k++) {
-        float c;
-        float other;
-        if (scalar_constant(m->inputs[k], &c) && !scalar_constant(m->inputs[1 - k], &other)) {
-            *beta = c;
-            *mul = m;
-            return m->inputs[1 - k];
-        }
-    }
-    return v;
-}
 
 /* Gemm's C broadcasts one way to [M][N]; with a flattened N-D A only a row [N] does. */
 static bool bias_fits(const Value *c, int64_t M, int64_t N, bool flattened)
@@ -74,104 +34,151 @@ static void set_gemm_attrs(Node *g, float alpha, float beta)
         attr_set_float(g, "beta", beta);
 }
 
-static bool fuse_add_into_gemm(Graph *g, Node *add)
+static bool is_scalar(const Value *v, double c)
 {
-    Value *y = add->outputs[0];
-    if (y->dtype != DT_FLOAT)
-        return false;
-    for (int p = 0; p < 2; p++) {
-        float alpha, beta;
-        Node *mul_a, *mul_b;
-        Node *mm = match_product(add->inputs[p], &alpha, &mul_a);
-        if (!mm)
-            continue;
-        Value *a = mm->inputs[0], *b = mm->inputs[1], *mmy = mm->outputs[0];
-        if (a->rank < 2 || b->rank != 2 || a->dtype != DT_FLOAT)
-            continue;
-        Value *c = match_bias(add->inputs[1 - p], &beta, &mul_b);
-        int64_t K = a->dims[a->rank - 1], N = b->dims[1], M = value_numel(a) / (K ? K : 1);
-        bool flattened = a->rank > 2;
-        if (!K || !bias_fits(c, M, N, flattened) || y->rank != mmy->rank)
-            continue;
-        bool same = true;
-        for (int d = 0; d < y->rank; d++)
-            same = same && y->dims[d] == mmy->dims[d];
-        if (!same)
-            continue;
-        Node *gemm = add;
-        Value *a2 = a;
-        if (flattened) {
-            int64_t flat[2] = {M, K}, out[2] = {M, N};
-            a2 = reshape_before(g, add, a, 2, flat);
-            Value *gy = value_new(g, "");
-            gy->name = xprintf("%s/gemm_%d", add->name, gy->id);
-            set_shape(gy, DT_FLOAT, 2, out);
-            Value *ins[3] = {a2, b, c};
-            gemm = new_node_before(g, add, xprintf("%s/gemm", add->name), "Gemm", 3, ins, gy);
-            int64_t len = y->rank;
-            Value *shape = constant_new(g, xprintf("%s/shape", add->name), DT_INT64, 1, &len);
-            memcpy(shape->data, y->dims, (size_t)y->rank * sizeof(int64_t));
-            Value *rins[2] = {gy, shape};
-            morph_node(add, "Reshape", 2, rins);
-            y->view_of = gy;
-        } else {
-            Value *ins[3] = {a, b, c};
-            morph_node(add, "Gemm", 3, ins);
-        }
-        set_gemm_attrs(gemm, alpha, beta);
-        if (mul_a)
-            node_retire(mul_a);
-        if (mul_b)
-            node_retire(mul_b);
-        node_retire(mm);
-        record_fusion(mul_a || mul_b ? "addmm_to_gemm" : "matmul_add_to_gemm");
-        return true;
-    }
-    return false;
+    float f;
+    (void)c;
+    return scalar_constant(v, &f);
 }
 
-/* A 2-D transpose feeding operand `k` of a Gemm becomes its trans flag. */
-static void absorb_transposes(Node *n)
+static bool not_scalar(const Value *v, double c)
+{
+    return !is_scalar(v, c);
+}
+
+/* A float MatMul whose B is 2-D: A [.., M, K] flattens to [M][K]. */
+static bool gemm_operands(const Value *v, double c)
+{
+    (void)c;
+    const Node *mm = v->producer;
+    const Value *a = mm->inputs[0], *b = mm->inputs[1];
+    return a->rank >= 2 && b->rank == 2 && a->dtype == DT_FLOAT && a->dims[a->rank - 1];
+}
+
+/* Bindings of the Add rule: the MatMul's output, alpha, the bias C and beta. */
+enum { MM = 1, ALPHA, BIAS, BETA };
+
+/* The bias fits the product's [M][N], and the Add keeps the product's shape. */
+static bool bias_fits_product(const Match *m)
+{
+    const Value *y = m->nodes[0]->outputs[0], *mmy = m->v[MM];
+    const Value *a = mmy->producer->inputs[0], *b = mmy->producer->inputs[1];
+    int64_t K = a->dims[a->rank - 1], N = b->dims[1], M = value_numel(a) / K;
+    if (y->dtype != DT_FLOAT || !bias_fits(m->v[BIAS], M, N, a->rank > 2) || y->rank != mmy->rank)
+        return false;
+    for (int d = 0; d < y->rank; d++)
+        if (y->dims[d] != mmy->dims[d])
+            return false;
+    return true;
+}
+
+static bool fuse_add_into_gemm(Graph *g, Node *add, const Match *m)
+{
+    Node *mm = m->v[MM]->producer;
+    Value *a = mm->inputs[0], *b = mm->inputs[1], *c = m->v[BIAS], *y = add->outputs[0];
+    float alpha = 1.0f, beta = 1.0f;
+    if (m->v[ALPHA])
+        scalar_constant(m->v[ALPHA], &alpha);
+    if (m->v[BETA])
+        scalar_constant(m->v[BETA], &beta);
+    int64_t K = a->dims[a->rank - 1], N = b->dims[1], M = value_numel(a) / K;
+    Node *gemm = add;
+    if (a->rank > 2) {
+        int64_t flat[2] = {M, K}, out[2] = {M, N};
+        Value *a2 = reshape_before(g, add, a, 2, flat);
+        Value *gy = value_new(g, "");
+        gy->name = xprintf("%s/gemm_%d", add->name, gy->id);
+        set_shape(gy, DT_FLOAT, 2, out);
+        Value *ins[3] = {a2, b, c};
+        gemm = new_node_before(g, add, xprintf("%s/gemm", add->name), "Gemm", 3, ins, gy);
+        int64_t len = y->rank;
+        Value *shape = constant_new(g, xprintf("%s/shape", add->name), DT_INT64, 1, &len);
+        memcpy(shape->data, y->dims, (size_t)y->rank * sizeof(int64_t));
+        Value *rins[2] = {gy, shape};
+        morph_node(add, "Reshape", 2, rins);
+        y->view_of = gy;
+    } else {
+        Value *ins[3] = {a, b, c};
+        morph_node(add, "Gemm", 3, ins);
+    }
+    set_gemm_attrs(gemm, alpha, beta);
+    for (int i = 1; i < m->nnodes; i++)
+        node_retire(m->nodes[i]); /* the MatMul and the Muls of alpha and beta */
+    record_fusion(m->nnodes > 2 ? "addmm_to_gemm" : "matmul_add_to_gemm");
+    return true;
+}
+
+/* A 2-D transpose (perm 1,0 or none). */
+static bool transposes_2d(const Value *v, double c)
+{
+    (void)c;
+    const Node *t = v->producer;
+    const int64_t *perm;
+    int np = attr_ints(t, "perm", &perm);
+    return t->inputs[0]->rank == 2 && (np != 2 || (perm[0] == 1 && perm[1] == 0));
+}
+
+/* The 2-D transpose feeding operand `k` of a Gemm becomes its trans flag. */
+static bool absorb_transpose(Node *n, int k, const Match *m)
 {
     static const char *const flag[2] = {"transA", "transB"};
-    for (int k = 0; k < 2; k++) {
-        Node *t = sole_producer(n->inputs[k], "Transpose");
-        if (!t || t->inputs[0]->rank != 2)
-            continue;
-        const int64_t *perm;
-        int np = attr_ints(t, "perm", &perm);
-        if (np == 2 && (perm[0] != 1 || perm[1] != 0))
-            continue;
-        attr_set_int(n, flag[k], !attr_int(n, flag[k], 0));
-        node_set_input(n, k, t->inputs[0]);
-        node_retire(t);
-        record_fusion("transpose_into_gemm");
-    }
+    Node *t = m->v[1]->producer;
+    attr_set_int(n, flag[k], !attr_int(n, flag[k], 0));
+    node_set_input(n, k, t->inputs[0]);
+    node_retire(t);
+    record_fusion("transpose_into_gemm");
+    return true;
 }
 
-/* A 2-D MatMul with a transposed operand is a Gemm with a trans flag. */
-static void matmul_to_gemm(Node *n)
+static bool absorb_transpose_a(Graph *g, Node *n, const Match *m)
 {
+    (void)g;
+    return absorb_transpose(n, 0, m);
+}
+
+static bool absorb_transpose_b(Graph *g, Node *n, const Match *m)
+{
+    (void)g;
+    return absorb_transpose(n, 1, m);
+}
+
+/* A 2-D MatMul with a transposed operand is a Gemm with a trans flag (the rules above then
+ * take the Transpose). */
+static bool matmul_to_gemm(Graph *g, Node *n, const Match *m)
+{
+    (void)g, (void)m;
     if (n->inputs[0]->rank != 2 || n->inputs[1]->rank != 2)
-        return;
-    if (!sole_producer(n->inputs[0], "Transpose") && !sole_producer(n->inputs[1], "Transpose"))
-        return;
+        return false;
     Value *ins[2] = {n->inputs[0], n->inputs[1]};
     morph_node(n, "Gemm", 2, ins);
+    return true;
 }
+
+/* MatMul(A, B), or Mul(MatMul(A, B), alpha) */
+#define PRODUCT_MM (&(const Pattern){.op = "MatMul", .bind = MM, .test = gemm_operands})
+#define PRODUCT                                                                                    \
+    P_EITHER(PRODUCT_MM,                                                                           \
+             P_COMM("Mul", PRODUCT_MM, (&(const Pattern){.bind = ALPHA, .test = is_scalar})))
+/* Mul(C, beta) with C not a scalar constant, or C */
+#define BIAS_TERM                                                                                  \
+    P_EITHER(P_COMM("Mul", (&(const Pattern){.bind = BIAS, .test = not_scalar}),                   \
+                    (&(const Pattern){.bind = BETA, .test = is_scalar})),                          \
+             P_ANY(BIAS))
+#define TRANSPOSED    (&(const Pattern){.op = "Transpose", .bind = 1, .test = transposes_2d})
+#define ANY_TRANSPOSE P_NODE(0, "Transpose")
+
+static const Pattern matmul_add = {
+    .op = "Add", .nin = 2, .commute = true, .in = {PRODUCT, BIAS_TERM}, .where = bias_fits_product};
+
+static const RewriteRule gemm_rules[] = {
+    {&matmul_add, fuse_add_into_gemm},
+    {P_OP2("MatMul", ANY_TRANSPOSE, P_ANY(0)), matmul_to_gemm},
+    {P_OP2("MatMul", P_ANY(0), ANY_TRANSPOSE), matmul_to_gemm},
+    {P_OP2("Gemm", TRANSPOSED, P_ANY(0)), absorb_transpose_a},
+    {P_OP2("Gemm", P_ANY(0), TRANSPOSED), absorb_transpose_b},
+};
 
 void fuse_gemm(Graph *g)
 {
-    int count = g->nnodes; /* nodes added here need no visit */
-    for (int i = 0; i < count; i++) {
-        Node *n = g->nodes[i];
-        if (n->dead)
-            continue;
-        if (!strcmp(n->op_type, "Add"))
-            fuse_add_into_gemm(g, n);
-        else if (!strcmp(n->op_type, "MatMul"))
-            matmul_to_gemm(n);
-        if (!strcmp(n->op_type, "Gemm"))
-            absorb_transposes(n);
-    }
+    REWRITE(g, gemm_rules);
 }

@@ -156,7 +156,7 @@ static bool solve_node(Match *m, const Pattern *p, Node *n, const Goal *rest, in
 static bool solve(Match *m, const Goal *goals, int ngoals)
 {
     if (!ngoals)
-        return true;
+        return !m->where || m->where(m);
     Goal g = goals[--ngoals];
     const Pattern *p = g.p;
     if (p->alt[0]) {
@@ -171,21 +171,21 @@ static bool solve(Match *m, const Goal *goals, int ngoals)
         return false;
     }
     Value *v = g.v;
-    if (!v || (p->test && !p->test(v, p->c)))
+    Node *n = NULL;
+    if (!v)
         return false;
-    if (p->bind && m->v[p->bind] && m->v[p->bind] != v)
+    if (p->op || p->flags) {
+        n = v->producer;
+        if (!n || n->dead || !n->noutputs || n->outputs[0] != v || !op_matches(p, n) ||
+            (!p->shared && sole_user(v) != g.reader))
+            return false;
+    }
+    if ((p->test && !p->test(v, p->c)) || (p->bind && m->v[p->bind] && m->v[p->bind] != v))
         return false;
     bool fresh = p->bind && !m->v[p->bind];
     if (fresh)
         m->v[p->bind] = v;
-    bool ok;
-    if (!p->op && !p->flags) {
-        ok = solve(m, goals, ngoals);
-    } else {
-        Node *n = v->producer;
-        ok = n && n->noutputs && n->outputs[0] == v && (p->shared || sole_user(v) == g.reader) &&
-             solve_node(m, p, n, goals, ngoals);
-    }
+    bool ok = n ? solve_node(m, p, n, goals, ngoals) : solve(m, goals, ngoals);
     if (!ok && fresh)
         m->v[p->bind] = NULL;
     return ok;
@@ -194,6 +194,7 @@ static bool solve(Match *m, const Goal *goals, int ngoals)
 bool node_matches(const Pattern *p, Node *n, Match *m)
 {
     memset(m, 0, sizeof *m);
+    m->where = p->where;
     return solve_node(m, p, n, NULL, 0);
 }
 

@@ -16,6 +16,15 @@ Value *reshape_before(Graph *g, const Node *anchor, Value *x, int rank, const in
 void steal_output(Node *p, Value *old, Value *taken);
 bool same_shape_as(const Value *a, const Value *b); /* same type and dims */
 
+#define MATCH_VALUES 8
+#define MATCH_NODES  16
+typedef struct Match {
+    Value *v[MATCH_VALUES];   /* bound values, by Pattern.bind */
+    Node *nodes[MATCH_NODES]; /* the matched nodes, the root first */
+    int nnodes;
+    bool (*where)(const struct Match *m); /* the root pattern's */
+} Match;
+
 /* A pattern over the graph, matched against a value (tinygrad's UPat, written as static data):
  * - with `op` (or, op NULL, with `flags`: an op having one of them): the value is output 0 of
  *   a live node of that op, read by nothing but the node the enclosing pattern matched (unless
@@ -36,25 +45,20 @@ typedef struct Pattern {
     bool (*test)(const Value *v, double c);
     double c;
     const struct Pattern *alt[3];
+    /* at a root only: a condition on the whole match (bindings that must agree); when it
+     * fails the matcher backtracks to the next way of matching */
+    bool (*where)(const Match *m);
 } Pattern;
 
-#define MATCH_VALUES 8
-#define MATCH_NODES  16
-typedef struct Match {
-    Value *v[MATCH_VALUES];    /* bound values, by Pattern.bind */
-    Node *nodes[MATCH_NODES]; /* the matched nodes, the root first */
-    int nnodes;
-} Match;
-
 /* Pattern building blocks (compound literals: static data at file scope). */
-#define P_ANY(k)          (&(const Pattern){.bind = (k)})
-#define P_TEST(f, x)      (&(const Pattern){.test = (f), .c = (x)})
-#define P_OP1(o, a)       (&(const Pattern){.op = (o), .nin = 1, .in = {a}})
-#define P_OP2(o, a, b)    (&(const Pattern){.op = (o), .nin = 2, .in = {a, b}})
-#define P_COMM(o, a, b)   (&(const Pattern){.op = (o), .nin = 2, .in = {a, b}, .commute = true})
-#define P_EITHER(a, b)    (&(const Pattern){.alt = {a, b}})
-#define P_NODE(k, o)      (&(const Pattern){.op = (o), .bind = (k)}) /* any inputs */
-#define P_FLAGS(f)        (&(const Pattern){.flags = (f)})          /* any inputs */
+#define P_ANY(k)        (&(const Pattern){.bind = (k)})
+#define P_TEST(f, x)    (&(const Pattern){.test = (f), .c = (x)})
+#define P_OP1(o, a)     (&(const Pattern){.op = (o), .nin = 1, .in = {a}})
+#define P_OP2(o, a, b)  (&(const Pattern){.op = (o), .nin = 2, .in = {a, b}})
+#define P_COMM(o, a, b) (&(const Pattern){.op = (o), .nin = 2, .in = {a, b}, .commute = true})
+#define P_EITHER(a, b)  (&(const Pattern){.alt = {a, b}})
+#define P_NODE(k, o)    (&(const Pattern){.op = (o), .bind = (k)}) /* any inputs */
+#define P_FLAGS(f)      (&(const Pattern){.flags = (f)})           /* any inputs */
 
 bool scalar_near(const Value *v, double c);  /* a float32 scalar constant within 1e-6 of c */
 bool scalar_equal(const Value *v, double c); /* a float32 scalar constant equal to c */
