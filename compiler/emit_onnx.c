@@ -212,13 +212,35 @@ static void push_gelu_formula(Writer *w, const Node *n, const char *x, const cha
 #undef T
 }
 
+/* Ops the rewrites create that may be newer than the model's opset, and the formula an older
+ * model gets instead (x: the name of input 0, y: of the output). */
+typedef struct Formula {
+    const char *op;
+    void (*push)(Writer *w, const Node *n, const char *x, const char *y);
+} Formula;
+
+static const Formula formulas[] = {
+    {"Gelu", push_gelu_formula},
+};
+
+static const Formula *formula_for(const Writer *w, const Node *n)
+{
+    if (!n->op || n->op->min_opset <= w->opset)
+        return NULL;
+    for (size_t k = 0; k < sizeof formulas / sizeof formulas[0]; k++)
+        if (!strcmp(formulas[k].op, n->op->name))
+            return &formulas[k];
+    return NULL;
+}
+
 /* One NodeProto. `ninputs` may be less than the node's (epilogue operands are not ONNX
  * inputs of a Gemm or Conv); `out` overrides the output name. */
 static void add_node(Writer *w, const Node *n, int ninputs, Value *const *inputs, const char *out)
 {
-    if (!strcmp(n->op_type, "Gelu") && w->opset < 20) {
+    const Formula *f = formula_for(w, n);
+    if (f) {
         add_initializer(w, inputs[0]);
-        push_gelu_formula(w, n, value_name(inputs[0]), out ? out : value_name(n->outputs[0]));
+        f->push(w, n, value_name(inputs[0]), out ? out : value_name(n->outputs[0]));
         return;
     }
     Onnx__NodeProto *p = xcalloc(1, sizeof *p);

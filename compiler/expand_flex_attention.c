@@ -208,11 +208,6 @@ static void expand(Flex *f)
         cast_to(f, y, pt, t, out);
 }
 
-bool is_flex_attention(const Node *n)
-{
-    return !strcmp(n->op_type, "FlexAttention") && !strcmp(n->domain, "ai.onnx.preview");
-}
-
 void expand_flex_attention(Model *m, int index)
 {
     Graph *g = m->graph;

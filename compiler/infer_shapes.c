@@ -35,7 +35,32 @@ static void bind_op(Node *n)
 /* Inputs whose values are never read, only their type: CastLike's target. */
 static bool reads_value(const Node *n, int i)
 {
-    return !(i == 1 && !strcmp(n->op_type, "CastLike"));
+    return !(i == 1 && node_has(n, OP_SHAPE_ONLY_INPUT));
+}
+
+/* Nodes that are no kernel but stand for other nodes: each expands into them, placed right
+ * after it (If: the taken branch; Loop, Scan: one iteration; FlexAttention: MatMul, Softmax
+ * and its graphs), and infer_shapes meets them next. */
+typedef struct Expansion {
+    const char *domain; /* "" is the default domain (also spelt "ai.onnx") */
+    const char *op;
+    void (*expand)(Model *m, int index);
+} Expansion;
+
+static const Expansion expansions[] = {
+    {"", "If", fold_if},
+    {"", "Loop", unroll_loop},
+    {"", "Scan", unroll_scan},
+    {"ai.onnx.preview", "FlexAttention", expand_flex_attention},
+};
+
+static const Expansion *expansion_of(const Node *n)
+{
+    const char *domain = strcmp(n->domain, "ai.onnx") ? n->domain : "";
+    for (size_t k = 0; k < sizeof expansions / sizeof expansions[0]; k++)
+        if (!strcmp(expansions[k].domain, domain) && !strcmp(expansions[k].op, n->op_type))
+            return &expansions[k];
+    return NULL;
 }
 
 static bool all_inputs_constant(const Node *n)
@@ -105,16 +130,9 @@ void infer_shapes(Model *m)
     Graph *g = m->graph;
     for (int i = 0; i < g->nnodes; i++) {
         Node *n = g->nodes[i];
-        if (!strcmp(n->op_type, "If") && (!*n->domain || !strcmp(n->domain, "ai.onnx"))) {
-            fold_if(m, i); /* the branch's nodes now follow; infer them next */
-            continue;
-        }
-        if (is_loop_node(n)) {
-            unroll_loop(m, i); /* one iteration's nodes now follow; infer them next */
-            continue;
-        }
-        if (is_flex_attention(n)) {
-            expand_flex_attention(m, i); /* its nodes now follow; infer them next */
+        const Expansion *x = expansion_of(n);
+        if (x) {
+            x->expand(m, i); /* the nodes it stands for now follow; infer them next */
             continue;
         }
         if (is_sequence_op(n)) {

@@ -340,6 +340,8 @@ typedef enum OpFlag {
     OP_ELEMENTWISE = 1 << 3, /* may write y over an operand, and tile with the ops fused after it */
     OP_EPILOGUE = 1 << 4,    /* may run in place on a Gemm/Conv result, fused into that step */
     OP_PASS_THROUGH = 1 << 5, /* y equals input 0 when it has input 0's type and shape */
+    OP_SHAPE_ONLY_INPUT = 1 << 6, /* input 1 is read for its type and shape, never its data */
+    OP_CAST = 1 << 7, /* converts element types with tensor.c's cast (promote_half: 16-bit ends) */
 } OpFlag;
 struct OpDef {
     const char *name;
@@ -355,7 +357,6 @@ struct OpDef {
 };
 const OpDef *op_lookup(const char *name);
 int op_table_entries(const OpDef **out); /* the whole table, for --list-ops */
-bool is_view_op(const Node *n);
 bool op_has(const OpDef *op, unsigned flag); /* false for a NULL op */
 bool node_has(const Node *n, unsigned flag); /* n's op has the flag */
 
@@ -369,11 +370,10 @@ void move_new_nodes(Graph *g, int at, int first_new);
 bool upgrade_legacy_op(Graph *g, int index); /* true: a Reshape now precedes node `index` */
 
 /* ---- unroll_loops.c: Loop and Scan with compile-time trip counts ---- */
-bool is_loop_node(const Node *n);
-void unroll_loop(Model *m, int index); /* one iteration of node `index` now follows it */
+void unroll_loop(Model *m, int index); /* one iteration of Loop `index` now follows it */
+void unroll_scan(Model *m, int index); /* ... of Scan `index` */
 
 /* ---- expand_flex_attention.c: FlexAttention (ai.onnx.preview) as standard ops ---- */
-bool is_flex_attention(const Node *n);
 void expand_flex_attention(Model *m, int index); /* its nodes now follow node `index` */
 
 /* ---- ops/sequence.c: sequences of static length, resolved into tensor ops (ditto) ---- */

@@ -167,25 +167,19 @@ static bool is_registered(const Node *n)
            bsearch(&n, cc->promoted, (size_t)cc->npromoted, sizeof(Node *), by_address);
 }
 
+/* (A Cast with a float8/float4 end is bound to "Cast(low)", which converts 16-bit floats
+ * itself and has no OP_CAST.) */
 static bool is_half_cast(const Node *n)
 {
-    return (!strcmp(n->op_type, "Cast") || !strcmp(n->op_type, "CastLike")) &&
-           (is_half_type(n->inputs[0]->dtype) || is_half_type(n->outputs[0]->dtype)) &&
-           strcmp(n->op->name, "Cast(low)"); /* converts 16-bit floats itself */
+    return node_has(n, OP_CAST) &&
+           (is_half_type(n->inputs[0]->dtype) || is_half_type(n->outputs[0]->dtype));
 }
 
-/* A CastLike becomes the Cast it is (as simplify.c would do, which would also rebind it to
- * the plain Cast entry), then both bind to "Cast(half)". */
+/* A CastLike becomes the Cast it is (as simplify.c does), then binds to "Cast(half)". */
 static void bind_half_cast(Node *n)
 {
-    if (!strcmp(n->op_type, "CastLike")) {
-        DType to = n->inputs[1]->dtype;
-        node_resize_inputs(n, 1);
-        n->op_type = xstrdup("Cast");
-        attr_set_int(n, "to", (int64_t)to);
-        if (n->opset < 6)
-            n->opset = 6;
-    }
+    if (node_has(n, OP_SHAPE_ONLY_INPUT))
+        castlike_as_cast(n);
     n->op = op_lookup("Cast(half)");
 }
 

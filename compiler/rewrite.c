@@ -86,6 +86,15 @@ void steal_output(Node *p, Value *old, Value *taken)
     taken->view_of = NULL;
 }
 
+void castlike_as_cast(Node *n)
+{
+    DType to = n->inputs[1]->dtype;
+    node_resize_inputs(n, 1);
+    n->op_type = xstrdup("Cast");
+    n->op = op_lookup("Cast");
+    attr_set_int(n, "to", (int64_t)to);
+}
+
 bool same_shape_as(const Value *a, const Value *b)
 {
     if (a->rank != b->rank || a->dtype != b->dtype)
@@ -121,7 +130,7 @@ typedef struct Goal {
 
 static bool solve(Match *m, const Goal *goals, int ngoals);
 
-static bool op_matches(const Pattern *p, const Node *n)
+bool pattern_op_is(const Pattern *p, const Node *n)
 {
     return p->op ? !strcmp(n->op_type, p->op) : node_has(n, p->flags);
 }
@@ -142,7 +151,7 @@ static bool solve_inputs(Match *m, const Pattern *p, Node *n, bool swap, const G
 
 static bool solve_node(Match *m, const Pattern *p, Node *n, const Goal *rest, int nrest)
 {
-    if (n->dead || !op_matches(p, n) || n->ninputs < p->nin || m->nnodes == MATCH_NODES)
+    if (n->dead || !pattern_op_is(p, n) || n->ninputs < p->nin || m->nnodes == MATCH_NODES)
         return false;
     int mark = m->nnodes;
     m->nodes[m->nnodes++] = n;
@@ -176,7 +185,7 @@ static bool solve(Match *m, const Goal *goals, int ngoals)
         return false;
     if (p->op || p->flags) {
         n = v->producer;
-        if (!n || n->dead || !n->noutputs || n->outputs[0] != v || !op_matches(p, n) ||
+        if (!n || n->dead || !n->noutputs || n->outputs[0] != v || !pattern_op_is(p, n) ||
             (!p->shared && sole_user(v) != g.reader))
             return false;
     }

@@ -14,6 +14,7 @@ Node *new_node_before(Graph *g, const Node *anchor, const char *name, const char
                       int ninputs, Value *const *inputs, Value *output);
 Value *reshape_before(Graph *g, const Node *anchor, Value *x, int rank, const int64_t *dims);
 void steal_output(Node *p, Value *old, Value *taken);
+void castlike_as_cast(Node *n); /* CastLike(x, like) -> Cast(x, to = like's type) */
 bool same_shape_as(const Value *a, const Value *b); /* same type and dims */
 
 #define MATCH_VALUES 8
@@ -63,6 +64,7 @@ typedef struct Pattern {
 bool scalar_near(const Value *v, double c);  /* a float32 scalar constant within 1e-6 of c */
 bool scalar_equal(const Value *v, double c); /* a float32 scalar constant equal to c */
 bool node_matches(const Pattern *p, Node *n, Match *m); /* p's op and inputs at node n */
+bool pattern_op_is(const Pattern *p, const Node *n);    /* n (live or retired) has p's op */
 
 /* One rule of a rewrite pass: where it applies (the root pattern, matched at each node) and
  * a callback that rewrites the graph there, given what the pattern bound, and returns true

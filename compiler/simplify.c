@@ -126,14 +126,7 @@ static bool drop_expand(Graph *g, Node *n, const Match *m)
 static bool castlike_to_cast(Graph *g, Node *n, const Match *m)
 {
     (void)g, (void)m;
-    const OpDef *cast = op_lookup("Cast");
-    if (!cast)
-        return false;
-    DType to = n->inputs[1]->dtype;
-    node_resize_inputs(n, 1);
-    n->op_type = xstrdup("Cast");
-    n->op = cast;
-    attr_set_int(n, "to", to);
+    castlike_as_cast(n);
     record_fusion("castlike_to_cast");
     return true;
 }

@@ -358,13 +358,8 @@ static void scan8_split(Model *m, Node *n)
 
 /* ---- driver ---- */
 
-bool is_loop_node(const Node *n)
-{
-    return (!*n->domain || !strcmp(n->domain, "ai.onnx")) &&
-           (!strcmp(n->op_type, "Loop") || !strcmp(n->op_type, "Scan"));
-}
-
-void unroll_loop(Model *m, int index)
+/* Replaces node `index` by what `step` writes after the graph's nodes. */
+static void unroll(Model *m, int index, void (*step)(Model *m, Node *n))
 {
     Graph *g = m->graph;
     Node *n = g->nodes[index];
@@ -372,12 +367,17 @@ void unroll_loop(Model *m, int index)
         if (n->inputs[i] && n->inputs[i]->rank < 0)
             fatal_at(n, "input '%s' has no known shape", n->inputs[i]->name);
     int first_new = g->nnodes;
-    if (!strcmp(n->op_type, "Loop"))
-        loop_step(m, n);
-    else if (n->opset < 9)
-        scan8_split(m, n);
-    else
-        scan_step(m, n);
+    step(m, n);
     node_retire(n);
     move_new_nodes(g, index, first_new);
+}
+
+void unroll_loop(Model *m, int index)
+{
+    unroll(m, index, loop_step);
+}
+
+void unroll_scan(Model *m, int index)
+{
+    unroll(m, index, m->graph->nodes[index]->opset < 9 ? scan8_split : scan_step);
 }
