@@ -50,25 +50,23 @@ static bool per_tensor_qdq(const Node *n)
            scalar(z) && attr_int(n, "block_size", 0) == 0;
 }
 
-/* DequantizeLinear(x) with x 8-bit, per tensor: its node. */
-static Node *activation_dq(const Value *v)
+/* The output of a DequantizeLinear(x) with x 8-bit, per tensor (the pattern checked the op). */
+static bool activation_dq(const Value *v, double c)
 {
-    Node *d = v->producer;
-    if (!is_op(d, "DequantizeLinear") || !per_tensor_qdq(d) || !is_q8(d->inputs[0]->dtype))
-        return NULL;
-    return d;
+    (void)c;
+    const Node *d = v->producer;
+    return per_tensor_qdq(d) && is_q8(d->inputs[0]->dtype);
 }
 
-/* The QuantizeLinear that alone reads v, 8-bit per tensor. */
-static Node *output_q(const Value *v)
+/* QuantizeLinear q (the rules' root) is 8-bit, per tensor. */
+static bool quantizes_q8(const Node *q)
 {
-    Node *q = sole_user(v);
-    if (!is_op(q, "QuantizeLinear") || !per_tensor_qdq(q) || q->outputs[0]->is_output)
-        return NULL;
-    if (attr_int(q, "output_dtype", 0) && attr_int(q, "output_dtype", 0) != q->inputs[2]->dtype)
-        return NULL;
-    return q;
+    if (!per_tensor_qdq(q) || q->outputs[0]->is_output)
+        return false;
+    return !attr_int(q, "output_dtype", 0) || attr_int(q, "output_dtype", 0) == q->inputs[2]->dtype;
 }
+
+static const Pattern weight_dq = {.op = "DequantizeLinear"};
 
 /* The retired DequantizeLinear a constant was folded from, with constant operands: integer
  * tensor of `type`, scale per tensor or along `axis` (of `rank`), zero point of the same shape
@@ -76,7 +74,7 @@ static Node *output_q(const Value *v)
 static Node *constant_dq(const Value *v, DType type, int axis)
 {
     Node *d = v ? v->producer : NULL;
-    if (!v || !v->data || !d || !d->dead || strcmp(d->op_type, "DequantizeLinear") ||
+    if (!v || !v->data || !d || !d->dead || !pattern_op_is(&weight_dq, d) ||
         attr_int(d, "block_size", 0))
         return NULL;
     const Value *x = d->inputs[0], *s = node_input(d, 1), *z = node_input(d, 2);
@@ -144,13 +142,18 @@ static Node *qlinear_conv(Graph *g, const Node *anchor, const Node *attrs_of, No
     return c;
 }
 
+/* Bindings of the rules: the product's output and the activation's DequantizeLinear's. */
+enum { PRODUCT = 1, DQ_X };
+
 /* Conv -> QuantizeLinear, with DequantizeLinear inputs. */
-static bool fuse_conv(Graph *g, Node *n)
+static bool fuse_conv(Graph *g, Node *q, const Match *m)
 {
-    Node *dx = activation_dq(n->inputs[0]), *q = output_q(n->outputs[0]);
+    Node *n = m->v[PRODUCT]->producer, *dx = m->v[DQ_X]->producer;
     Value *w = n->inputs[1];
-    Node *dw = dx && q ? constant_dq(w, DT_INT8, 0) : NULL;
-    if (!dw && dx && q)
+    if (!quantizes_q8(q))
+        return false;
+    Node *dw = constant_dq(w, DT_INT8, 0);
+    if (!dw)
         dw = constant_dq(w, DT_UINT8, 0);
     if (!dw || w->rank < 3)
         return false;
@@ -170,16 +173,15 @@ static bool fuse_conv(Graph *g, Node *n)
 
 /* Gemm (alpha 1, beta 1, no transA) or MatMul with a constant 2-D right operand and 8-bit
  * DequantizeLinear inputs, -> QuantizeLinear. */
-static bool fuse_product(Graph *g, Node *n)
+static bool fuse_product(Graph *g, Node *q, const Match *m, bool gemm)
 {
-    bool gemm = !strcmp(n->op_type, "Gemm");
+    Node *n = m->v[PRODUCT]->producer, *dx = m->v[DQ_X]->producer;
     Value *a = n->inputs[0], *b = n->inputs[1], *c = gemm ? node_input(n, 2) : NULL;
     if (gemm && (attr_float(n, "alpha", 1.0f) != 1.0f || attr_int(n, "transA", 0) ||
                  (c && attr_float(n, "beta", 1.0f) != 1.0f)))
         return false;
     bool trans_b = gemm && attr_int(n, "transB", 0);
-    Node *dx = activation_dq(a), *q = output_q(n->outputs[0]);
-    if (!dx || !q || b->rank != 2 || a->rank < 2)
+    if (!quantizes_q8(q) || b->rank != 2 || a->rank < 2)
         return false;
     Node *dw = constant_dq(b, DT_INT8, trans_b ? 0 : 1);
     if (!dw)
@@ -223,14 +225,22 @@ static bool fuse_product(Graph *g, Node *n)
     return true;
 }
 
+static bool fuse_gemm_q(Graph *g, Node *q, const Match *m)
+{
+    return fuse_product(g, q, m, true);
+}
+
+static bool fuse_matmul_q(Graph *g, Node *q, const Match *m)
+{
+    return fuse_product(g, q, m, false);
+}
+
 /* Q(view(DQ(x))) with the same scale and zero point -> view(x). */
-static bool fuse_view(Graph *g, Node *n)
+static bool fuse_view(Graph *g, Node *q, const Match *m)
 {
     (void)g;
-    if (!op_has(n->op, OP_VIEW))
-        return false;
-    Node *dx = activation_dq(n->inputs[0]), *q = output_q(n->outputs[0]);
-    if (!dx || !q)
+    Node *n = m->v[PRODUCT]->producer, *dx = m->v[DQ_X]->producer;
+    if (!quantizes_q8(q))
         return false;
     const Value *s0 = dx->inputs[1], *s1 = q->inputs[1], *z0 = dx->inputs[2], *z1 = q->inputs[2];
     if (*(const float *)s0->data != *(const float *)s1->data || z0->dtype != z1->dtype ||
@@ -246,18 +256,28 @@ static bool fuse_view(Graph *g, Node *n)
     return true;
 }
 
+/* Rooted at the QuantizeLinear: Q(op(DQ(x), ...)); the activation's DequantizeLinear may have
+ * other readers. */
+#define DQ                                                                                         \
+    (&(const Pattern){                                                                             \
+        .op = "DequantizeLinear", .bind = DQ_X, .shared = true, .test = activation_dq})
+#define Q_OF(o)                                                                                    \
+    (&(const Pattern){.op = "QuantizeLinear",                                                      \
+                      .nin = 1,                                                                    \
+                      .in = {&(const Pattern){.op = (o), .bind = PRODUCT, .nin = 1, .in = {DQ}}}})
+
+static const RewriteRule qdq_rules[] = {
+    {Q_OF("Conv"), fuse_conv},
+    {Q_OF("Gemm"), fuse_gemm_q},
+    {Q_OF("MatMul"), fuse_matmul_q},
+    {(&(const Pattern){
+         .op = "QuantizeLinear",
+         .nin = 1,
+         .in = {&(const Pattern){.flags = OP_VIEW, .bind = PRODUCT, .nin = 1, .in = {DQ}}}}),
+     fuse_view},
+};
+
 void fuse_qdq(Graph *g)
 {
-    int count = g->nnodes; /* the nodes this pass adds need no visit */
-    for (int i = 0; i < count; i++) {
-        Node *n = g->nodes[i];
-        if (n->dead)
-            continue;
-        if (!strcmp(n->op_type, "Conv"))
-            fuse_conv(g, n);
-        else if (!strcmp(n->op_type, "Gemm") || !strcmp(n->op_type, "MatMul"))
-            fuse_product(g, n);
-        else
-            fuse_view(g, n);
-    }
+    REWRITE(g, qdq_rules);
 }
