@@ -12,14 +12,14 @@ stay as they are. Requires from -O1 the exact fusion counts and, from its output
 Needs onnx and numpy only; a few seconds.
 """
 import itertools
-import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+from fusion_table import compile_model, run  # the same compile and harness steps
 
 
 class Graph:
@@ -103,20 +103,6 @@ def build(rng):
     return model, shapes, expect
 
 
-def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode:
-        sys.exit(f"FAIL: {' '.join(cmd)} exited {r.returncode}\n{r.stdout}{r.stderr}")
-    return r.stdout
-
-
-def compile_model(onnx2c, cc, model, work, level):
-    c, exe, rep = (os.path.join(work, f"m{level}{s}") for s in (".c", "", ".json"))
-    run([onnx2c, model, "-o", c, "--harness", "--gemm=portable", f"-O{level}", "--report-json", rep])
-    run([cc, "-std=c99", "-O2", "-Wall", "-Wextra", "-pedantic", "-Werror", c, "-o", exe, "-lm"])
-    return exe, json.load(open(rep))
-
-
 def main():
     onnx2c, work = sys.argv[1:3]
     cc = sys.argv[3] if len(sys.argv) > 3 else "cc"
@@ -133,8 +119,8 @@ def main():
         t = numpy_helper.from_array(rng.uniform(-3, 3, shape).astype(np.float32), name)
         open(os.path.join(data, f"input_{i}.pb"), "wb").write(t.SerializeToString())
 
-    exe0, _ = compile_model(onnx2c, cc, path, work, 0)
-    exe1, rep = compile_model(onnx2c, cc, path, work, 1)
+    _, exe0, _ = compile_model(onnx2c, cc, path, work, 0)
+    _, exe1, rep = compile_model(onnx2c, cc, path, work, 1)
     got = {k: rep["fusions"].get(k, 0) for k in expect}
     if got != expect:
         sys.exit(f"FAIL: fusions {got}, want {expect}")
