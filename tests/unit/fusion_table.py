@@ -95,6 +95,20 @@ def compile_model(onnx2c, cc, model, work, level):
     return open(c).read(), exe, json.load(open(rep))
 
 
+def save_case(work, name, model, inputs):
+    """WORK/NAME.onnx and its inputs (name -> array, in graph order) as WORK/test_data_set_0."""
+    path = os.path.join(work, f"{name}.onnx")
+    onnx.save(model, path)
+    data = os.path.join(work, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    for f in os.listdir(data):
+        os.remove(os.path.join(data, f))
+    for i, (k, x) in enumerate(inputs.items()):
+        t = numpy_helper.from_array(x, k)
+        open(os.path.join(data, f"input_{i}.pb"), "wb").write(t.SerializeToString())
+    return path, data
+
+
 def main():
     onnx2c, ops_c, work = sys.argv[1:4]
     cc = sys.argv[4] if len(sys.argv) > 4 else "cc"
@@ -105,18 +119,13 @@ def main():
         sys.exit("FAIL: the table lost OP_EPILOGUE flags (44 expected when this test was written)")
     rng = np.random.default_rng(10)
     model, shapes, branches = build(ops, rng)
-    path = os.path.join(work, "fusion_table.onnx")
-    onnx.save(model, path)
-    data = os.path.join(work, "test_data_set_0")
-    os.makedirs(data, exist_ok=True)
-    for f in os.listdir(data):
-        os.remove(os.path.join(data, f))
-    for i, (name, shape) in enumerate(shapes.items()):
+    inputs = {}
+    for name, shape in shapes.items():
         x = rng.uniform(-3, 3, shape).astype(np.float32)
         if name.startswith("R_"):
             x = np.where(np.abs(x) < 0.25, 0.5, x).astype(np.float32)  # Div: no zero divisor
-        t = numpy_helper.from_array(x, name)
-        open(os.path.join(data, f"input_{i}.pb"), "wb").write(t.SerializeToString())
+        inputs[name] = x
+    path, data = save_case(work, "fusion_table", model, inputs)
 
     _, exe0, rep0 = compile_model(onnx2c, cc, path, work, 0)
     c1, exe1, rep1 = compile_model(onnx2c, cc, path, work, 1)

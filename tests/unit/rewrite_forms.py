@@ -16,10 +16,9 @@ import os
 import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from fusion_table import compile_model, run  # the same compile and harness steps
+from fusion_table import compile_model, run, save_case  # the same steps
 
 
 class Graph:
@@ -109,15 +108,8 @@ def main():
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(11)
     model, shapes, expect = build(rng)
-    path = os.path.join(work, "rewrite_forms.onnx")
-    onnx.save(model, path)
-    data = os.path.join(work, "test_data_set_0")
-    os.makedirs(data, exist_ok=True)
-    for f in os.listdir(data):
-        os.remove(os.path.join(data, f))
-    for i, (name, shape) in enumerate(shapes.items()):
-        t = numpy_helper.from_array(rng.uniform(-3, 3, shape).astype(np.float32), name)
-        open(os.path.join(data, f"input_{i}.pb"), "wb").write(t.SerializeToString())
+    inputs = {k: rng.uniform(-3, 3, v).astype(np.float32) for k, v in shapes.items()}
+    path, data = save_case(work, "rewrite_forms", model, inputs)
 
     _, exe0, _ = compile_model(onnx2c, cc, path, work, 0)
     _, exe1, rep = compile_model(onnx2c, cc, path, work, 1)
