@@ -79,9 +79,11 @@ static int64_t align_up(int64_t n)
     return checked_add(NULL, n, ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
 }
 
+/* Not for constants, graph inputs and outputs, views, nor an optional output nothing reads. */
 static bool needs_arena(const Value *v)
 {
-    return !v->data && !v->is_input && !v->is_output && !v->view_of && v->producer;
+    return !v->data && !v->is_input && !v->is_output && !v->view_of && v->producer &&
+           (value_is_used(v) || !node_has(v->producer, OP_OPTIONAL_OUTPUTS));
 }
 
 static void compute_liveness(Graph *g)

@@ -334,6 +334,9 @@ const char *graph_inputs_feeding(const Value *v); /* "'a', 'b'" or NULL: what v 
 typedef struct Emitter Emitter;
 /* Op properties, bits of OpDef.flags: a pass asks for a property, never for an op's name. */
 typedef enum OpFlag {
+    /* an output that nothing reads and that is not a graph output (RNN's Y when only Y_h is
+     * used) is not computed: it gets no buffer, the emitted code passes NULL */
+    OP_OPTIONAL_OUTPUTS = 1 << 15,
     OP_VIEW = 1 << 0,        /* output 0 is input 0's buffer, reinterpreted */
     OP_UNARY = 1 << 1,       /* y[i] = f(x[i]); inputs past x are parameters (Clip's bounds) */
     OP_BROADCAST = 1 << 2,   /* operands broadcast numpy-style to the output's shape */

@@ -163,9 +163,9 @@ static const OpDef op_table[] = {
     {"AffineGrid", 2, 2, 20, affine_grid_infer, affine_grid_fold, affine_grid_emit, NO_VIEW, numel_flops, NULL, "image"},
     {"DeformConv", 3, 5, 19, deform_conv_infer, deform_conv_fold, deform_conv_emit, NO_VIEW, deform_conv_flops, NULL, "image"},
     /* ---- sequence family: ops/recurrent.c, ops/quant.c (RNN/GRU/LSTM, quantisation) ---- */
-    {"RNN", 3, 6, 7, recurrent_infer, recurrent_fold, recurrent_emit, NO_VIEW, recurrent_flops, recurrent_scratch, "gemm recurrent"},
-    {"GRU", 3, 6, 7, recurrent_infer, recurrent_fold, recurrent_emit, NO_VIEW, recurrent_flops, recurrent_scratch, "gemm recurrent"},
-    {"LSTM", 3, 8, 7, recurrent_infer, recurrent_fold, recurrent_emit, NO_VIEW, recurrent_flops, recurrent_scratch, "gemm recurrent"},
+    {"RNN", 3, 6, 7, recurrent_infer, recurrent_fold, recurrent_emit, OP_OPTIONAL_OUTPUTS, recurrent_flops, recurrent_scratch, "gemm recurrent"},
+    {"GRU", 3, 6, 7, recurrent_infer, recurrent_fold, recurrent_emit, OP_OPTIONAL_OUTPUTS, recurrent_flops, recurrent_scratch, "gemm recurrent"},
+    {"LSTM", 3, 8, 7, recurrent_infer, recurrent_fold, recurrent_emit, OP_OPTIONAL_OUTPUTS, recurrent_flops, recurrent_scratch, "gemm recurrent"},
     {"QuantizeLinear", 2, 3, 10, quantize_infer, quantize_fold, quantize_emit, NO_VIEW, numel_flops, NULL, "quant"},
     {"DequantizeLinear", 2, 3, 10, dequantize_infer, dequantize_fold, dequantize_emit, NO_VIEW, numel_flops, NULL, "quant"},
     {"DynamicQuantizeLinear", 1, 1, 11, dynamic_quantize_infer, dynamic_quantize_fold, dynamic_quantize_emit, NO_VIEW, numel_flops, NULL, "quant"},

@@ -75,7 +75,8 @@ static int64_t values_bytes(Value *const *vs, int n)
     return bytes;
 }
 
-/* Where output 0 of a node lives, into buf: "arena@OFFSET", "output", "view" or "constant". */
+/* Where output 0 of a node lives, into buf: "arena@OFFSET", "output", "view", "constant" or
+ * "unwritten". */
 static void placement(const Value *v, char *buf, size_t len)
 {
     if (v->is_output)
@@ -84,6 +85,8 @@ static void placement(const Value *v, char *buf, size_t len)
         snprintf(buf, len, "view");
     else if (v->data)
         snprintf(buf, len, "constant");
+    else if (v->offset < 0)
+        snprintf(buf, len, "unwritten"); /* an optional output nothing reads */
     else
         snprintf(buf, len, "arena@%lld", (long long)v->offset);
 }

@@ -265,9 +265,10 @@ static const char *in_name(Emitter *e, const Node *n, int i)
     return v ? value_cname(e, v) : "NULL";
 }
 
+/* Output i, or NULL when absent or unread (OP_OPTIONAL_OUTPUTS: it has no buffer). */
 static const char *out_name(Emitter *e, const Node *n, int i)
 {
-    return i < n->noutputs ? value_cname(e, n->outputs[i]) : "NULL";
+    return i < n->noutputs && value_is_used(n->outputs[i]) ? value_cname(e, n->outputs[i]) : "NULL";
 }
 
 /* Rows row0..row0+N of direction d of a constant [D][rows][K] weight, transposed at compile
