@@ -280,6 +280,21 @@ static int64_t conv_band_floats(const ConvShape *s, int64_t R)
                                  w->d[2], R);
 }
 
+/* Under a scratch budget (plan_arena) a band plane takes at most the budget, but not less
+ * than the smaller of conv_f32's rows and a band of one row: bands of fewer rows, or conv_f32
+ * when its rows are smaller. (A weight packed at run time is not counted: rare, and then the
+ * arena only stays above the bound by it.) */
+static int64_t conv_within_budget(const Node *n, const ConvShape *s, int64_t limit)
+{
+    int64_t budget = n->scratch_budget / (int64_t)sizeof(float);
+    if (!budget || limit <= budget)
+        return limit;
+    int64_t least = conv_band_floats(s, 1), rows = conv_rows(n, s);
+    if (rows < least)
+        least = rows;
+    return budget > least ? budget : least;
+}
+
 /* Output rows per band of conv_band_f32, 0 when the conv does not run it: 2-D and 1-D
  * kernels larger than 1x1 (a strided 1x1 runs faster in conv_f32: measured 0.86x with bands)
  * whose band of one row fits the limit above. Of the bands that fit, the one with the fewest
@@ -302,6 +317,7 @@ static int64_t conv_band_rows(const Node *n, const ConvShape *s)
     int64_t cap = input < CONV_BAND_FLOATS ? input : CONV_BAND_FLOATS;
     if (cap > limit)
         limit = cap;
+    limit = conv_within_budget(n, s, limit);
     int64_t best = 0, best_tiles = 0;
     for (int64_t R = 1; R <= w->out[1] && conv_band_floats(s, R) <= limit; R++) {
         int64_t tiles = 0;
