@@ -212,6 +212,22 @@ static void push_gelu_formula(Writer *w, const Node *n, const char *x, const cha
 #undef T
 }
 
+/* Swish is an ONNX op from opset 24 on; in older models the compiler made it from
+ * x * Sigmoid(x), which they get back. */
+static void push_swish_formula(Writer *w, const Node *n, const char *x, const char *y)
+{
+    const char *p = n->name, *ax = x;
+    float alpha = attr_float(n, "alpha", 1.0f);
+    if (alpha != 1.0f) {
+        ax = xprintf("%s/swish_ax", p);
+        push_simple(w, ax, "Mul", x, scalar_initializer(w, xprintf("%s/swish_alpha", p), alpha),
+                    ax);
+    }
+    const char *s = xprintf("%s/swish_sigmoid", p);
+    push_simple(w, s, "Sigmoid", ax, NULL, s);
+    push_simple(w, xprintf("%s/swish_mul", p), "Mul", x, s, y);
+}
+
 /* Ops the rewrites create that may be newer than the model's opset, and the formula an older
  * model gets instead (x: the name of input 0, y: of the output). */
 typedef struct Formula {
@@ -221,6 +237,7 @@ typedef struct Formula {
 
 static const Formula formulas[] = {
     {"Gelu", push_gelu_formula},
+    {"Swish", push_swish_formula},
 };
 
 static const Formula *formula_for(const Writer *w, const Node *n)

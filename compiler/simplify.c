@@ -1,6 +1,7 @@
 /* simplify.c — remove nodes that do not change their input: Identity, inference Dropout, Cast
  * to the same type, Mul by 1, Add of 0, Expand/Reshape to the same shape; drop an Expand that
- * only feeds broadcasting ops (they broadcast anyway); turn CastLike into Cast. A table of
+ * only feeds broadcasting ops (they broadcast anyway); turn CastLike into Cast, x * Sigmoid(x)
+ * into Swish(x). A table of
  * rules (simplify_rules) applied by rewrite_graph until none applies.
  *
  * Add of +0.0 turns -0.0 into +0.0, which removing it does not: the only bits that can change
@@ -131,11 +132,29 @@ static bool castlike_to_cast(Graph *g, Node *n, const Match *m)
     return true;
 }
 
+/* x * Sigmoid(x), in either operand order (what the dynamo exporter writes for SiLU), becomes
+ * Swish(x) with alpha 1, whose kernel computes the same two float operations
+ * (x * o2c_sigmoidf(x)), so the bits do not change. The pattern's Sigmoid is read by nothing
+ * but the Mul, and is retired, so that x's producer can take the Swish as its epilogue. */
+static bool mul_to_swish(Graph *g, Node *n, const Match *m)
+{
+    (void)g;
+    Value *x = m->v[1];
+    if (x->dtype != DT_FLOAT || !same_shape_as(x, n->outputs[0]))
+        return false;
+    morph_node(n, "Swish", 1, &x);
+    for (int i = 1; i < m->nnodes; i++)
+        node_retire(m->nodes[i]);
+    record_fusion("mul_sigmoid_to_swish");
+    return true;
+}
+
 /* Tried in this order on each node; the pass-through rule comes first, so an Expand or a
  * CastLike that changes nothing is removed rather than rewritten. */
 static const RewriteRule simplify_rules[] = {
     {P_FLAGS(OP_VIEW | OP_PASS_THROUGH), remove_pass_through},
     {P_COMM("Mul", P_ANY(1), P_TEST(is_constant_fill, 1.0)), remove_unit_operation},
+    {P_COMM("Mul", P_ANY(1), P_OP1("Sigmoid", P_ANY(1))), mul_to_swish},
     {P_COMM("Add", P_ANY(1), P_TEST(is_constant_fill, 0.0)), remove_unit_operation},
     {P_NODE(0, "Expand"), drop_expand},
     {P_NODE(0, "CastLike"), castlike_to_cast},

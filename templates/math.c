@@ -127,12 +127,14 @@ O2C_KERNEL void elu_f32(int64_t n, float alpha, const float *x, float *y)
     }
 }
 
-/* Swish = x * (1 / (1 + exp(-alpha * x))), the onnx reference's order. */
+/* Swish = x * Sigmoid(alpha * x), with Sigmoid's own function (o2c_sigmoidf), so that the
+ * compiler's rewrite of x * Sigmoid(x) into Swish keeps the bits of the two ops (alpha 1:
+ * alpha * x is x). */
 O2C_KERNEL void swish_f32(int64_t n, float alpha, const float *x, float *y)
 {
     for (int64_t i = 0; i < n; i++) {
         const float v = x[i];
-        y[i] = v * (1.0f / (1.0f + o2c_expf(-alpha * v)));
+        y[i] = v * o2c_sigmoidf(alpha * v);
     }
 }
 

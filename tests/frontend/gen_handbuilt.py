@@ -683,6 +683,21 @@ def epilogue_hardswish():
 
 
 @case
+def epilogue_swish_mul():
+    # SiLU as the dynamo exporter writes it: h * Sigmoid(h)
+    tail = [node("Sigmoid", ["h"], ["s"], "sigmoid"), node("Mul", ["h", "s"], ["y"], "mul")]
+    return _epilogue("swish_mul", 174, tail,
+                     note="h * Sigmoid(h) rewritten to Swish (same bits) and fused")
+
+
+@case
+def epilogue_swish_mul_swapped():
+    tail = [node("Sigmoid", ["h"], ["s"], "sigmoid"), node("Mul", ["s", "h"], ["y"], "mul")]
+    return _epilogue("swish_mul_swapped", 175, tail,
+                     note="Sigmoid(h) * h rewritten to Swish (same bits) and fused")
+
+
+@case
 def epilogue_residual_add():
     return _epilogue("residual_add", 172, [node("Add", ["h", "r"], ["y"], "residual")],
                      extra_inputs=[("r", (M, N))],
@@ -892,6 +907,7 @@ _ACTS = {
     "gelu": _gelu, "gelu_tanh": _gelu_tanh, "gelu_erf_decomposed": _gelu,
     "gelu_erf_decomposed_alt": _gelu, "gelu_tanh_decomposed": _gelu_tanh,
     "hardswish": lambda v: v * np.clip(v + 3, 0, 6) / 6,
+    "swish_mul": lambda v: v * _sigmoid(v), "swish_mul_swapped": lambda v: v * _sigmoid(v),
 }
 
 NUMPY_REFERENCE = {

@@ -124,6 +124,24 @@ static void test_simple_unary(void)
     check(y[0] == 0.0f && y[1] == 0.5f, "swish alpha 0");
     swish_f32(2, 1.0f, t_in, y);
     check(y[0] == 0.0f && fabsf(y[1] - 0.73105858f) < 1e-6f, "swish alpha 1");
+    /* Swish(x) with alpha 1 must give the bits of Mul(x, Sigmoid(x)), which the compiler
+     * rewrites into it: every 4099th float bit pattern (specials included). */
+    {
+        int bad = 0;
+        for (uint64_t u = 0; u <= 0xffffffffu && !bad; u += 4099) {
+            const uint32_t b32 = (uint32_t)u;
+            float v, sw, sg;
+            memcpy(&v, &b32, sizeof v);
+            swish_f32(1, 1.0f, &v, &sw);
+            sg = o2c_sigmoidf(v);
+            if (!same(sw, v * sg)) {
+                printf("  swish(%a) = %a, x * sigmoid(x) = %a\n", (double)v, (double)sw,
+                       (double)(v * sg));
+                bad = 1;
+            }
+        }
+        check(!bad, "swish alpha 1 is x * sigmoid(x), bit for bit");
+    }
 
     const double d_in[2] = {0.0, 1.0};
     double dy[2];
