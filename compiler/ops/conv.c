@@ -280,10 +280,11 @@ static int64_t conv_band_floats(const ConvShape *s, int64_t R)
                                  w->d[2], R);
 }
 
-/* Under a scratch budget (plan_arena) a band plane takes at most the budget, but not less
- * than the smaller of conv_f32's rows and a band of one row: bands of fewer rows, or conv_f32
- * when its rows are smaller. (A weight packed at run time is not counted: rare, and then the
- * arena only stays above the bound by it.) */
+/* Under a scratch budget (plan_arena) a band plane takes at most the budget: bands of fewer
+ * rows, or conv_f32 when its rows are smaller than a band of one row. When neither fits, the
+ * bound is out of reach and the plane stays as it is (smaller ones cost time for nothing).
+ * (A weight packed at run time is not counted: rare, and then the arena only stays above the
+ * bound by it.) */
 static int64_t conv_within_budget(const Node *n, const ConvShape *s, int64_t limit)
 {
     int64_t budget = n->scratch_budget / (int64_t)sizeof(float);
@@ -292,7 +293,7 @@ static int64_t conv_within_budget(const Node *n, const ConvShape *s, int64_t lim
     int64_t least = conv_band_floats(s, 1), rows = conv_rows(n, s);
     if (rows < least)
         least = rows;
-    return budget > least ? budget : least;
+    return budget >= least ? budget : limit;
 }
 
 /* Output rows per band of conv_band_f32, 0 when the conv does not run it: 2-D and 1-D

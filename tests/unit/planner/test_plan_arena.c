@@ -302,42 +302,50 @@ static void test_scratch(void)
     check_disjoint("scratch", &p);
 }
 
-/* x -> ShrinkOp a [256] -> Softmax b [256] -> Softmax y. Node-order bound: step 1, a + b =
- * 2048. Step 0 with the preferred scratch, a + 2048 = 3072, is over it: the budget is
- * 2048 - 1024 = 1024, the scratch 1024, and the arena the bound. */
-static void test_scratch_budget(void)
+/* x -> ShrinkOp a [256] -> `second` b [256] -> Softmax y, planned; its case's figures, in
+ * order: node-order bound, step 0's budget and scratch, step 1's scratch (0: not a ShrinkOp),
+ * the live lower bound and the arena. */
+static void check_budget_case(const char *what, const char *second, const int64_t want[6])
 {
     begin();
     Value *a = op1("ShrinkOp", input("x", 256), tensor("a", 256));
-    Value *b = op1("Softmax", a, tensor("b", 256));
+    Value *b = op1(second, a, tensor("b", 256));
     output(op1("Softmax", b, tensor("y", 256)));
     ArenaPlan p = plan();
-    expect("budget: node-order bound", bound, 2048);
-    expect("budget: step 0's budget", g->nodes[0]->scratch_budget, 1024);
-    expect("budget: step 0's scratch", shrinking_scratch(g->nodes[0]), 1024);
-    expect("budget: lower bound", p.lower_bound_bytes, 2048);
-    expect("budget: arena", p.arena_bytes, 2048);
-    check_disjoint("budget", &p);
+    Node *n1 = g->nodes[1];
+    int64_t got[6] = {bound,
+                      g->nodes[0]->scratch_budget,
+                      shrinking_scratch(g->nodes[0]),
+                      n1->op == &shrink_op ? shrinking_scratch(n1) : 0,
+                      p.lower_bound_bytes,
+                      p.arena_bytes};
+    static const char *names[6] = {"node-order bound", "step 0's budget", "step 0's scratch",
+                                   "step 1's scratch", "lower bound",     "arena"};
+    for (int i = 0; i < 6; i++) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "%s: %s", what, names[i]);
+        expect(msg, got[i], want[i]);
+    }
+    check_disjoint(what, &p);
 }
 
-/* x -> ShrinkOp a [256] -> ShrinkOp b [256] -> Softmax y. Bound: step 1, a + b = 2048, which
- * leaves step 1 no room: its budget is 64 (ARENA_ALIGN), its scratch the smallest, 512, and
- * the live peak 2560. Step 0 first gets 2048 - 1024 = 1024; the second round sets it against
- * that peak: 2560 - 1024 = 1536, so it takes 1536 instead of shrinking to 1024 for nothing. */
+/* Second op Softmax. Node-order bound: step 1, a + b = 2048. Step 0 with the preferred
+ * scratch, a + 2048 = 3072, is over it: the budget is 2048 - 1024 = 1024, the scratch 1024,
+ * and the arena the bound. */
+static void test_scratch_budget(void)
+{
+    static const int64_t want[6] = {2048, 1024, 1024, 0, 2048, 2048};
+    check_budget_case("budget", "Softmax", want);
+}
+
+/* Second op a ShrinkOp too. Bound: step 1, a + b = 2048, which leaves step 1 no room: its
+ * budget is 64 (ARENA_ALIGN), its scratch the smallest, 512, and the live peak 2560. Step 0
+ * first gets 2048 - 1024 = 1024; the second round sets it against that peak: 2560 - 1024 =
+ * 1536, so it takes 1536 instead of shrinking to 1024 for nothing. */
 static void test_scratch_budget_out_of_reach(void)
 {
-    begin();
-    Value *a = op1("ShrinkOp", input("x", 256), tensor("a", 256));
-    Value *b = op1("ShrinkOp", a, tensor("b", 256));
-    output(op1("Softmax", b, tensor("y", 256)));
-    ArenaPlan p = plan();
-    expect("out of reach: node-order bound", bound, 2048);
-    expect("out of reach: step 1's scratch", shrinking_scratch(g->nodes[1]), 512);
-    expect("out of reach: step 0's budget", g->nodes[0]->scratch_budget, 1536);
-    expect("out of reach: step 0's scratch", shrinking_scratch(g->nodes[0]), 1536);
-    expect("out of reach: lower bound", p.lower_bound_bytes, 2560);
-    expect("out of reach: arena", p.arena_bytes, 2560);
-    check_disjoint("out of reach", &p);
+    static const int64_t want[6] = {2048, 1536, 1536, 512, 2560, 2560};
+    check_budget_case("out of reach", "ShrinkOp", want);
 }
 
 /* The activations of a small quantised CNN (tests/models/qdq_cnn_*, its im2col scratch left
