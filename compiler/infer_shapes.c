@@ -40,26 +40,32 @@ static bool reads_value(const Node *n, int i)
 
 /* Nodes that are no kernel but stand for other nodes: each expands into them, placed right
  * after it (If: the taken branch; Loop, Scan: one iteration; FlexAttention: MatMul, Softmax
- * and its graphs), and infer_shapes meets them next. */
+ * and its graphs; sequence ops: tensor ops; com.microsoft ops: the standard ops they fuse),
+ * and infer_shapes meets them next. An entry names one op, or a family by its predicate. */
 typedef struct Expansion {
     const char *domain; /* "" is the default domain (also spelt "ai.onnx") */
     const char *op;
+    bool (*family)(const Node *n); /* instead of domain and op */
     void (*expand)(Model *m, int index);
 } Expansion;
 
 static const Expansion expansions[] = {
-    {"", "If", fold_if},
-    {"", "Loop", unroll_loop},
-    {"", "Scan", unroll_scan},
-    {"ai.onnx.preview", "FlexAttention", expand_flex_attention},
+    {"", "If", NULL, fold_if},
+    {"", "Loop", NULL, unroll_loop},
+    {"", "Scan", NULL, unroll_scan},
+    {"ai.onnx.preview", "FlexAttention", NULL, expand_flex_attention},
+    {NULL, NULL, is_sequence_op, expand_sequence_op},
+    {NULL, NULL, is_contrib_op, expand_contrib_op},
 };
 
 static const Expansion *expansion_of(const Node *n)
 {
     const char *domain = strcmp(n->domain, "ai.onnx") ? n->domain : "";
-    for (size_t k = 0; k < sizeof expansions / sizeof expansions[0]; k++)
-        if (!strcmp(expansions[k].domain, domain) && !strcmp(expansions[k].op, n->op_type))
-            return &expansions[k];
+    for (size_t k = 0; k < sizeof expansions / sizeof expansions[0]; k++) {
+        const Expansion *x = &expansions[k];
+        if (x->family ? x->family(n) : !strcmp(x->domain, domain) && !strcmp(x->op, n->op_type))
+            return x;
+    }
     return NULL;
 }
 
@@ -133,14 +139,6 @@ void infer_shapes(Model *m)
         const Expansion *x = expansion_of(n);
         if (x) {
             x->expand(m, i); /* the nodes it stands for now follow; infer them next */
-            continue;
-        }
-        if (is_sequence_op(n)) {
-            expand_sequence_op(m, i); /* its tensor nodes now follow; infer them next */
-            continue;
-        }
-        if (is_contrib_op(n)) {
-            expand_contrib_op(m, i); /* its standard nodes now follow; infer them next */
             continue;
         }
         if (upgrade_legacy_op(g, i)) {
