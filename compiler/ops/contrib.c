@@ -18,6 +18,9 @@
  *   MatMulNBits                  MatMul by a weight dequantized at compile time
  *   DynamicQuantizeMatMul, MatMulIntegerToFloat
  *                                [DynamicQuantizeLinear] MatMulInteger, Cast, * scale [+ bias]
+ *   DynamicQuantizeLSTM          LSTM by its weights dequantized at compile time
+ *   Attention, MultiHeadAttention, GroupQueryAttention, EmbedLayerNormalization, BiasSoftmax
+ *                                contrib_attention.c
  *
  * Activations of FusedConv (activation_params) and FusedGemm (activation_alpha/beta): Relu,
  * Tanh, Sigmoid, LeakyRelu, HardSigmoid, Clip. Outputs holding a normalisation's statistics
@@ -37,15 +40,15 @@ bool is_contrib_op(const Node *n)
 
 /* ---- helpers ---- */
 
-static Value *node1(const Expansion *e, const char *op, int nin, Value *const *ins, Value *out)
+Value *expansion_node1(const Expansion *e, const char *op, int nin, Value *const *ins, Value *out)
 {
     return expansion_node(e, op, nin, ins, 1, out ? &out : NULL)->outputs[0];
 }
 
-static Value *binary(const Expansion *e, const char *op, Value *a, Value *b, Value *out)
+Value *expansion_binary(const Expansion *e, const char *op, Value *a, Value *b, Value *out)
 {
     Value *ins[2] = {a, b};
-    return node1(e, op, 2, ins, out);
+    return expansion_node1(e, op, 2, ins, out);
 }
 
 /* The node's attributes, except the activation's (FusedConv, FusedGemm), on h. */
@@ -63,7 +66,7 @@ static Value *activation(const Expansion *e, const char *act, int np, const floa
 {
     const Node *n = e->origin;
     if (!strcmp(act, "Relu") || !strcmp(act, "Tanh") || !strcmp(act, "Sigmoid"))
-        return node1(e, act, 1, &x, out);
+        return expansion_node1(e, act, 1, &x, out);
     if (!strcmp(act, "LeakyRelu")) {
         Node *h = expansion_node(e, act, 1, &x, 1, out ? &out : NULL);
         attr_set_float(h, "alpha", np > 0 ? p[0] : 0.01f);
@@ -79,7 +82,7 @@ static Value *activation(const Expansion *e, const char *act, int np, const floa
         if (np != 2)
             fatal_at(n, "activation Clip needs 2 parameters (min, max), not %d", np);
         Value *ins[3] = {x, expansion_float(e, p[0]), expansion_float(e, p[1])};
-        return node1(e, act, 3, ins, out);
+        return expansion_node1(e, act, 3, ins, out);
     }
     fatal_at(n, "activation '%s' is not supported", act);
 }
@@ -97,7 +100,7 @@ static void fused_conv(const Expansion *e, Node *n)
     copy_attrs(conv, n);
     Value *y = conv->outputs[0];
     if (z)
-        y = binary(e, "Add", y, z, *act ? NULL : out);
+        y = expansion_binary(e, "Add", y, z, *act ? NULL : out);
     if (*act)
         activation(e, act, nparams, params ? params->floats : NULL, y, out);
 }
@@ -126,7 +129,7 @@ static void fused_gemm(const Expansion *e, Node *n)
 /* ---- FusedMatMul: alpha * op(A) x op(B), op = transpose of the last two dims ---- */
 
 /* x (of rank `rank`, which a new value does not know yet) with its last two dims swapped. */
-static Value *transpose_last2(const Expansion *e, Value *x, int rank)
+Value *transpose_last2(const Expansion *e, Value *x, int rank)
 {
     if (rank < 2)
         fatal_at(e->origin, "transA/transB need inputs of rank 2 or more");
@@ -151,9 +154,9 @@ static void fused_matmul(const Expansion *e, Node *n)
     if (attr_int(n, "transB", 0))
         b = transpose_last2(e, b, b->rank);
     float alpha = attr_float(n, "alpha", 1.0f);
-    Value *y = binary(e, "MatMul", a, b, alpha == 1.0f ? out : NULL);
+    Value *y = expansion_binary(e, "MatMul", a, b, alpha == 1.0f ? out : NULL);
     if (alpha != 1.0f)
-        binary(e, "Mul", y, expansion_float(e, alpha), out);
+        expansion_binary(e, "Mul", y, expansion_float(e, alpha), out);
 }
 
 /* ---- Gelu family ---- */
@@ -162,7 +165,7 @@ static void gelu(const Expansion *e, Node *n, const char *approximate)
 {
     Value *x = n->inputs[0], *bias = node_input(n, 1);
     if (bias)
-        x = binary(e, "Add", x, bias, NULL);
+        x = expansion_binary(e, "Add", x, bias, NULL);
     Node *h = expansion_node(e, "Gelu", 1, &x, 1, n->outputs);
     h->opset = e->opset > 20 ? e->opset : 20;
     if (approximate)
@@ -174,9 +177,9 @@ static void quick_gelu(const Expansion *e, Node *n)
     Value *x = n->inputs[0];
     require_float(n, x);
     float alpha = attr_float(n, "alpha", 1.702f);
-    Value *s = alpha == 1.0f ? x : binary(e, "Mul", x, expansion_float(e, alpha), NULL);
-    s = node1(e, "Sigmoid", 1, &s, NULL);
-    binary(e, "Mul", x, s, n->outputs[0]);
+    Value *s = alpha == 1.0f ? x : expansion_binary(e, "Mul", x, expansion_float(e, alpha), NULL);
+    s = expansion_node1(e, "Sigmoid", 1, &s, NULL);
+    expansion_binary(e, "Mul", x, s, n->outputs[0]);
 }
 
 /* ---- normalisations ---- */
@@ -208,11 +211,10 @@ static Value *mean_last(const Expansion *e, Value *x)
 /* LayerNormalization (simplified: RMSNormalization) over the last axis of x. A model older
  * than the op (opset 17; 23) gets the formula in its own opset, so that --emit-onnx writes a
  * valid model: d = x [- mean(x)], y = d / sqrt(mean(d * d) + epsilon) * scale [+ bias]. */
-static void normalize(const Expansion *e, Node *n, bool simplified, Value *x, Value *scale,
-                      Value *bias)
+void expansion_normalize(const Expansion *e, Node *n, bool simplified, Value *x, Value *scale,
+                         Value *bias, float epsilon)
 {
     int64_t axis = attr_int(n, "axis", -1);
-    float epsilon = attr_float(n, "epsilon", 1e-5f);
     const Value *x0 = n->inputs[0]; /* x may be a new value, inferred later: same shape */
     if (axis != -1 && axis != x0->rank - 1)
         fatal_at(n, "only axis -1 is supported");
@@ -225,14 +227,15 @@ static void normalize(const Expansion *e, Node *n, bool simplified, Value *x, Va
         attr_set_float(h, "epsilon", epsilon);
         return;
     }
-    require_float(n, x0);
-    Value *d = simplified ? x : binary(e, "Sub", x, mean_last(e, x), NULL);
-    Value *var = mean_last(e, binary(e, "Mul", d, d, NULL));
-    Value *sd = binary(e, "Add", var, expansion_float(e, epsilon), NULL);
-    sd = node1(e, "Sqrt", 1, &sd, NULL);
-    Value *y = binary(e, "Mul", binary(e, "Div", d, sd, NULL), scale, bias ? NULL : out);
+    require_float(n, scale); /* x may be a new value: scale has its type */
+    Value *d = simplified ? x : expansion_binary(e, "Sub", x, mean_last(e, x), NULL);
+    Value *var = mean_last(e, expansion_binary(e, "Mul", d, d, NULL));
+    Value *sd = expansion_binary(e, "Add", var, expansion_float(e, epsilon), NULL);
+    sd = expansion_node1(e, "Sqrt", 1, &sd, NULL);
+    Value *y = expansion_binary(e, "Mul", expansion_binary(e, "Div", d, sd, NULL), scale,
+                                bias ? NULL : out);
     if (bias)
-        binary(e, "Add", y, bias, out);
+        expansion_binary(e, "Add", y, bias, out);
 }
 
 /* SkipLayerNormalization(input, skip, gamma, beta, bias) and
@@ -244,10 +247,10 @@ static void skip_layernorm(const Expansion *e, Node *n, bool simplified)
     Value *beta = simplified ? NULL : node_input(n, 3);
     Value *bias = node_input(n, simplified ? 3 : 4);
     Value *sum_out = n->noutputs > 3 && *n->outputs[3]->name ? n->outputs[3] : NULL;
-    Value *s = binary(e, "Add", n->inputs[0], n->inputs[1], bias ? NULL : sum_out);
+    Value *s = expansion_binary(e, "Add", n->inputs[0], n->inputs[1], bias ? NULL : sum_out);
     if (bias)
-        s = binary(e, "Add", s, bias, sum_out);
-    normalize(e, n, simplified, s, n->inputs[2], beta);
+        s = expansion_binary(e, "Add", s, bias, sum_out);
+    expansion_normalize(e, n, simplified, s, n->inputs[2], beta, attr_float(n, "epsilon", 1e-5f));
 }
 
 /* ---- the QOperator form of onnxruntime's quantiser (quant_format=QOperator) ----
@@ -285,7 +288,7 @@ static void qlinear_binary(const Expansion *e, Node *n)
 {
     Value *a = dq(e, n->inputs[0], n->inputs[1], node_input(n, 2), -1);
     Value *b = dq(e, n->inputs[3], n->inputs[4], node_input(n, 5), -1);
-    Value *y = binary(e, !strcmp(n->op_type, "QLinearAdd") ? "Add" : "Mul", a, b, NULL);
+    Value *y = expansion_binary(e, !strcmp(n->op_type, "QLinearAdd") ? "Add" : "Mul", a, b, NULL);
     q(e, y, n->inputs[6], node_input(n, 7), n->outputs[0]);
 }
 
@@ -323,7 +326,7 @@ static void qlinear_where(const Expansion *e, Node *n)
 {
     Value *ins[3] = {n->inputs[0], dq(e, n->inputs[1], n->inputs[2], n->inputs[3], -1),
                      dq(e, n->inputs[4], n->inputs[5], n->inputs[6], -1)};
-    q(e, node1(e, "Where", 3, ins, NULL), n->inputs[7], n->inputs[8], n->outputs[0]);
+    q(e, expansion_node1(e, "Where", 3, ins, NULL), n->inputs[7], n->inputs[8], n->outputs[0]);
 }
 
 /* QGemm(A, A_scale, A_zp, B, B_scale, B_zp, C, Y_scale, Y_zp): B's scale may be per output
@@ -338,7 +341,7 @@ static void qgemm(const Expansion *e, Node *n)
     Value *ins[3] = {dq(e, n->inputs[0], n->inputs[1], n->inputs[2], -1),
                      dq(e, n->inputs[3], bs, n->inputs[5], axis), NULL};
     if (c) {
-        Value *cs = binary(e, "Mul", n->inputs[1], bs, NULL);
+        Value *cs = expansion_binary(e, "Mul", n->inputs[1], bs, NULL);
         ins[2] = dq(e, c, cs, NULL, axis >= 0 && c->rank == 1 ? 0 : -1);
     }
     Value *out = n->outputs[0];
@@ -363,10 +366,10 @@ static void scale_int_product(const Expansion *e, Value *sum, Value *a_scale, Va
 {
     Node *cast = expansion_node(e, "Cast", 1, &sum, 1, NULL);
     attr_set_int(cast, "to", DT_FLOAT);
-    Value *scale = binary(e, "Mul", a_scale, b_scale, NULL);
-    Value *y = binary(e, "Mul", cast->outputs[0], scale, bias ? NULL : out);
+    Value *scale = expansion_binary(e, "Mul", a_scale, b_scale, NULL);
+    Value *y = expansion_binary(e, "Mul", cast->outputs[0], scale, bias ? NULL : out);
     if (bias)
-        binary(e, "Add", y, bias, out);
+        expansion_binary(e, "Add", y, bias, out);
 }
 
 /* DynamicQuantizeMatMul(A, B, b_scale, b_zero_point, bias): A quantised at run time to uint8
@@ -375,7 +378,7 @@ static void dynamic_quantize_matmul(const Expansion *e, Node *n)
 {
     Node *dql = expansion_node(e, "DynamicQuantizeLinear", 1, n->inputs, 3, NULL);
     Value *ins[4] = {dql->outputs[0], n->inputs[1], dql->outputs[2], node_input(n, 3)};
-    Value *sum = node1(e, "MatMulInteger", ins[3] ? 4 : 3, ins, NULL);
+    Value *sum = expansion_node1(e, "MatMulInteger", ins[3] ? 4 : 3, ins, NULL);
     scale_int_product(e, sum, dql->outputs[1], n->inputs[2], node_input(n, 4), n->outputs[0]);
 }
 
@@ -384,8 +387,75 @@ static void matmul_integer_to_float(const Expansion *e, Node *n)
 {
     Value *ins[4] = {n->inputs[0], n->inputs[1], node_input(n, 4), node_input(n, 5)};
     int nin = ins[3] ? 4 : ins[2] ? 3 : 2;
-    Value *sum = node1(e, "MatMulInteger", nin, ins, NULL);
+    Value *sum = expansion_node1(e, "MatMulInteger", nin, ins, NULL);
     scale_int_product(e, sum, n->inputs[2], n->inputs[3], node_input(n, 6), n->outputs[0]);
+}
+
+/* DynamicQuantizeLSTM(X, W, R, B, sequence_lens, initial_h, initial_c, P, W_scale,
+ * W_zero_point, R_scale, R_zero_point): an LSTM whose constant weights are 8-bit, stored
+ * transposed: W [D][I][4H], R [D][H][4H], int8 or uint8, with scales and zero points per
+ * direction [D] or per direction and gate column [D][4H]. The weights are dequantized at
+ * compile time, (q - zero_point) * scale, into the float [D][4H][I] / [D][4H][H] of the ONNX
+ * LSTM, which then runs in float. onnxruntime also quantizes X and the hidden state to uint8
+ * at every step (dynamic quantisation), so its results differ from the float LSTM's by that
+ * rounding (measured in tests/models/gen_contrib_models.py). */
+static Value *dequantize_transposed(const Expansion *e, Value *q, Value *scale, Value *zp,
+                                    const char *what)
+{
+    const Node *n = e->origin;
+    require_constant(n, q, what);
+    if (q->dtype != DT_INT8 && q->dtype != DT_UINT8)
+        fatal_at(n, "%s '%s' has type %s; int8 or uint8 is supported", what, q->name,
+                 dtype_name(q->dtype));
+    if (q->rank != 3)
+        fatal_at(n, "%s '%s' must be [directions][inputs][4 x hidden]", what, q->name);
+    int64_t D = q->dims[0], K = q->dims[1], G = q->dims[2];
+    require_constant(n, scale, "scale");
+    require_float(n, scale);
+    int64_t ns = value_numel(scale);
+    if (ns != D && ns != checked_mul(n, D, G))
+        fatal_at(n, "scale '%s' must have %lld or %lld elements", scale->name, (long long)D,
+                 (long long)(D * G));
+    if (zp) {
+        require_constant(n, zp, "zero point");
+        if (zp->dtype != q->dtype || value_numel(zp) != ns)
+            fatal_at(n, "zero point '%s' must be %s with the scale's %lld elements", zp->name,
+                     dtype_name(q->dtype), (long long)ns);
+    }
+    int64_t dims[3] = {D, G, K};
+    Value *w = constant_new(e->g, xprintf("%s/%s", n->name, what), DT_FLOAT, 3, dims);
+    float *out = w->data;
+    const float *sc = scale->data;
+    for (int64_t d = 0; d < D; d++)
+        for (int64_t g = 0; g < G; g++) {
+            int64_t c = ns == D ? d : d * G + g; /* the scale / zero point of this column */
+            int32_t z = !zp                   ? 0
+                        : q->dtype == DT_INT8 ? ((const int8_t *)zp->data)[c]
+                                              : ((const uint8_t *)zp->data)[c];
+            for (int64_t k = 0; k < K; k++) {
+                int64_t i = (d * K + k) * G + g;
+                int32_t v = q->dtype == DT_INT8 ? ((const int8_t *)q->data)[i]
+                                                : ((const uint8_t *)q->data)[i];
+                out[(d * G + g) * K + k] = (float)(v - z) * sc[c];
+            }
+        }
+    return w;
+}
+
+static void dynamic_quantize_lstm(const Expansion *e, Node *n)
+{
+    Value *ins[8];
+    for (int i = 0; i < 8; i++)
+        ins[i] = node_input(n, i);
+    if (!node_input(n, 8) || !node_input(n, 10))
+        fatal_at(n, "W_scale and R_scale are required");
+    ins[1] = dequantize_transposed(e, n->inputs[1], n->inputs[8], node_input(n, 9), "W");
+    ins[2] = dequantize_transposed(e, n->inputs[2], n->inputs[10], node_input(n, 11), "R");
+    int nin = 8;
+    while (nin > 3 && !ins[nin - 1])
+        nin--;
+    Node *h = expansion_node(e, "LSTM", nin, ins, n->noutputs, n->outputs);
+    copy_attrs_except(h, n, "");
 }
 
 /* RotaryEmbedding(input, position_ids, cos_cache, sin_cache): the ONNX op of opset 23 (which
@@ -482,9 +552,9 @@ static void matmul_nbits(const Expansion *e, Node *n)
     attr_set_int(dq, "block_size", block);
     Value *w = transpose_last2(e, dq->outputs[0], 2);
     Value *bias = node_input(n, 5), *out = n->outputs[0];
-    Value *y = binary(e, "MatMul", n->inputs[0], w, bias ? NULL : out);
+    Value *y = expansion_binary(e, "MatMul", n->inputs[0], w, bias ? NULL : out);
     if (bias)
-        binary(e, "Add", y, bias, out);
+        expansion_binary(e, "Add", y, bias, out);
 }
 
 static void gelu_exact(const Expansion *e, Node *n)
@@ -510,7 +580,8 @@ static void skip_rms(const Expansion *e, Node *n)
 static void rms(const Expansion *e, Node *n)
 {
     refuse_stats(n, 1, 2);
-    normalize(e, n, true, n->inputs[0], n->inputs[1], NULL);
+    expansion_normalize(e, n, true, n->inputs[0], n->inputs[1], NULL,
+                        attr_float(n, "epsilon", 1e-5f));
 }
 
 /* ---- driver ---- */
@@ -546,6 +617,12 @@ static const struct {
     {"MatMulIntegerToFloat", 4, 7, matmul_integer_to_float},
     {"RotaryEmbedding", 4, 4, rotary_embedding},
     {"MatMulNBits", 3, 6, matmul_nbits},
+    {"DynamicQuantizeLSTM", 3, 12, dynamic_quantize_lstm},
+    {"Attention", 2, 7, ort_attention},
+    {"MultiHeadAttention", 1, 10, multi_head_attention},
+    {"GroupQueryAttention", 1, 12, group_query_attention},
+    {"EmbedLayerNormalization", 1, 9, embed_layernorm},
+    {"BiasSoftmax", 2, 2, bias_softmax},
 };
 
 void expand_contrib_op(Model *m, int index)

@@ -18,4 +18,19 @@ Node *expansion_node(const Expansion *x, const char *op, int nin, Value *const *
 Value *expansion_ints(const Expansion *x, int count, const int64_t *v); /* int64 1-D constant */
 Value *expansion_float(const Expansion *x, float v);                    /* float32 scalar */
 
+/* contrib.c: one-output nodes (written into `out` when given), shared by the expansions */
+Value *expansion_node1(const Expansion *e, const char *op, int nin, Value *const *ins, Value *out);
+Value *expansion_binary(const Expansion *e, const char *op, Value *a, Value *b, Value *out);
+Value *transpose_last2(const Expansion *e, Value *x, int rank);
+/* LayerNormalization (simplified: RMSNormalization) of x over the last axis, into n's output 0 */
+void expansion_normalize(const Expansion *e, Node *n, bool simplified, Value *x, Value *scale,
+                         Value *bias, float epsilon);
+
+/* contrib_attention.c: onnxruntime's transformer ops, on the ONNX Attention op */
+void ort_attention(const Expansion *e, Node *n);
+void multi_head_attention(const Expansion *e, Node *n);
+void group_query_attention(const Expansion *e, Node *n);
+void embed_layernorm(const Expansion *e, Node *n);
+void bias_softmax(const Expansion *e, Node *n);
+
 #endif

@@ -5,7 +5,7 @@ weights, rewritten by onnxruntime's own tools into its contrib ops, with referen
 Developer-run; the results are committed, so the tests need neither network nor this script.
 Needs only the test venv (onnx, numpy, onnxruntime). From the repository root:
 
-    .venv/bin/python tests/models/gen_contrib_models.py
+    .venv/bin/python tests/models/gen_contrib_models.py [NAME...]
 
 For every model NAME it writes tests/models/NAME/model.onnx, test_data_set_0/input_0.pb,
 output_0.pb, and tolerance where the default one is not right. Each generator checks that
@@ -26,6 +26,10 @@ onnxruntime really wrote the contrib ops the model is meant to test (the list pr
     contrib_handbuilt_ops     single contrib nodes these tools do not write on a CPU
     contrib_rotary            com.microsoft RotaryEmbedding, single nodes (opset 23 model)
     contrib_matmul_nbits      com.microsoft MatMulNBits (4-bit blocked weights), single nodes
+    contrib_attention_ops     Attention, MultiHeadAttention, GroupQueryAttention, BiasSoftmax
+                              in the forms users meet, single nodes (opset 23 model)
+    contrib_dynamic_lstm      DynamicQuantizeLSTM written by quantize_dynamic (int8, per
+                              channel) and hand-built (uint8, bidirectional)
 
 Reference outputs: onnxruntime, CPU, one thread, on the saved model (graph optimisations off,
 so onnxruntime runs exactly the contrib ops that the file holds). onnx2c computes each QLinear
@@ -33,6 +37,7 @@ op as its schema defines it (dequantize, float op, quantize) where onnxruntime u
 integer shortcuts, so a value near a rounding boundary may land one quantum away.
 """
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +50,7 @@ F32 = TensorProto.FLOAT
 # onnxruntime registers these contrib ops in the default domain
 CONTRIB_IN_DEFAULT_DOMAIN = {"SimplifiedLayerNormalization"}
 QUANTA = 1  # output quanta the QOperator model may differ by (see qoperator)
+LSTM_QUANT_ATOL = 0.005  # DynamicQuantizeLSTM's activation rounding bound (see dynamic_lstm)
 
 
 def const(a, name):
@@ -64,29 +70,41 @@ def save_extended(model):
     return m
 
 
-def run(model, x):
+def run_feeds(model, feeds):
+    """onnxruntime's outputs: CPU, one thread, graph optimisations off."""
     so = ort.SessionOptions()
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     so.intra_op_num_threads = 1
     s = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
-    return s.run(None, {s.get_inputs()[0].name: x})
+    return s.run(None, feeds)
 
 
-def write(name, model, x, want_ops, tolerance=None):
+def run(model, x):
+    return run_feeds(model, {model.graph.input[0].name: x})
+
+
+def write(name, model, x, want_ops, tolerance=None, reference=None):
+    """x: the input array, or a list of them in graph-input order. reference: the model
+    onnxruntime runs for the expected outputs, where its CPU provider has no kernel for an op
+    of `model` (default: model itself)."""
     ops = sorted({n.op_type for n in model.graph.node
                   if n.domain == "com.microsoft" or n.op_type in CONTRIB_IN_DEFAULT_DOMAIN})
     missing = set(want_ops) - set(ops)
     if missing:
         raise SystemExit(f"error: {name}: onnxruntime did not write {sorted(missing)}: {ops}")
-    outs = run(model, x)
-    again = run(model, x)
+    xs = x if isinstance(x, list) else [x]
+    ref = reference or model
+    feeds = {i.name: a for i, a in zip(ref.graph.input, xs)}
+    outs = run_feeds(ref, feeds)
+    again = run_feeds(ref, feeds)
     for a, b in zip(outs, again):
         assert a.tobytes() == b.tobytes(), f"{name}: onnxruntime is not deterministic"
     d = HERE / name
     (d / "test_data_set_0").mkdir(parents=True, exist_ok=True)
     (d / "model.onnx").write_bytes(model.SerializeToString())
-    (d / "test_data_set_0" / "input_0.pb").write_bytes(
-        numpy_helper.from_array(x).SerializeToString())
+    for i, a in enumerate(xs):
+        (d / "test_data_set_0" / f"input_{i}.pb").write_bytes(
+            numpy_helper.from_array(a).SerializeToString())
     for i, o in enumerate(outs):
         (d / "test_data_set_0" / f"output_{i}.pb").write_bytes(
             numpy_helper.from_array(o).SerializeToString())
@@ -380,14 +398,256 @@ def matmul_nbits(rng):
     write("contrib_matmul_nbits", m, x, ["MatMulNBits"])
 
 
+def attention_ops(rng):
+    """onnxruntime's attention ops as single nodes on one input x [2, 3, 8] (2 heads of 4) and
+    two run-time masks (int32 [2] key counts, [2, 3] raw 0/1), opset 23:
+    Attention with each mask_index form ([B], [2B], [B, T], [B, S, T]), unidirectional, past
+    [2, B, N, P, H] with present, attention_bias, qkv_hidden_sizes and scale;
+    MultiHeadAttention with separate Q, K, V (+ bias, key_padding_mask [B, T], past_key /
+    past_value with present), packed QKV [B, S, N, 3, H] (unidirectional), packed KV
+    [B, L, N, 2, H] (key_padding_mask [B]), and key/value as [B, N, L, H];
+    GroupQueryAttention (4 query heads over 2 key/value heads of 16) with packed QKV and
+    rotary embeddings, and with separate Q, K, V for one new token after a past of 2, with
+    softcap;
+    BiasSoftmax over the last axis (bias broadcast over the heads) and over axes 1.. (axis 1).
+    onnxruntime's CPU provider has no kernel for packed MultiHeadAttention nor for
+    BiasSoftmax: the reference model has those nodes replaced by their definitions (the
+    unpacked MultiHeadAttention; Add + Softmax), the other nodes as they are."""
+    B, S, N, H, P = 2, 3, 2, 4, 2
+    D = N * H
+    ms = "com.microsoft"
+    mk = helper.make_node
+    I32, I64 = TensorProto.INT32, TensorProto.INT64
+
+    def w(name, shape, s=0.4):
+        return const(rng.standard_normal(shape) * s, name)
+
+    def ints(name, a, t=np.int64):
+        return numpy_helper.from_array(np.asarray(a, t), name)
+
+    GN, GKV, GH = 4, 2, 16  # GroupQueryAttention: rotary needs a head size multiple of 16
+    theta = np.arange(8)[:, None] / (10000.0 ** (np.arange(GH // 2)[None, :] * 2.0 / GH))
+    inits = [
+        w("W", [D, 3 * D]), w("b", [3 * D], 0.1), w("W5", [D, 2 * D + 4]), w("b5", [2 * D + 4]),
+        ints("m2b", [3, 2, 0, 1], np.int32),
+        numpy_helper.from_array((rng.random((B, S, S)) > 0.3).astype(np.int32), "m3"),
+        w("past", [2, B, N, P, H]), w("ab", [1, N, S, S]), ints("m5", [[1, 1, 1, 0, 1], [0, 1, 1, 1, 1]], np.int32),
+        w("mb", [3 * D], 0.1), w("Wp", [D, 3 * D]), w("Wkv", [D, 2 * D]),
+        w("pk", [B, N, P, H]), w("pv", [B, N, P, H]),
+        ints("shape_qkv", [B, S, N, 3, H]), ints("shape_kv", [B, S, N, 2, H]),
+        ints("shape_bsnh", [B, S, N, H]),
+        w("Wg", [D, (GN + 2 * GKV) * GH]), w("Wq", [D, GN * GH]), w("Wk", [D, GKV * GH]),
+        w("Wv", [D, GKV * GH]), w("gpk", [B, GKV, P, GH]), w("gpv", [B, GKV, P, GH]),
+        const(np.cos(theta), "cos"), const(np.sin(theta), "sin"),
+        ints("seq0", [S - 1] * B, np.int32), ints("tot0", S, np.int32),
+        ints("seq1", [P] * B, np.int32), ints("tot1", P + 1, np.int32),
+        ints("zero1", [0]), ints("one1", [1]),
+        w("sb", [B, 1, 1, S]), w("sb2", [1, 3, 4]), ints("shape_s", [B, 3, 4]),
+    ]
+    attn = [
+        mk("Attention", ["x", "W", "b", "m1"], ["a1"], domain=ms, num_heads=N),
+        mk("Attention", ["x", "W", "b", "m2b"], ["a2"], domain=ms, num_heads=N, unidirectional=1),
+        mk("Attention", ["x", "W", "b", "m2", "", "ab"], ["a3"], domain=ms, num_heads=N,
+           mask_filter_value=-1000.0),
+        mk("Attention", ["x", "W", "b", "", "past"], ["a4", "present"], domain=ms, num_heads=N,
+           unidirectional=1),
+        mk("Attention", ["x", "W5", "b5", "m3", "", ""], ["a5"], domain=ms, num_heads=N,
+           qkv_hidden_sizes=[D, D, 4], scale=0.3),
+        mk("Attention", ["a1", "W", "", "m5", "past"], ["a6", "present6"], domain=ms, num_heads=N),
+        # MultiHeadAttention, separate Q, K, V
+        mk("MultiHeadAttention", ["x", "a1", "a2", "mb", "m2"], ["h1"], domain=ms, num_heads=N),
+        mk("MultiHeadAttention", ["a3", "a1", "a2", "mb", "", "", "pk", "pv"],
+           ["h2", "present_k", "present_v"], domain=ms, num_heads=N, unidirectional=1),
+        # key/value as [B, N, L, H]
+        mk("Reshape", ["a1", "shape_bsnh"], ["k4r"]),
+        mk("Transpose", ["k4r"], ["k4"], perm=[0, 2, 1, 3]),
+        mk("Reshape", ["a2", "shape_bsnh"], ["v4r"]),
+        mk("Transpose", ["v4r"], ["v4"], perm=[0, 2, 1, 3]),
+        mk("MultiHeadAttention", ["x", "k4", "v4"], ["h3"], domain=ms, num_heads=N, scale=0.25),
+        # GroupQueryAttention
+        mk("MatMul", ["x", "Wg"], ["gqkv"]),
+        mk("GroupQueryAttention", ["gqkv", "", "", "", "", "seq0", "tot0", "cos", "sin"],
+           ["g1", "g1k", "g1v"], domain=ms, num_heads=GN, kv_num_heads=GKV, do_rotary=1),
+        # a decode step: one new token after a past of 2
+        mk("Slice", ["x", "zero1", "one1", "one1"], ["x1"]),
+        mk("MatMul", ["x1", "Wq"], ["gq"]), mk("MatMul", ["x1", "Wk"], ["gk"]),
+        mk("MatMul", ["x1", "Wv"], ["gv"]),
+        mk("GroupQueryAttention", ["gq", "gk", "gv", "gpk", "gpv", "seq1", "tot1"],
+           ["g2", "g2k", "g2v"], domain=ms, num_heads=GN, kv_num_heads=GKV, softcap=2.0),
+    ]
+    # packed MultiHeadAttention, and what it means (the reference)
+    packed = [
+        mk("MatMul", ["x", "Wp"], ["qkv0"]), mk("Reshape", ["qkv0", "shape_qkv"], ["qkv"]),
+        mk("MultiHeadAttention", ["qkv"], ["h4"], domain=ms, num_heads=N, unidirectional=1),
+        mk("MatMul", ["a2", "Wkv"], ["kv0"]), mk("Reshape", ["kv0", "shape_kv"], ["kv"]),
+        mk("MultiHeadAttention", ["x", "kv", "", "mb", "m1"], ["h5"], domain=ms, num_heads=N),
+        mk("MatMul", ["a1", "a1t"], ["sc"]),
+        mk("BiasSoftmax", ["sc4", "sb"], ["s1"], domain=ms, axis=3, is_inner_broadcast=1),
+        mk("Reshape", ["a5", "shape_s"], ["a3r"]),
+        mk("BiasSoftmax", ["a3r", "sb2"], ["s2"], domain=ms, axis=1, is_inner_broadcast=0),
+    ]
+    # scores [B, N, S, S] for the first BiasSoftmax, from a1
+    pre = [mk("Reshape", ["a1", "shape_bsnh"], ["a1r"]),
+           mk("Transpose", ["a1r"], ["a1h"], perm=[0, 2, 1, 3]),
+           mk("Transpose", ["a1r"], ["a1t"], perm=[0, 2, 3, 1]),
+           mk("MatMul", ["a1h", "a1t"], ["sc4"])]
+    packed = [p for p in packed if p.output[0] != "sc"]
+
+    def unpacked():
+        """The reference's replacements of the packed MultiHeadAttention and BiasSoftmax."""
+        shp = lambda name, v: ints(name, v)
+        extra = [shp("split3", [1, 1, 1]), shp("split2", [1, 1]), shp("bsd", [B, S, D]),
+                 shp("flat", [B, 12])]
+        nodes = [
+            mk("MatMul", ["x", "Wp"], ["qkv0"]), mk("Reshape", ["qkv0", "shape_qkv"], ["qkv"]),
+            mk("Split", ["qkv", "split3"], ["uq", "uk", "uv"], axis=3),
+            mk("Reshape", ["uq", "bsd"], ["uq3"]), mk("Reshape", ["uk", "bsd"], ["uk3"]),
+            mk("Reshape", ["uv", "bsd"], ["uv3"]),
+            mk("MultiHeadAttention", ["uq3", "uk3", "uv3"], ["h4"], domain=ms, num_heads=N,
+               unidirectional=1),
+            mk("MatMul", ["a2", "Wkv"], ["kv0"]), mk("Reshape", ["kv0", "shape_kv"], ["kv"]),
+            mk("Split", ["kv", "split2"], ["ukk", "ukv"], axis=3),
+            mk("Reshape", ["ukk", "bsd"], ["ukk3"]), mk("Reshape", ["ukv", "bsd"], ["ukv3"]),
+            mk("MultiHeadAttention", ["x", "ukk3", "ukv3", "mb", "m1"], ["h5"], domain=ms,
+               num_heads=N),
+            mk("Add", ["sc4", "sb"], ["sa"]), mk("Softmax", ["sa"], ["s1"], axis=3),
+            mk("Reshape", ["a5", "shape_s"], ["a3r"]), mk("Add", ["a3r", "sb2"], ["sa2"]),
+            mk("Reshape", ["sa2", "flat"], ["sf"]), mk("Softmax", ["sf"], ["sf1"], axis=1),
+            mk("Reshape", ["sf1", "shape_s"], ["s2"]),
+        ]
+        return nodes, extra
+
+    outs = ["a1", "a2", "a3", "a4", "present", "a5", "a6", "h1", "h2", "present_k", "present_v",
+            "h3", "g1", "g1k", "g1v", "g2", "g2k", "g2v", "h4", "h5", "s1", "s2"]
+    inputs = [helper.make_tensor_value_info("x", F32, [B, S, D]),
+              helper.make_tensor_value_info("m1", I32, [B]),
+              helper.make_tensor_value_info("m2", I32, [B, S])]
+
+    def model(nodes, inits):
+        g = helper.make_graph(nodes, "g", inputs,
+                              [helper.make_tensor_value_info(o, F32, None) for o in outs], inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 23),
+                                                helper.make_opsetid(ms, 1)])
+        m.ir_version = 10
+        return m
+
+    for i, n in enumerate(attn + pre + packed):
+        n.name = f"{n.op_type}_{n.output[0]}"
+    m = model(attn + pre + packed, inits)
+    extra_nodes, extra_inits = unpacked()
+    ref = model(attn + pre + extra_nodes, inits + extra_inits)
+    # value_info-free outputs: give them their shapes from onnxruntime's run
+    x = rng.standard_normal((B, S, D)).astype(np.float32)
+    m1 = np.array([2, 3], np.int32)
+    m2 = np.array([[1, 1, 0], [1, 0, 1]], np.int32)
+    write("contrib_attention_ops", m, [x, m1, m2],
+          ["Attention", "MultiHeadAttention", "GroupQueryAttention", "BiasSoftmax"],
+          reference=ref)
+
+
+def dynamic_lstm(rng):
+    """DynamicQuantizeLSTM: after a float feature projection, a forward LSTM quantised by
+    quantize_dynamic(per_channel=True) (int8 weights, a scale per gate column), then a bidirectional one with uint8 weights, zero
+    points and scales per direction and an initial state (hand-built: the quantiser writes
+    int8 weights only). onnx2c runs the float LSTM of the dequantized weights, while
+    onnxruntime's kernel also quantizes X and the hidden state to uint8 at every step: the
+    expected outputs are onnxruntime's float LSTM on the weights dequantized here (numpy), and
+    onnxruntime's DynamicQuantizeLSTM is checked to lie within LSTM_QUANT_ATOL of them."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    T, B, I, H, H2 = 4, 2, 6, 5, 3
+    ms = "com.microsoft"
+    mk = helper.make_node
+    f = HERE / "_float.onnx"
+    qf = HERE / "_dyn.onnx"
+    # a feature projection (32 wide) before the LSTMs, as in keyword spotting models
+    front = [mk("MatMul", ["x", "P1"], ["p1"], name="proj1"), mk("Relu", ["p1"], ["p2"]),
+             mk("MatMul", ["p2", "P2"], ["p3"], name="proj2")]
+    lstm = mk("LSTM", ["p3", "W", "R", "B"], ["y"], hidden_size=H, name="lstm1")
+    onnx.save(make_model(front + [lstm], [T, B, I], [T, 1, B, H],
+                         [const(rng.standard_normal((I, 32)) * 0.4, "P1"),
+                          const(rng.standard_normal((32, I)) * 0.3, "P2"),
+                          const(rng.standard_normal((1, 4 * H, I)) * 0.3, "W"),
+                          const(rng.standard_normal((1, 4 * H, H)) * 0.3, "R"),
+                          const(rng.standard_normal((1, 8 * H)) * 0.1, "B")]), str(f))
+    quantize_dynamic(str(f), str(qf), weight_type=QuantType.QInt8, per_channel=True,
+                     op_types_to_quantize=["LSTM"])
+    q = onnx.load(str(qf))
+    f.unlink()
+    qf.unlink()
+    inits = {i.name: numpy_helper.to_array(i) for i in q.graph.initializer}
+    (node1,) = [n for n in q.graph.node if n.op_type == "DynamicQuantizeLSTM"]
+    node1.name = "dqlstm1"
+    node1.output[0] = "y1"
+    u8 = lambda a, name: numpy_helper.from_array(np.asarray(a, np.uint8), name)
+    w2 = rng.integers(0, 256, (2, H, 4 * H2))
+    r2 = rng.integers(0, 256, (2, H2, 4 * H2))
+    hand = {"W2": w2.astype(np.uint8), "R2": r2.astype(np.uint8),
+            "W2z": np.array([128, 120], np.uint8), "R2z": np.array([131, 126], np.uint8),
+            "W2s": np.array([0.004, 0.003], np.float32), "R2s": np.array([0.005, 0.002], np.float32),
+            "B2": (rng.standard_normal((2, 8 * H2)) * 0.1).astype(np.float32),
+            "h0": (rng.standard_normal((2, B, H2)) * 0.5).astype(np.float32),
+            "axes": np.array([1], np.int64)}
+    front = [n for n in q.graph.node if n.op_type != "DynamicQuantizeLSTM"]
+    nodes = front + [node1, mk("Squeeze", [node1.output[0], "axes"], ["s1"], name="squeeze1"),
+             mk("DynamicQuantizeLSTM", ["s1", "W2", "R2", "B2", "", "h0", "", "", "W2s", "W2z",
+                                        "R2s", "R2z"], ["y", "yh", "yc"], domain=ms,
+                hidden_size=H2, direction="bidirectional", name="dqlstm2")]
+    allinits = {**inits, **hand}
+
+    def dequant(qw, scale, zp):
+        """[D][K][4H] quantized -> [D][4H][K] float, a scale per direction or per column."""
+        scale = scale.reshape(qw.shape[0], -1)[:, None, :]
+        zp = zp.reshape(qw.shape[0], -1)[:, None, :].astype(np.int32)
+        return ((qw.astype(np.int32) - zp) * scale).astype(np.float32).transpose(0, 2, 1)
+
+    i1 = list(node1.input)
+    ref_w = {"rW1": dequant(allinits[i1[1]], allinits[i1[8]], allinits[i1[9]]),
+             "rR1": dequant(allinits[i1[2]], allinits[i1[10]], allinits[i1[11]]),
+             "rW2": dequant(hand["W2"], hand["W2s"], hand["W2z"]),
+             "rR2": dequant(hand["R2"], hand["R2s"], hand["R2z"])}
+    ref_nodes = front + [mk("LSTM", [i1[0], "rW1", "rR1", i1[3]], [node1.output[0]],
+                            hidden_size=H), nodes[len(front) + 1],
+                 mk("LSTM", ["s1", "rW2", "rR2", "B2", "", "h0"], ["y", "yh", "yc"],
+                    hidden_size=H2, direction="bidirectional")]
+    outputs = [helper.make_tensor_value_info(o, F32, None) for o in ["y", "yh", "yc"]]
+
+    def model(nodes, arrays):
+        g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F32, [T, B, I])],
+                              outputs, [numpy_helper.from_array(a, k) for k, a in arrays.items()])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17),
+                                                helper.make_opsetid(ms, 1)])
+        m.ir_version = 8
+        return m
+
+    m = model(nodes, allinits)
+    ref = model(ref_nodes, {**allinits, **ref_w})
+    x = rng.standard_normal((T, B, I)).astype(np.float32)
+    for a, b in zip(run(m, x), run(ref, x)):
+        err = float(np.abs(a - b).max())
+        assert err <= LSTM_QUANT_ATOL, f"DynamicQuantizeLSTM differs by {err} from the float LSTM"
+        print(f"contrib_dynamic_lstm: onnxruntime's DynamicQuantizeLSTM vs the float LSTM: "
+              f"max abs {err:.3g}")
+    write("contrib_dynamic_lstm", m, x, ["DynamicQuantizeLSTM"], reference=ref)
+
+
+GENERATORS = {
+    "contrib_matmul_nbits": (matmul_nbits, 27), "contrib_rotary": (rotary, 26),
+    "contrib_handbuilt_ops": (handbuilt_ops, 24), "contrib_fused_conv_gemm": (fused_conv_gemm, 21),
+    "contrib_transformer_ops": (transformer_ops, 22), "contrib_qoperator": (qoperator, 23),
+    "contrib_dynamic_quant": (dynamic_quant, 25), "contrib_attention_ops": (attention_ops, 28),
+    "contrib_dynamic_lstm": (dynamic_lstm, 29),
+}
+
+
 def main():
-    matmul_nbits(np.random.default_rng(27))
-    rotary(np.random.default_rng(26))
-    handbuilt_ops(np.random.default_rng(24))
-    fused_conv_gemm(np.random.default_rng(21))
-    transformer_ops(np.random.default_rng(22))
-    qoperator(np.random.default_rng(23))
-    dynamic_quant(np.random.default_rng(25))
+    """Every model, or those named on the command line."""
+    names = sys.argv[1:] or list(GENERATORS)
+    for name in names:
+        if name not in GENERATORS:
+            raise SystemExit(f"error: unknown model {name}; known: {' '.join(GENERATORS)}")
+        make, seed = GENERATORS[name]
+        make(np.random.default_rng(seed))
 
 
 if __name__ == "__main__":

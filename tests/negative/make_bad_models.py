@@ -351,6 +351,23 @@ def sequence_models(files):
     files["contrib_unsupported.onnx"] = model(
         [helper.make_node("Inverse", ["X"], ["Y"], name="inv0", domain="com.microsoft")],
         [X4], [X4], opsets=OPSET + [helper.make_opsetid("com.microsoft", 1)])
+    # com.microsoft attention forms onnx2c refuses: a 4-D (Megatron) mask_index, padded
+    # GroupQueryAttention sequences (seqlens_k below total_sequence_length - 1)
+    ms = [helper.make_opsetid("com.microsoft", 1)]
+    X3 = helper.make_tensor_value_info("X", f32, [2, 3, 8])
+    Y3 = helper.make_tensor_value_info("Y", f32, [2, 3, 8])
+    files["contrib_attention_mask4d.onnx"] = model(
+        [helper.make_node("Attention", ["X", "w", "b", "mask"], ["Y"], name="attn0",
+                          domain="com.microsoft", num_heads=2)], [X3], [Y3],
+        [numpy_helper.from_array(np.zeros((8, 24), np.float32), "w"),
+         numpy_helper.from_array(np.zeros(24, np.float32), "b"),
+         numpy_helper.from_array(np.ones((2, 1, 3, 3), np.int32), "mask")], opsets=OPSET + ms)
+    files["contrib_gqa_padded.onnx"] = model(
+        [helper.make_node("GroupQueryAttention", ["X", "X", "X", "", "", "lens", "total"], ["Y"],
+                          name="gqa0", domain="com.microsoft", num_heads=2, kv_num_heads=2)],
+        [X3], [Y3],
+        [numpy_helper.from_array(np.array([2, 1], np.int32), "lens"),
+         numpy_helper.from_array(np.array(3, np.int32), "total")], opsets=OPSET + ms)
 
 
 def main():

@@ -607,6 +607,18 @@ CASES.update({
                             lambda r: r.refused(r.path("contrib_unsupported.onnx"),
                                                 "node 'inv0' (Inverse, opset 1): com.microsoft "
                                                 "operator 'Inverse' is not supported")),
+    "contrib_attention_mask4d": ("com.microsoft Attention with a 4-D (Megatron) mask_index",
+                                 lambda r: r.refused(r.path("contrib_attention_mask4d.onnx"),
+                                                     "node 'attn0' (Attention, opset 1): a 4-D "
+                                                     "mask_index (Megatron) is not supported "
+                                                     "(onnxruntime's CPU kernel does not run it "
+                                                     "either)")),
+    "contrib_gqa_padded": ("GroupQueryAttention over padded sequences (seqlens_k)",
+                           lambda r: r.refused(r.path("contrib_gqa_padded.onnx"),
+                                               "node 'gqa0' (GroupQueryAttention, opset 1): "
+                                               "seqlens_k[1] = 1: padded sequences are not "
+                                               "supported (all must be total_sequence_length - 1 "
+                                               "= 2)")),
 })
 
 
