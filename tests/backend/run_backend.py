@@ -29,8 +29,9 @@ recompiles with --bind-input NAME=test_data_set_<k>/input_<i>.pb for each (the v
 uses), runs the harness on the remaining inputs, and reports a pass as passed_bound
 ("passed, shape inputs bound"), or as passed_all_bound ("passed, every input bound (folded)")
 when no input is left: then constant folding computed the outputs and the generated code only
-copies constants, so such a test checks the folding, not the kernel. --no-bind-inputs turns
-this off.
+copies constants, so such a test checks the folding, not the kernel. Symbolic dimensions
+that onnx2c refuses unbound are bound the same way, to the sizes of the data set's inputs
+(--dim SYMBOL=N; e.g. test_sequence_model8, whose X is [n]). --no-bind-inputs turns this off.
 
 Tolerances are the test's own (the manifest's rtol/atol: the backend suite's 1e-3/1e-7 unless
 the case documents a looser bound), unless the list line of a test overrides them
@@ -96,6 +97,7 @@ def tail(text, n=12):
 
 
 BIND_RE = re.compile(r"must be a compile-time constant; it depends on graph input (.*) \(--bind-input")
+DIM_RE = re.compile(r"unbound symbolic dimensions: (.*); bind them with --dim")
 
 
 def input_files(case):
@@ -108,13 +110,37 @@ def input_files(case):
     return {n: i for i, n in enumerate(names)}
 
 
+def symbol_dims(case, data_set, symbols):
+    """SYMBOL -> N for each of `symbols`: the size of the data set's input at a dimension the
+    model names SYMBOL (the first such input)."""
+    if not symbols:
+        return {}
+    import onnx
+
+    g = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False).graph
+    files = input_files(case)
+    dims = {}
+    for v in g.input:
+        if v.name not in files:
+            continue
+        shape = [d.dim_param for d in v.type.tensor_type.shape.dim]
+        if not set(shape) & symbols:
+            continue
+        t = onnx.load_tensor(os.path.join(case, data_set, f"input_{files[v.name]}.pb"))
+        for sym, n in zip(shape, t.dims):
+            if sym in symbols:
+                dims.setdefault(sym, n)
+    return dims
+
+
 def run_one(job):
     """Runs one (test, backend); returns a result dict. Never raises for a test failure.
 
     A test whose shape-determining inputs (Reshape's shape, TopK's K, ...) arrive at run time is
     refused by onnx2c with the graph inputs it needs; with --bind-inputs the test is retried with
     those inputs fixed to the data set's values (--bind-input), the harness gets the remaining
-    inputs renumbered, and a pass counts as passed_bound."""
+    inputs renumbered, and a pass counts as passed_bound. Symbolic dimensions onnx2c asks for
+    are bound the same way, to the data set's input shapes (--dim)."""
     name, backend, tol, a = job["name"], job["backend"], job["tol"], job["args"]
     case = os.path.join(a.data, name)
     work = os.path.join(a.work, backend, name)
@@ -152,6 +178,7 @@ def run_one(job):
         cmd = [a.onnx2c, model, "-o", csrc, "--harness", f"--gemm={backend}"]
         cmd += [f"--bind-input={n}={os.path.join(case, data_set, f'input_{i}.pb')}"
                 for n, i in sorted(bound.items(), key=lambda kv: kv[1])]
+        cmd += [f"--dim={k}={n}" for k, n in sorted(symbol_dims(case, data_set, symbols).items())]
         rc, out, err = run(cmd, a.timeout, "onnx2c.log")
         if rc is None:
             return finish("crashed", "timeout", f"onnx2c ran longer than {a.timeout}s")
@@ -193,10 +220,15 @@ def run_one(job):
 
     # 1. onnx2c; with --bind-inputs, retried while it names graph inputs it needs as constants
     csrc = os.path.join(work, "model.c")
-    bound = {}
+    bound, symbols = {}, set()
     while True:
         r = compile_model(csrc, bound, sets[0] if sets else "")
-        need = BIND_RE.search(r["detail"]) if r and r["kind"] == "refused" and a.bind_inputs else None
+        refused = r["detail"] if r and r["kind"] == "refused" and a.bind_inputs else ""
+        dims = DIM_RE.search(refused)
+        if dims and sets and not set(re.findall(r"'([^']*)'", dims.group(1))) <= symbols:
+            symbols |= set(re.findall(r"'([^']*)'", dims.group(1)))
+            continue
+        need = BIND_RE.search(refused)
         if not need:
             break
         files = input_files(case)
@@ -206,7 +238,7 @@ def run_one(job):
         bound.update((n, files[n]) for n in names)
     if r:
         return r
-    if not bound:  # 2. cc + harness on every data set
+    if not bound and not symbols:  # 2. cc + harness on every data set
         r = build_and_run(csrc, "", [os.path.join(case, d) for d in sets])
         return r or finish("passed", "passed")
 
@@ -215,7 +247,8 @@ def run_one(job):
     groups = collections.defaultdict(list)
     for d in sets:
         key = tuple(open(os.path.join(case, d, f"input_{i}.pb"), "rb").read()
-                    for i in sorted(bound.values()))
+                    for i in sorted(bound.values())) + tuple(
+                        sorted(symbol_dims(case, d, symbols).items()))
         groups[key].append(d)
     for g, group in enumerate(groups.values()):
         tag = f"_{g}"
@@ -239,7 +272,7 @@ def run_one(job):
         if r:
             return r
     kind = "passed_all_bound" if set(bound) >= set(input_files(case)) else "passed_bound"
-    return finish("passed", kind, "bound: " + ", ".join(sorted(bound)))
+    return finish("passed", kind, "bound: " + ", ".join(sorted(bound) + sorted(symbols)))
 
 
 def markdown_table(header, rows):
