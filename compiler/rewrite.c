@@ -1,21 +1,10 @@
-/* rewrite.c — the rewrite driver (rule tables, applied until nothing changes) and small
- * helpers the fusion passes share: matching producers and constants, and turning a node into
- * another op in place (so it keeps its output values). */
+/* rewrite.c — the rewrite driver (rule tables of patterns, applied until nothing changes) and
+ * small helpers the fusion passes share: tests on constants, and turning a node into another
+ * op in place (so it keeps its output values). */
 #include "rewrite.h"
 
 #include <math.h>
 #include <string.h>
-
-bool is_op(const Node *n, const char *op)
-{
-    return n && !n->dead && !strcmp(n->op_type, op);
-}
-
-Node *sole_producer(const Value *v, const char *op)
-{
-    Node *p = v->producer;
-    return is_op(p, op) && sole_user(v) ? p : NULL;
-}
 
 bool scalar_constant(const Value *v, float *out)
 {

@@ -1,13 +1,12 @@
-/* rewrite.h — the rewrite driver and the helpers shared by the rewrite passes (simplify.c,
- * fuse_gemm.c, fuse_epilogue.c). */
+/* rewrite.h — the rewrite driver (patterns, rule tables) and the helpers shared by the rewrite
+ * passes (simplify.c, fuse_qdq.c, fuse_gemm.c, fuse_gelu.c, fuse_epilogue.c). Passes match
+ * ops through patterns, which are data; there is no helper that compares an op's name. */
 #ifndef REWRITE_H
 #define REWRITE_H
 
 #include "ops.h"
 
-bool is_op(const Node *n, const char *op);           /* live node of that op */
-Node *sole_producer(const Value *v, const char *op); /* v's producer, if v has no other use */
-bool scalar_constant(const Value *v, float *out);    /* a float32 constant of one element */
+bool scalar_constant(const Value *v, float *out); /* a float32 constant of one element */
 void morph_node(Node *n, const char *op_type, int ninputs, Value *const *inputs);
 int append_input(Node *n, Value *v);
 Node *new_node_before(Graph *g, const Node *anchor, const char *name, const char *op_type,
