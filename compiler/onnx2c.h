@@ -10,8 +10,12 @@
  *   unroll_loops.c    Loop/Scan with compile-time trip counts, unrolled (called by infer_shapes)
  *   expand_flex_attention.c  FlexAttention as MatMul/Softmax with its graphs spliced in (ditto)
  *   bind_shapes.c     --bind-input / --dim / --shape, refuse unbound symbolic dims
- *   infer_shapes.c    per-node type+shape inference in graph order, folding constants as it goes
- *   simplify.c        (-O1) drop Identity, Dropout, Mul by 1, Add of 0, Expand before broadcasts
+ *   infer_shapes.c    per-node type+shape inference in graph order, folding constants as it goes;
+ *                     nodes that stand for others (If, Loop, ...) expand from its table
+ *   rewrite.c         the rewrite driver: the passes below are tables of rules (a pattern
+ *                     as static data, a callback), applied by rewrite_graph (rewrite.h)
+ *   simplify.c        (-O1) drop Identity, Dropout, Mul by 1, Add of 0, Expand before broadcasts;
+ *                     x * Sigmoid(x) -> Swish
  *   fuse_qdq.c        (-O1) DequantizeLinear -> Conv/Gemm/MatMul -> QuantizeLinear -> QLinearConv
  *   fuse_gemm.c       (-O1) MatMul+Add, torchlib addmm, Transpose -> Gemm
  *   fuse_gelu.c       (-O1) GELU written out with Erf or Tanh -> one Gelu node
