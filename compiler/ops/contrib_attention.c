@@ -14,8 +14,9 @@
  *   GroupQueryAttention(q, k, v, past_key, past_value, seqlens_k, total_sequence_length,
  *                       cos_cache, sin_cache, position_ids, attention_bias)
  *       [Split of packed QKV] [RotaryEmbedding of Q and K], Attention with kv_num_heads,
- *       causal, when seqlens_k and total_sequence_length are constants that say no sequence
- *       is padded (each seqlens_k + 1 = total = past + new)
+ *       causal (local_window_size: a constant mask), when seqlens_k and
+ *       total_sequence_length are constants that say no sequence is padded (each seqlens_k +
+ *       1 = total = past + new)
  *   EmbedLayerNormalization(ids, segment_ids, word, position, segment, gamma, beta, mask,
  *                           position_ids)
  *       Gathers, Adds, LayerNormalization; mask_index = the number of ones in each mask row
@@ -27,6 +28,7 @@
  * together with attention_bias; unidirectional masking is Attention's is_causal. */
 #include "contrib.h"
 
+#include <math.h>
 #include <string.h>
 
 static Value *reshape(const Expansion *e, Value *x, int rank, const int64_t *dims, Value *out)
@@ -400,12 +402,28 @@ static Value *rotary(const Expansion *e, Value *x, Value *pos, int64_t heads, in
     return h->outputs[0];
 }
 
+/* local_window_size w >= 1: the query at position p = P + i attends the w keys p - w + 1 .. p,
+ * as onnxruntime's kernel counts them (the causal mask gives the upper end): a constant
+ * [1][1][S][P + S] mask, -inf from key 0 to p - w. */
+static Value *local_window(const Expansion *e, int64_t S, int64_t P)
+{
+    int64_t w = attr_int(e->origin, "local_window_size", -1);
+    if (w < -1 || w == 0)
+        fatal_at(e->origin, "local_window_size %lld is not -1 (none) or positive", (long long)w);
+    if (w == -1)
+        return NULL;
+    int64_t T = P + S, dims[4] = {1, 1, S, T};
+    Value *m = constant_new(e->g, xprintf("%s/window", e->origin->name), DT_FLOAT, 4, dims);
+    for (int64_t i = 0; i < S; i++)
+        for (int64_t j = 0; j < T; j++)
+            ((float *)m->data)[i * T + j] = j <= P + i - w ? -INFINITY : 0.0f;
+    return m;
+}
+
 void group_query_attention(const Expansion *e, Node *n)
 {
     if (attr_int(n, "smooth_softmax", 0) || node_input(n, 11))
         fatal_at(n, "smooth_softmax / head_sink are not supported");
-    if (attr_int(n, "local_window_size", -1) != -1)
-        fatal_at(n, "local_window_size other than -1 is not supported");
     if (attr_int(n, "qk_output", 0))
         fatal_at(n, "qk_output other than 0 is not supported");
     refuse_output(n, 3, "the attention scores");
@@ -487,7 +505,7 @@ void group_query_attention(const Expansion *e, Node *n)
         qkv[0] = rotary(e, qkv[0], pos, N, H);
         qkv[1] = rotary(e, qkv[1], pos, KV, H);
     }
-    Value *mask = with_bias(e, NULL, node_input(n, 10));
+    Value *mask = with_bias(e, local_window(e, S, P), node_input(n, 10));
     Value *prk = output_or_null(n, 1), *prv = output_or_null(n, 2);
     if (prk && !prv)
         prv = value_new_unique(e->g, n->name);

@@ -408,7 +408,7 @@ def attention_ops(rng):
     [B, L, N, 2, H] (key_padding_mask [B]), and key/value as [B, N, L, H];
     GroupQueryAttention (4 query heads over 2 key/value heads of 16) with packed QKV and
     rotary embeddings, and with separate Q, K, V for one new token after a past of 2, with
-    softcap;
+    softcap; both again with local_window_size 1;
     BiasSoftmax over the last axis (bias broadcast over the heads) and over axes 1.. (axis 1).
     onnxruntime's CPU provider has no kernel for packed MultiHeadAttention nor for
     BiasSoftmax: the reference model has those nodes replaced by their definitions (the
@@ -474,6 +474,12 @@ def attention_ops(rng):
         mk("MatMul", ["x1", "Wv"], ["gv"]),
         mk("GroupQueryAttention", ["gq", "gk", "gv", "gpk", "gpv", "seq1", "tot1"],
            ["g2", "g2k", "g2v"], domain=ms, num_heads=GN, kv_num_heads=GKV, softcap=2.0),
+        # a sliding window of one key before each query's own
+        mk("GroupQueryAttention", ["gqkv", "", "", "", "", "seq0", "tot0"], ["g3"], domain=ms,
+           num_heads=GN, kv_num_heads=GKV, local_window_size=1),
+        mk("GroupQueryAttention", ["gq", "gk", "gv", "gpk", "gpv", "seq1", "tot1"],
+           ["g4", "g4k", "g4v"],
+           domain=ms, num_heads=GN, kv_num_heads=GKV, local_window_size=1),
     ]
     # packed MultiHeadAttention, and what it means (the reference)
     packed = [
@@ -518,7 +524,7 @@ def attention_ops(rng):
         return nodes, extra
 
     outs = ["a1", "a2", "a3", "a4", "present", "a5", "a6", "h1", "h2", "present_k", "present_v",
-            "h3", "g1", "g1k", "g1v", "g2", "g2k", "g2v", "h4", "h5", "s1", "s2"]
+            "h3", "g1", "g1k", "g1v", "g2", "g2k", "g2v", "h4", "h5", "s1", "s2", "g3", "g4"]
     inputs = [helper.make_tensor_value_info("x", F32, [B, S, D]),
               helper.make_tensor_value_info("m1", I32, [B]),
               helper.make_tensor_value_info("m2", I32, [B, S])]
