@@ -409,7 +409,9 @@ def attention_ops(rng):
     GroupQueryAttention (4 query heads over 2 key/value heads of 16) with packed QKV and
     rotary embeddings, and with separate Q, K, V for one new token after a past of 2, with
     softcap; both again with local_window_size 1;
-    BiasSoftmax over the last axis (bias broadcast over the heads) and over axes 1.. (axis 1).
+    BiasSoftmax over the last axis (bias broadcast over the heads) and over axes 1.. (axis 1);
+    EmbedLayerNormalization with position_ids and the embedding sum, and with segments and a
+    mask (the raw mask input as ids, segments and mask: run-time indices).
     onnxruntime's CPU provider has no kernel for packed MultiHeadAttention nor for
     BiasSoftmax: the reference model has those nodes replaced by their definitions (the
     unpacked MultiHeadAttention; Add + Softmax), the other nodes as they are."""
@@ -443,6 +445,9 @@ def attention_ops(rng):
         ints("seq1", [P] * B, np.int32), ints("tot1", P + 1, np.int32),
         ints("zero1", [0]), ints("one1", [1]),
         w("sb", [B, 1, 1, S]), w("sb2", [1, 3, 4]), ints("shape_s", [B, 3, 4]),
+        w("wemb", [4, D], 1.0), w("pemb", [6, D], 1.0), w("semb", [2, D], 1.0),
+        const(1.0 + rng.standard_normal(D) * 0.1, "gamma"), w("beta", [D], 0.1),
+        ints("posids", [[4, 1, 2]], np.int32),
     ]
     attn = [
         mk("Attention", ["x", "W", "b", "m1"], ["a1"], domain=ms, num_heads=N),
@@ -474,6 +479,13 @@ def attention_ops(rng):
         mk("MatMul", ["x1", "Wv"], ["gv"]),
         mk("GroupQueryAttention", ["gq", "gk", "gv", "gpk", "gpv", "seq1", "tot1"],
            ["g2", "g2k", "g2v"], domain=ms, num_heads=GN, kv_num_heads=GKV, softcap=2.0),
+        # EmbedLayerNormalization with position_ids [1, S], no segments and no mask (its
+        # mask_index is zeros), with the embedding sum; then with segments and a mask
+        mk("EmbedLayerNormalization", ["m2", "", "wemb", "pemb", "", "gamma", "beta", "",
+                                       "posids"], ["e1", "e1m", "e1s"], domain=ms,
+           epsilon=1e-5),
+        mk("EmbedLayerNormalization", ["m2", "m2", "wemb", "pemb", "semb", "gamma", "beta",
+                                       "m2"], ["e2", "e2m"], domain=ms),
         # a sliding window of one key before each query's own
         mk("GroupQueryAttention", ["gqkv", "", "", "", "", "seq0", "tot0"], ["g3"], domain=ms,
            num_heads=GN, kv_num_heads=GKV, local_window_size=1),
@@ -523,15 +535,18 @@ def attention_ops(rng):
         ]
         return nodes, extra
 
+    ints_out = {"e1m", "e2m"}  # mask_index: int32
     outs = ["a1", "a2", "a3", "a4", "present", "a5", "a6", "h1", "h2", "present_k", "present_v",
-            "h3", "g1", "g1k", "g1v", "g2", "g2k", "g2v", "h4", "h5", "s1", "s2", "g3", "g4"]
+            "h3", "g1", "g1k", "g1v", "g2", "g2k", "g2v", "h4", "h5", "s1", "s2", "g3", "g4",
+            "e1", "e1m", "e1s", "e2", "e2m"]
     inputs = [helper.make_tensor_value_info("x", F32, [B, S, D]),
               helper.make_tensor_value_info("m1", I32, [B]),
               helper.make_tensor_value_info("m2", I32, [B, S])]
 
     def model(nodes, inits):
         g = helper.make_graph(nodes, "g", inputs,
-                              [helper.make_tensor_value_info(o, F32, None) for o in outs], inits)
+                              [helper.make_tensor_value_info(o, I32 if o in ints_out else F32,
+                                                             None) for o in outs], inits)
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 23),
                                                 helper.make_opsetid(ms, 1)])
         m.ir_version = 10
@@ -547,7 +562,8 @@ def attention_ops(rng):
     m1 = np.array([2, 3], np.int32)
     m2 = np.array([[1, 1, 0], [1, 0, 1]], np.int32)
     write("contrib_attention_ops", m, [x, m1, m2],
-          ["Attention", "MultiHeadAttention", "GroupQueryAttention", "BiasSoftmax"],
+          ["Attention", "MultiHeadAttention", "GroupQueryAttention", "BiasSoftmax",
+           "EmbedLayerNormalization"],
           reference=ref)
 
 
