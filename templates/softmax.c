@@ -6,8 +6,15 @@
  * line is read completely before any element of it is written, or element by element.
  *
  * Numerics, per line, in this order:
- *   m = max of the line (ascending index; a NaN elsewhere than first is skipped by the
- *       comparison, but it still turns its own exp and so the whole line into NaN)
+ *   m = max of the line: SOFTMAX_LANES running maxima, each started at x[0], lane c taking
+ *       x[c], x[c+16], ... by "x > lane ? x : lane", then folded in halves like the sum
+ *       below. A max is exact, so m is the value of one serial scan (of two equal zeros
+ *       either may win, which no later step can tell apart: x - m differs for m = +0 and -0
+ *       only when x is -0, and then in the sign of a zero, which exp maps to 1 and from which
+ *       logsoftmax subtracts log(s) >= log(2)). A NaN first makes every lane and so m NaN; a
+ *       NaN elsewhere is skipped by the comparison, but it still turns its own exp and so
+ *       the whole line into NaN. Unlike the serial scan (a 65-long chain of compares per
+ *       attention line, most of the kernel's time) the lanes vectorise.
  *   e[i] = expf(x[i] - m)
  *   softmax:    s = the lane sum of e (below);  y[i] = e[i] / s
  *   logsoftmax: s = e[0] + e[1] + ... + e[n-1], plain additions in ascending index order;
@@ -42,14 +49,38 @@
 /* Softmax and LogSoftmax over lines x[0], x[inner], ..., x[(n-1)*inner], for float (expf,
  * logf) and double (exp, log): the same steps in the same order for both types. */
 #define O2C_SOFTMAX_KERNELS(SUF, T, EXP, LOG)                                                      \
-    /* Max of the line; n >= 1. */                                                                 \
+    /* Max of the line; n >= 1: the lane max documented above, the value of a serial scan.         \
+     * With n >= SOFTMAX_LANES the last partial block is the last SOFTMAX_LANES elements (seen     \
+     * twice: a max does not change). The unroll pragmas keep gcc from unrolling the lane loop     \
+     * into 16 scalar chains, which it then fails to vectorise (gcc 12).                           \
+     */                                                                                            \
     O2C_KERNEL T softmax_line_max_##SUF(int64_t n, int64_t inner, const T *x)                      \
     {                                                                                              \
-        T m = x[0];                                                                                \
-        for (int64_t i = 1; i < n; i++)                                                            \
-            if (x[i * inner] > m)                                                                  \
-                m = x[i * inner];                                                                  \
-        return m;                                                                                  \
+        T lane[SOFTMAX_LANES];                                                                     \
+        for (int c = 0; c < SOFTMAX_LANES; c++)                                                    \
+            lane[c] = x[0];                                                                        \
+        int64_t i = 0;                                                                             \
+        for (; i + SOFTMAX_LANES <= n; i += SOFTMAX_LANES) {                                       \
+            const T *p = x + i * inner;                                                            \
+            _Pragma("GCC unroll 1") for (int c = 0; c < SOFTMAX_LANES; c++)                        \
+            {                                                                                      \
+                lane[c] = p[c * inner] > lane[c] ? p[c * inner] : lane[c];                         \
+            }                                                                                      \
+        }                                                                                          \
+        if (i < n && n >= SOFTMAX_LANES) {                                                         \
+            const T *p = x + (n - SOFTMAX_LANES) * inner;                                          \
+            _Pragma("GCC unroll 1") for (int c = 0; c < SOFTMAX_LANES; c++)                        \
+            {                                                                                      \
+                lane[c] = p[c * inner] > lane[c] ? p[c * inner] : lane[c];                         \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int c = 0; i + c < n; c++)                                                        \
+                lane[c] = x[(i + c) * inner] > lane[c] ? x[(i + c) * inner] : lane[c];             \
+        }                                                                                          \
+        for (int w = SOFTMAX_LANES / 2; w >= 1; w /= 2)                                            \
+            for (int c = 0; c < w; c++)                                                            \
+                lane[c] = lane[c + w] > lane[c] ? lane[c + w] : lane[c];                           \
+        return lane[0];                                                                            \
     }                                                                                              \
                                                                                                    \
     /* The lane sum of the line e[0], e[inner], ... (documented above); n >= 1. */                 \

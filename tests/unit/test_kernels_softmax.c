@@ -56,7 +56,7 @@ static void reference(int64_t outer, int64_t n, int64_t inner, const float *x, f
 static void test_hand(void)
 {
     const float x[3] = {1.0f, 2.0f, 3.0f};
-    float y[4];
+    float y[4], y40[40];
     softmax_f32(1, 3, 1, x, y);
     const double e0 = exp(-2.0), e1 = exp(-1.0), s = e0 + e1 + 1.0;
     check(fabs(y[0] - e0 / s) < 1e-7 && fabs(y[1] - e1 / s) < 1e-7 && fabs(y[2] - 1.0 / s) < 1e-7,
@@ -85,6 +85,31 @@ static void test_hand(void)
     softmax_f32(2, 2, 1, nx, y);
     check(isnan(y[0]) && isnan(y[1]) && !isnan(y[2]) && !isnan(y[3]),
           "softmax NaN stays in its line");
+
+    /* the lane max: a NaN first poisons the line, one past the first lanes too, and a tie
+     * of -0 and +0 gives the serial scan's bits */
+    float nl[40], ly[40];
+    for (int i = 0; i < 40; i++)
+        nl[i] = (float)(i % 7);
+    nl[0] = NAN;
+    softmax_f32(1, 40, 1, nl, y40);
+    int all_nan = 1;
+    for (int i = 0; i < 40; i++)
+        all_nan = all_nan && isnan(y40[i]);
+    check(all_nan, "softmax NaN first: whole line NaN");
+    nl[0] = 1.0f;
+    nl[37] = NAN;
+    softmax_f32(1, 40, 1, nl, y40);
+    all_nan = 1;
+    for (int i = 0; i < 40; i++)
+        all_nan = all_nan && isnan(y40[i]);
+    check(all_nan, "softmax NaN in the tail: whole line NaN");
+    for (int i = 0; i < 40; i++)
+        nl[i] = i % 3 == 0 ? -0.0f : i % 3 == 1 ? 0.0f : -5.0f;
+    reference(1, 40, 1, nl, y40, ly);
+    softmax_f32(1, 40, 1, nl, W);
+    logsoftmax_f32(1, 40, 1, nl, LW);
+    check(same_bits(W, y40, 40) && same_bits(LW, ly, 40), "-0 and +0 tie: serial scan's bits");
 
     /* n = 1: probability 1, log-probability 0 */
     const float one[4] = {5.0f, -3.0f, 0.0f, 1e30f};
