@@ -12,6 +12,8 @@
  *     "y may be x"; they already run in place as epilogues), and the tiles of emit_chain.c
  *     read and write the same rows of both. Not done for a Gemm or Conv taking its residual
  *     Add's buffer: the product stores its result before the epilogue reads the residual.
+ *     And a node's output 0 over the input its output_over_input names: a recurrent layer's
+ *     Y over X (compiler/ops/recurrent.c says when).
  * Node scratch (a convolution's band plane, a recurrent layer's input projection) is a buffer
  * alive for its node's step. Every size is rounded up to ARENA_ALIGN.
  *
@@ -138,24 +140,37 @@ static int reads_of_buffer(const Buffers *bs, const Node *n, int buf)
     return count;
 }
 
-/* The buffer of an input of elementwise node n (step s) that output y may take, or -1. Only
- * the node's own operands qualify (inputs appended for its epilogues are read after the head
- * op has written y), and only one that no other slot of the node or its epilogues reads. */
+/* The buffer of input x of node n (step s) if output y may take it: same type and size, x
+ * dies at this step and no other slot of the node or its epilogues reads it; else -1. */
+static int takeable_buffer(const Buffers *bs, const Node *n, int s, Value *x, const Value *y)
+{
+    if (!x || x->dtype != y->dtype || value_numel(x) != value_numel(y))
+        return -1;
+    int buf = bs->of_value[root_of(x)->id];
+    if (buf < 0 || bs->b[buf].last != s || bs->b[buf].size != align_up(value_bytes(y)) ||
+        reads_of_buffer(bs, n, buf) != 1)
+        return -1;
+    return buf;
+}
+
+/* The buffer of an input of node n (step s) that output y may take, or -1: for an elementwise
+ * node one of its own operands (inputs appended for its epilogues are read after the head op
+ * has written y); for a node with output_over_input (a recurrent layer's Y over its X) the
+ * input it names, for output 0. */
 static int in_place_buffer(const Buffers *bs, const Node *n, int s, const Value *y)
 {
+    if (n->output_over_input && y == n->outputs[0]) {
+        int i = n->output_over_input - 1;
+        return i < n->ninputs ? takeable_buffer(bs, n, s, n->inputs[i], y) : -1;
+    }
     if (!node_has(n, OP_ELEMENTWISE) || n->noutputs != 1)
         return -1;
     /* The operands are the required inputs: x of a unary op, a and b of a binary one (Clip's
      * bounds are scalars read as arguments, not arrays). */
     for (int i = 0; i < n->op->min_inputs && i < n->ninputs; i++) {
-        Value *x = n->inputs[i];
-        if (!x || x->dtype != y->dtype || value_numel(x) != value_numel(y))
-            continue;
-        int buf = bs->of_value[root_of(x)->id];
-        if (buf < 0 || bs->b[buf].last != s || bs->b[buf].size != align_up(value_bytes(y)) ||
-            reads_of_buffer(bs, n, buf) != 1)
-            continue;
-        return buf;
+        int buf = takeable_buffer(bs, n, s, n->inputs[i], y);
+        if (buf >= 0)
+            return buf;
     }
     return -1;
 }

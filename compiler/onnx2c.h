@@ -166,6 +166,10 @@ struct Node {
      * scratch would take the arena over the node-order bound. An op whose working set can
      * shrink (conv bands, recurrent chunks of steps) reads it in its scratch() and emit(). */
     int64_t scratch_budget;
+    /* 1 + the input whose buffer output 0 may take when that input dies at the node's step
+     * (same type and size, read by no other slot), 0 for none: set by the op's infer (a
+     * recurrent layer's Y over its X); elementwise ops have their flag instead */
+    int output_over_input;
 };
 
 typedef struct Graph {
@@ -346,7 +350,7 @@ typedef enum OpFlag {
     OP_BROADCAST = 1 << 2,   /* operands broadcast numpy-style to the output's shape */
     OP_ELEMENTWISE = 1 << 3, /* may write y over an operand, and tile with the ops fused after it */
     OP_EPILOGUE = 1 << 4,    /* may run in place on a Gemm/Conv result, fused into that step */
-    OP_PASS_THROUGH = 1 << 5, /* y equals input 0 when it has input 0's type and shape */
+    OP_PASS_THROUGH = 1 << 5,     /* y equals input 0 when it has input 0's type and shape */
     OP_SHAPE_ONLY_INPUT = 1 << 6, /* input 1 is read for its type and shape, never its data */
     OP_CAST = 1 << 7, /* converts element types with tensor.c's cast (promote_half: 16-bit ends) */
 } OpFlag;
@@ -363,7 +367,7 @@ struct OpDef {
     const char *templates;             /* template files the emitted code calls, space-separated */
 };
 const OpDef *op_lookup(const char *name);
-int op_table_entries(const OpDef **out); /* the whole table, for --list-ops */
+int op_table_entries(const OpDef **out);     /* the whole table, for --list-ops */
 bool op_has(const OpDef *op, unsigned flag); /* false for a NULL op */
 bool node_has(const Node *n, unsigned flag); /* n's op has the flag */
 

@@ -172,6 +172,12 @@ void recurrent_infer(Node *n)
         y[0] = s.T, y[1] = s.D, y[2] = s.B, y[3] = s.H;
         yh[0] = s.D, yh[1] = s.B, yh[2] = s.H;
     }
+    /* Y may take X's buffer (output_over_input, plan_arena) with one direction, I = H and no
+     * sequence_lens: row (t, b) of Y is then at the place of row (t, b) of X (either layout),
+     * and each step writes only rows whose X the projection (of all steps, or of the step's
+     * chunk, at the chunk's first step) has read already; rows past a length would be zeroed
+     * at the start, hence no sequence_lens. */
+    n->output_over_input = s.D == 1 && s.I == s.H && !node_input(n, 4) ? 1 : 0;
     int max_out = is_lstm(n) ? 3 : 2;
     if (n->noutputs > max_out)
         fatal_at(n, "has %d outputs, the op has %d", n->noutputs, max_out);

@@ -36,7 +36,7 @@ own, independent of the order in which models are generated.
 The script prints each model's op-type histogram and fails if any op is outside
 SUPPORTED_OPS (the ops onnx2c supports).
 
-The recurrent models (HELPER_MODELS: kws_gru, conv_lstm64, rnn_bidir) are written with
+The recurrent models (HELPER_MODELS: kws_gru, conv_lstm64, rnn_bidir, rnn_stack) are written with
 onnx.helper, without torch, weights and inputs from numpy.random.default_rng(seed);
 `gen_models.py --no-torch` writes only those:
 
@@ -416,11 +416,39 @@ def rnn_bidir(rng):
                              ("lstm_c", [2, B, H])]
 
 
+def rnn_stack(rng):
+    """GRU (linear_before_reset) -> reverse LSTM -> RNN over 41 steps, batch 2, I = H = 16, each
+    reading the previous layer's Y: the arena's tensors alone reach the node-order bound, so
+    each layer writes its Y over its X and projects its input in chunks of steps (uneven last
+    chunk, and reversed for the LSTM)."""
+    T, B, H = 41, 2, 16
+    k = 1.0 / np.sqrt(H)
+    inits, nodes = [], []
+    nodes.append(helper.make_node("Relu", ["input"], ["x0"]))
+    inits.append(numpy_helper.from_array(np.array([1], np.int64), "axis1"))
+    x = "x0"
+    for i, (op, gates, extra) in enumerate((("GRU", 3, {"linear_before_reset": 1}),
+                                            ("LSTM", 4, {"direction": "reverse"}),
+                                            ("RNN", 1, {}))):
+        names = [f"{op.lower()}_{w}" for w in ("W", "R", "B")]
+        for name, shape in zip(names, ((1, gates * H, H), (1, gates * H, H), (1, 2 * gates * H))):
+            inits.append(numpy_helper.from_array(uniform(rng, shape, k), name))
+        y = f"y{i}" if i < 2 else "output"
+        nodes.append(helper.make_node(op, [x] + names, [y], hidden_size=H, name=op.lower(),
+                                      **extra))
+        if i < 2:
+            nodes.append(helper.make_node("Squeeze", [y, "axis1"], [f"y{i}s"]))
+            x = f"y{i}s"
+    x = rng.standard_normal((T, B, H), dtype=np.float32)
+    return nodes, inits, x, [("output", [T, 1, B, H])]
+
+
 # name, builder, seed
 HELPER_MODELS = [
     ("kws_gru", gru_kws, 21),
     ("conv_lstm64", conv_lstm, 22),
     ("rnn_bidir", rnn_bidir, 23),
+    ("rnn_stack", rnn_stack, 24),
 ]
 
 
