@@ -317,25 +317,42 @@ static const char *in_dir(Emitter *e, const Node *n, int i, int64_t d, int64_t p
     return v ? xprintf("%s + %lld", value_cname(e, v), (long long)(d * per_dir)) : "NULL";
 }
 
+/* The right operand of direction d's projection: W_d^T as one [I][GH] constant (transposed at
+ * compile time, shared by the products of every chunk size), or W itself read transposed. */
+typedef struct Operand {
+    const char *b;
+    int64_t rs, cs;
+} Operand;
+
+static Operand projection_weight(Emitter *e, const Node *n, const RnnShape *s, int64_t d)
+{
+    Value *w = n->inputs[1];
+    const int64_t GH = s->gates * s->H, I = s->I;
+    if (w->data)
+        return (Operand){weight_transposed(e, n, w, d, GH, I, 0, GH), GH, 1};
+    return (Operand){xprintf("%s + %lld", value_cname(e, w), (long long)checked_mul(n, d * GH, I)),
+                     1, I};
+}
+
 /* xw = the rows of X of times rnn_t0 .. rnn_t0+nt-1 (nt a constant) x W_d^T, in X's row
  * order: one product of nt*B rows (layout 1: one of nt rows per batch). */
-static void emit_chunk_projection(Emitter *e, const Node *n, const RnnShape *s, int64_t d,
+static void emit_chunk_projection(Emitter *e, const Node *n, const RnnShape *s, const Operand *w,
                                   int64_t nt)
 {
-    Value *x = n->inputs[0], *w = n->inputs[1];
+    Value *x = n->inputs[0];
     const int64_t GH = s->gates * s->H, I = s->I;
     if (!s->layout || s->B == 1) {
         const char *a =
             xprintf("%s + rnn_t0 * %lld", value_cname(e, x), (long long)checked_mul(n, s->B, I));
-        emit_weight_product(e, n, w, d, GH, I, 0, GH, nt * s->B, a, "rnn_xw");
+        emit_product(e, nt * s->B, GH, I, a, I, 1, w->b, w->rs, w->cs, "rnn_xw");
         return;
     }
     println(e, "for (int64_t b = 0; b < %lld; b++) {", (long long)s->B);
     e->indent++;
     const char *a = xprintf("%s + (b * %lld + rnn_t0) * %lld", value_cname(e, x), (long long)s->T,
                             (long long)I);
-    emit_weight_product(e, n, w, d, GH, I, 0, GH, nt, a,
-                        xprintf("rnn_xw + b * %lld", (long long)(nt * GH)));
+    emit_product(e, nt, GH, I, a, I, 1, w->b, w->rs, w->cs,
+                 xprintf("rnn_xw + b * %lld", (long long)(nt * GH)));
     e->indent--;
     println(e, "}");
 }
@@ -346,6 +363,7 @@ static void emit_chunk_start(Emitter *e, const Node *n, const RnnShape *s, int64
                              int64_t C)
 {
     const int64_t T = s->T;
+    const Operand w = projection_weight(e, n, s, d);
     println(e, "if (s %% %lld == 0) {", (long long)C);
     e->indent++;
     println(e, "rnn_nt = %lld - s < %lld ? %lld - s : %lld;", (long long)T, (long long)C,
@@ -354,15 +372,15 @@ static void emit_chunk_start(Emitter *e, const Node *n, const RnnShape *s, int64
     if (T % C) {
         println(e, "if (rnn_nt == %lld) {", (long long)C);
         e->indent++;
-        emit_chunk_projection(e, n, s, d, C);
+        emit_chunk_projection(e, n, s, &w, C);
         e->indent--;
         println(e, "} else {");
         e->indent++;
-        emit_chunk_projection(e, n, s, d, T % C);
+        emit_chunk_projection(e, n, s, &w, T % C);
         e->indent--;
         println(e, "}");
     } else {
-        emit_chunk_projection(e, n, s, d, C);
+        emit_chunk_projection(e, n, s, &w, C);
     }
     e->indent--;
     println(e, "}");
