@@ -9,8 +9,8 @@
  *       the present key and value stacked again as [2][B][N][P + S][H]
  *   MultiHeadAttention(q, k, v, bias, key_padding_mask, attention_bias, past_key, past_value)
  *       Q, K, V brought to [B][seq][hidden] (packed QKV [B][S][N][3][H], packed KV
- *       [B][L][N][2][H] and K, V as [B][N][L][H] are split, transposed, reshaped) [+ bias],
- *       then Attention
+ *       [B][L][N][2][H] and K, V as [B][N][L][H] are split, transposed, reshaped) [+ bias;
+ *       of Q only when K, V are [B][N][L][H], as onnxruntime adds it], then Attention
  *   GroupQueryAttention(q, k, v, past_key, past_value, seqlens_k, total_sequence_length,
  *                       cos_cache, sin_cache, position_ids, attention_bias)
  *       [Split of packed QKV] [RotaryEmbedding of Q and K], Attention with kv_num_heads,
@@ -336,14 +336,11 @@ void multi_head_attention(const Expansion *e, Node *n)
                  "(%lld), a multiple of %lld heads",
                  (long long)Dq, (long long)Dk, (long long)Dv, (long long)N);
     if (bias) {
-        if (bnsh)
-            fatal_at(n, "bias with key/value of shape [batch][heads][sequence][head size] is "
-                        "not supported");
         if (bias->rank != 1 || bias->dims[0] != checked_add(n, 2 * Dq, Dv))
             fatal_at(n, "bias '%s' must be [%lld]", bias->name, (long long)(2 * Dq + Dv));
         int64_t sizes[3] = {Dq, Dq, Dv};
         Value **b = split(e, bias, 0, 3, sizes);
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < (bnsh ? 1 : 3); i++) /* K, V of [B][N][L][H]: as given, no bias */
             qkv[i] = expansion_binary(e, "Add", qkv[i], b[i], NULL);
     }
     int64_t P = 0;

@@ -405,7 +405,8 @@ def attention_ops(rng):
     [2, B, N, P, H] with present, attention_bias, qkv_hidden_sizes and scale;
     MultiHeadAttention with separate Q, K, V (+ bias, key_padding_mask [B, T], past_key /
     past_value with present), packed QKV [B, S, N, 3, H] (unidirectional), packed KV
-    [B, L, N, 2, H] (key_padding_mask [B]), and key/value as [B, N, L, H];
+    [B, L, N, 2, H] (key_padding_mask [B]), and key/value as [B, N, L, H] (the bias then
+    added to Q only, as onnxruntime does);
     GroupQueryAttention (4 query heads over 2 key/value heads of 16) with packed QKV and
     rotary embeddings, and with separate Q, K, V for one new token after a past of 2, with
     softcap; both again with local_window_size 1;
@@ -468,7 +469,8 @@ def attention_ops(rng):
         mk("Transpose", ["k4r"], ["k4"], perm=[0, 2, 1, 3]),
         mk("Reshape", ["a2", "shape_bsnh"], ["v4r"]),
         mk("Transpose", ["v4r"], ["v4"], perm=[0, 2, 1, 3]),
-        mk("MultiHeadAttention", ["x", "k4", "v4"], ["h3"], domain=ms, num_heads=N, scale=0.25),
+        mk("MultiHeadAttention", ["x", "k4", "v4", "mb"], ["h3"], domain=ms, num_heads=N,
+           scale=0.25),
         # GroupQueryAttention
         mk("MatMul", ["x", "Wg"], ["gqkv"]),
         mk("GroupQueryAttention", ["gqkv", "", "", "", "", "seq0", "tot0", "cos", "sin"],
