@@ -621,77 +621,136 @@ O2C_KERNEL void conv_pointwise_f32(int64_t N, int64_t C, int64_t G, int64_t OCg,
  *
  * With one input channel per group every output element is a sum over the taps only, so the
  * kernel vectorises across output positions. It avoids tiles that straddle rows (a 7- or
- * 14-wide row fills half a 16-lane tile) by computing each channel on a flat grid:
+ * 14-wide row fills half a 16-lane tile) by computing each channel on a flat grid, and avoids
+ * half-empty blocks on small outputs (a 3x3 output is 15 grid positions) by stacking the grids
+ * of a group of channels:
  *
- * The channel is copied, zero-padded, into stride_h*stride_w phase planes,
+ * Each channel is copied, zero-padded, into stride_h*stride_w phase planes,
  *     plane[a][b][r][q] = x[r*stride_h + a - pad_t][q*stride_w + b - pad_l]  (0.0f outside),
  * each [PR][PQ] with PR = OH + RA, PQ = OW + CB, RA = (KH-1)*dil_h / stride_h and
  * CB = (KW-1)*dil_w / stride_w. Output (oh, ow) at tap (kh, kw) reads plane
  * [kh*dil_h % stride_h][kw*dil_w % stride_w] at row oh + kh*dil_h / stride_h and column
  * ow + kw*dil_w / stride_w, i.e. at flat index g + (kh*dil_h / stride_h)*PQ + kw*dil_w / stride_w
  * with g = oh*PQ + ow. So on the grid g = 0 .. OH*PQ - 1 (row pitch PQ: the CB columns past OW
- * of each row are computed and dropped) each tap is one contiguous run of every plane, and a
- * block of DW_B grid positions is DW_B/16 vector loads and fmas per tap, its accumulators in
- * registers: 8 independent fma chains with AVX-512, enough to hide the fma latency (4 chains
- * ran at half the rate). The grid is whole blocks (the last one partly junk, computed at full
- * rate rather than in latency-bound 16-wide tails) and the planes carry a zero tail so that
- * the last block reads inside them. The block size does not change the bits. */
-enum { DW_B = 128 }; /* grid positions per block */
+ * of each row are computed and dropped) each tap is one contiguous run of every plane. The CH
+ * channels of a group lie one after another in each phase, in slots of PSc floats (PR*PQ
+ * rounded up to 16), so the group's grids are one flat grid too (a slot's rows past OH and its
+ * rounding are computed and dropped; a tap there may read the next slot) and every 16-lane
+ * vector of it belongs to one channel. A block of DW_B grid positions is DW_B/16 vector loads
+ * and fmas per tap, its accumulators in registers: 8 independent fma chains with AVX-512,
+ * enough to hide the fma latency (4 chains ran at half the rate); a block within one channel
+ * broadcasts one weight per tap, a block across channels one per vector. The grid is whole
+ * blocks (the last one partly junk, computed at full rate rather than in latency-bound 16-wide
+ * tails) and the planes carry a zero tail so that the last block reads inside them. The
+ * planes are cleared once per call; a group writes only the input's own positions, so the
+ * padding stays zero. Neither the block nor the group size changes the bits. */
+enum { DW_B = 128, DW_V = DW_B / 16 }; /* grid positions per block, vectors per block */
+enum { DW_GROUP_FLOATS = 2048 };       /* most grid floats of a group of several channels */
 
 /* Sizes of the planes and the grid, in floats (see above). */
 typedef struct DepthwiseGeom {
     int64_t RA, CB, PR, PQ;
-    int64_t G, GB; /* grid positions, and rounded up to whole DW_B blocks */
-    int64_t PS;    /* floats of one phase plane, its zero tail included */
+    int64_t PSc; /* one channel's slot: PR*PQ rounded up to 16 */
+    int64_t CH;  /* channels per group */
+    int64_t GB;  /* grid of a full group, rounded up to whole DW_B blocks */
+    int64_t PS;  /* floats of one phase plane of a group, its zero tail included */
 } DepthwiseGeom;
 
-static inline DepthwiseGeom depthwise_geom(int64_t KH, int64_t KW, int64_t OH, int64_t OW,
-                                           int64_t stride_h, int64_t stride_w, int64_t dil_h,
-                                           int64_t dil_w)
+static inline int64_t depthwise_round_block(int64_t n)
+{
+    return (n + DW_B - 1) / DW_B * DW_B;
+}
+
+/* Channels per group: one with a multiplier M > 1 (its output channels share the plane),
+ * else the fewest that leave at most 1/8 of the rounded grid junk, else the least junk, and
+ * no more than DW_GROUP_FLOATS of grid (or one channel). */
+static inline int64_t depthwise_group(int64_t C, int64_t M, int64_t PSc)
+{
+    int64_t most = DW_GROUP_FLOATS / PSc, best = 1;
+    if (M > 1 || most < 1)
+        return 1;
+    if (most > C)
+        most = C;
+    double best_junk = 1.0;
+    for (int64_t ch = 1; ch <= most; ch++) {
+        const int64_t rounded = depthwise_round_block(ch * PSc);
+        const double junk = (double)(rounded - ch * PSc) / (double)rounded;
+        if (junk * 8.0 <= 1.0)
+            return ch;
+        if (junk < best_junk) {
+            best = ch;
+            best_junk = junk;
+        }
+    }
+    return best;
+}
+
+static inline DepthwiseGeom depthwise_geom(int64_t C, int64_t M, int64_t KH, int64_t KW, int64_t OH,
+                                           int64_t OW, int64_t stride_h, int64_t stride_w,
+                                           int64_t dil_h, int64_t dil_w)
 {
     DepthwiseGeom g;
     g.RA = (KH - 1) * dil_h / stride_h;
     g.CB = (KW - 1) * dil_w / stride_w;
     g.PR = OH + g.RA;
     g.PQ = OW + g.CB;
-    g.G = OH * g.PQ;
-    g.GB = (g.G + DW_B - 1) / DW_B * DW_B;
-    g.PS = g.GB + g.RA * g.PQ + g.CB; /* >= PR*PQ: the last block's furthest read fits */
+    g.PSc = (g.PR * g.PQ + 15) / 16 * 16;
+    g.CH = depthwise_group(C, M, g.PSc);
+    g.GB = depthwise_round_block(g.CH * g.PSc);
+    g.PS = g.GB + g.RA * g.PQ + g.CB; /* the last block's furthest read fits */
     return g;
 }
 
-/* Floats of depthwise_conv_f32's work memory: the phase planes of one channel and its grid. */
-O2C_KERNEL int64_t depthwise_work_floats(int64_t KH, int64_t KW, int64_t OH, int64_t OW,
-                                         int64_t stride_h, int64_t stride_w, int64_t dil_h,
-                                         int64_t dil_w)
+/* Floats of depthwise_conv_f32's work memory: the phase planes of one group and its grid. */
+O2C_KERNEL int64_t depthwise_work_floats(int64_t C, int64_t M, int64_t KH, int64_t KW, int64_t OH,
+                                         int64_t OW, int64_t stride_h, int64_t stride_w,
+                                         int64_t dil_h, int64_t dil_w)
 {
-    const DepthwiseGeom g = depthwise_geom(KH, KW, OH, OW, stride_h, stride_w, dil_h, dil_w);
+    const DepthwiseGeom g = depthwise_geom(C, M, KH, KW, OH, OW, stride_h, stride_w, dil_h, dil_w);
     return stride_h * stride_w * g.PS + g.GB;
 }
 
-/* One channel xc [H][W] into its phase planes [stride_h][stride_w][PS] (see above). */
+/* The nch channels xc [nch][H][W] into their slots of the phase planes
+ * [stride_h][stride_w][PS] (see above): only the positions that hold input are written. */
 static void depthwise_planes_f32(int64_t H, int64_t W, const DepthwiseGeom *g, int64_t stride_h,
-                                 int64_t stride_w, int64_t pad_t, int64_t pad_l, const float *xc,
-                                 float *planes)
+                                 int64_t stride_w, int64_t pad_t, int64_t pad_l, int64_t nch,
+                                 const float *xc, float *planes)
 {
     const int64_t PQ = g->PQ;
-    for (int64_t a = 0; a < stride_h; a++)
+    for (int64_t a = 0; a < stride_h; a++) {
+        /* plane rows r with input row ih = r*stride_h + a - pad_t in [0, H) */
+        const int64_t off_h = a - pad_t;
+        int64_t r_lo = off_h >= 0 ? 0 : (-off_h + stride_h - 1) / stride_h;
+        int64_t r_hi = H - off_h <= 0 ? 0 : (H - off_h + stride_h - 1) / stride_h;
+        if (r_hi > g->PR)
+            r_hi = g->PR;
         for (int64_t b = 0; b < stride_w; b++) {
+            const int64_t off_w = b - pad_l; /* iw = q*stride_w + off_w */
+            int64_t q_lo = off_w >= 0 ? 0 : (-off_w + stride_w - 1) / stride_w;
+            int64_t q_hi = W - off_w <= 0 ? 0 : (W - off_w + stride_w - 1) / stride_w;
+            if (q_hi > PQ)
+                q_hi = PQ;
             float *plane = planes + (a * stride_w + b) * g->PS;
-            for (int64_t r = 0; r < g->PR; r++) {
-                const int64_t ih = r * stride_h + a - pad_t;
-                conv_phase_row_f32(ih >= 0 && ih < H ? xc + ih * W : NULL, W, stride_w, b - pad_l,
-                                   PQ, plane + r * PQ);
-            }
-            for (int64_t i = g->PR * PQ; i < g->PS; i++)
-                plane[i] = 0.0f;
+            for (int64_t i = 0; i < nch; i++)
+                for (int64_t r = r_lo; r < r_hi; r++) {
+                    const float *xr = xc + (i * H + r * stride_h + off_h) * W + off_w;
+                    float *d = plane + i * g->PSc + r * PQ;
+                    if (stride_w == 1)
+                        for (int64_t q = q_lo; q < q_hi; q++)
+                            d[q] = xr[q];
+                    else
+                        for (int64_t q = q_lo; q < q_hi; q++)
+                            d[q] = xr[q * stride_w];
+                }
         }
+    }
 }
 
-/* Grid positions g0 .. g0+DW_B-1 of one output channel: every tap in (kh, kw) order, each one
- * fmaf per position from +0.0f. The taps are not unrolled (gcc -O3 would then vectorise
- * across them); the fixed-size inner loop is DW_B/16 vector fmas on accumulators that stay
- * in registers. wk [KH][KW], planes as depthwise_planes_f32 wrote them, grid [GB]. */
+/* Grid positions g0 .. g0+DW_B-1 of a group whose vectors all belong to one channel, with
+ * weights wk [KH][KW]: every tap in (kh, kw) order, each one fmaf per position from +0.0f.
+ * The taps are not unrolled (gcc -O3 would then vectorise across them); the fixed-size inner
+ * loop is DW_B/16 vector fmas on accumulators that stay in registers. planes as
+ * depthwise_planes_f32 wrote them, grid [GB]. */
 /* gcc's interprocedural passes (inlining, clones for constant arguments) would see constant
  * tap counts and strides here, unroll the taps and vectorise across them, leaving scalar fmas
  * on accumulators in memory (2.3x slower on mobilenet_v3_small): keep them out. */
@@ -732,21 +791,87 @@ O2C_DW_NOIPA static void depthwise_block_f32(int64_t KH, int64_t KW, int64_t str
         grid[g0 + j] = acc[j];
 }
 
-/* yc[oh][ow] = grid[oh*PQ + ow] (+ bias[oc]): the grid without its dropped columns. No bias
- * is not "+ 0.0f" (that would turn -0.0f into +0.0f). yc [OH][OW]. */
-static void depthwise_store_f32(const DepthwiseGeom *g, int64_t OH, int64_t OW, const float *grid,
-                                const float *bias, int64_t oc, float *yc)
+/* depthwise_block_f32 for a block across channels: vector v of the block (grid positions
+ * g0 + 16*v ...) has the weights wv[v] [KH][KW]. */
+O2C_DW_NOIPA static void depthwise_block_mixed_f32(int64_t KH, int64_t KW, int64_t stride_h,
+                                                   int64_t stride_w, int64_t dil_h, int64_t dil_w,
+                                                   const DepthwiseGeom *g, const float *const *wv,
+                                                   const float *planes, int64_t g0, float *grid)
 {
-    for (int64_t oh = 0; oh < OH; oh++) {
-        const float *src = grid + oh * g->PQ;
-        float *dst = yc + oh * OW;
-        if (bias) {
-            const float b = bias[oc];
-            for (int64_t ow = 0; ow < OW; ow++)
-                dst[ow] = src[ow] + b;
-        } else {
-            memcpy(dst, src, (size_t)OW * sizeof(float));
+    float acc[DW_B];
+    for (int j = 0; j < DW_B; j++)
+        acc[j] = 0.0f;
+    int64_t a = 0, ra = 0;
+#pragma GCC unroll 1
+    for (int64_t kh = 0; kh < KH; kh++) {
+        const float *prow = planes + a * stride_w * g->PS + ra * g->PQ + g0;
+        int64_t b = 0, cb = 0;
+#pragma GCC unroll 1
+        for (int64_t kw = 0; kw < KW; kw++) {
+            const int64_t t = kh * KW + kw;
+            const float *restrict src = prow + b * g->PS + cb;
+#pragma GCC unroll 8
+            for (int v = 0; v < DW_V; v++) {
+                const float w = wv[v][t];
+#pragma GCC unroll 16
+                for (int l = 0; l < 16; l++)
+                    acc[v * 16 + l] = fmaf(w, src[v * 16 + l], acc[v * 16 + l]);
+            }
+            for (b += dil_w; b >= stride_w; b -= stride_w)
+                cb++;
         }
+        for (a += dil_h; a >= stride_h; a -= stride_h)
+            ra++;
+    }
+    for (int j = 0; j < DW_B; j++)
+        grid[g0 + j] = acc[j];
+}
+
+/* The blocks of one group: nch channel slots, output channel (c0 + i)*M + m in slot i. */
+static void depthwise_group_f32(int64_t KH, int64_t KW, int64_t stride_h, int64_t stride_w,
+                                int64_t dil_h, int64_t dil_w, const DepthwiseGeom *g, int64_t M,
+                                int64_t c0, int64_t m, int64_t nch, const float *w,
+                                const float *planes, float *grid)
+{
+    const int64_t taps = KH * KW, vpc = g->PSc / 16; /* vectors per slot */
+    const int64_t end = depthwise_round_block(nch * g->PSc);
+    int64_t slot = 0, v_in_slot = 0; /* of the block's first vector */
+    for (int64_t g0 = 0; g0 < end; g0 += DW_B) {
+        const float *wv[DW_V];
+        int64_t s = slot, v = v_in_slot;
+        for (int j = 0; j < DW_V; j++) {
+            const int64_t at = s < nch ? s : nch - 1; /* the rounding past the last slot */
+            wv[j] = w + ((c0 + at) * M + m) * taps;
+            if (++v == vpc) {
+                v = 0;
+                s++;
+            }
+        }
+        slot = s;
+        v_in_slot = v;
+        if (wv[0] == wv[DW_V - 1])
+            depthwise_block_f32(KH, KW, stride_h, stride_w, dil_h, dil_w, g, wv[0], planes, g0,
+                                grid);
+        else
+            depthwise_block_mixed_f32(KH, KW, stride_h, stride_w, dil_h, dil_w, g, wv, planes, g0,
+                                      grid);
+    }
+}
+
+/* yc[oh][ow] = grid[oh*PQ + ow] (+ b): one slot of the grid without its dropped columns. No
+ * bias is not "+ 0.0f" (that would turn -0.0f into +0.0f). yc [OH][OW]. */
+static void depthwise_store_f32(const DepthwiseGeom *g, int64_t OH, int64_t OW, const float *grid,
+                                const float *bias, int64_t oc, float *restrict yc)
+{
+    if (bias) {
+        const float b = bias[oc];
+        for (int64_t oh = 0; oh < OH; oh++)
+            for (int64_t ow = 0; ow < OW; ow++)
+                yc[oh * OW + ow] = grid[oh * g->PQ + ow] + b;
+    } else {
+        for (int64_t oh = 0; oh < OH; oh++)
+            for (int64_t ow = 0; ow < OW; ow++)
+                yc[oh * OW + ow] = grid[oh * g->PQ + ow];
     }
 }
 
@@ -756,29 +881,33 @@ static void depthwise_store_f32(const DepthwiseGeom *g, int64_t OH, int64_t OW, 
  *     acc = 0.0f; for kh, for kw: acc = fmaf(w[oc][kh][kw], x_or_0, acc)
  * padded taps included (fmaf(w, 0.0f, acc): the same bits for signed zeros, inf and NaN
  * weights); then y = acc + bias[oc] (bias NULL: y = acc). Geometry as im2col_f32 (1-D:
- * H = KH = OH = 1). Each input channel is copied once into its phase planes and computed on
- * the flat grid described above.
+ * H = KH = OH = 1). Each group of input channels is copied once into its phase planes and
+ * computed on the flat grid described above.
  *   x [N][C][H][W], w [C*M][KH][KW] (the ONNX layout [OC][1][KH][KW] as is), bias [C*M] or
- *   NULL, y [N][C*M][OH][OW] (not x), work [depthwise_work_floats(...)] */
+ *   NULL, y [N][C*M][OH][OW] (not x), work [depthwise_work_floats(C, M, ...)] */
 O2C_KERNEL void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W,
                                    int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t stride_h,
                                    int64_t stride_w, int64_t pad_t, int64_t pad_l, int64_t dil_h,
                                    int64_t dil_w, const float *x, const float *w, const float *bias,
                                    float *y, float *work)
 {
-    const DepthwiseGeom g = depthwise_geom(KH, KW, OH, OW, stride_h, stride_w, dil_h, dil_w);
+    const DepthwiseGeom g = depthwise_geom(C, M, KH, KW, OH, OW, stride_h, stride_w, dil_h, dil_w);
     const int64_t OC = C * M;
     float *planes = work, *grid = work + stride_h * stride_w * g.PS; /* [GB] */
+    memset(planes, 0, (size_t)(stride_h * stride_w * g.PS) * sizeof(float));
     for (int64_t n = 0; n < N; n++)
-        for (int64_t c = 0; c < C; c++) {
-            depthwise_planes_f32(H, W, &g, stride_h, stride_w, pad_t, pad_l,
-                                 x + (n * C + c) * H * W, planes);
-            for (int64_t oc = c * M; oc < c * M + M; oc++) {
-                const float *wk = w + oc * KH * KW; /* [KH][KW] */
-                for (int64_t g0 = 0; g0 < g.GB; g0 += DW_B)
-                    depthwise_block_f32(KH, KW, stride_h, stride_w, dil_h, dil_w, &g, wk, planes,
-                                        g0, grid);
-                depthwise_store_f32(&g, OH, OW, grid, bias, oc, y + (n * OC + oc) * OH * OW);
+        for (int64_t c0 = 0; c0 < C; c0 += g.CH) {
+            const int64_t nch = C - c0 < g.CH ? C - c0 : g.CH;
+            depthwise_planes_f32(H, W, &g, stride_h, stride_w, pad_t, pad_l, nch,
+                                 x + (n * C + c0) * H * W, planes);
+            for (int64_t m = 0; m < M; m++) {
+                depthwise_group_f32(KH, KW, stride_h, stride_w, dil_h, dil_w, &g, M, c0, m, nch, w,
+                                    planes, grid);
+                for (int64_t i = 0; i < nch; i++) {
+                    const int64_t oc = (c0 + i) * M + m;
+                    depthwise_store_f32(&g, OH, OW, grid + i * g.PSc, bias, oc,
+                                        y + (n * OC + oc) * OH * OW);
+                }
             }
         }
 }

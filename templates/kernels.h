@@ -370,8 +370,8 @@ void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W, i
                         int64_t KW, int64_t OH, int64_t OW, int64_t stride_h, int64_t stride_w,
                         int64_t pad_t, int64_t pad_l, int64_t dil_h, int64_t dil_w, const float *x,
                         const float *w, const float *bias, float *y, float *work);
-int64_t depthwise_work_floats(int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t stride_h,
-                              int64_t stride_w, int64_t dil_h, int64_t dil_w);
+int64_t depthwise_work_floats(int64_t C, int64_t M, int64_t KH, int64_t KW, int64_t OH, int64_t OW,
+                              int64_t stride_h, int64_t stride_w, int64_t dil_h, int64_t dil_w);
 int64_t conv_packed_floats(int64_t G, int64_t OCg, int64_t Cg, int64_t taps);
 void conv_weight_pack_f32(int64_t G, int64_t OCg, int64_t Cg, int64_t taps, const float *w,
                           float *wp);

@@ -240,10 +240,11 @@ static int64_t depthwise_floats(const Node *n, const ConvShape *s)
     const Window *w = &s->w;
     int64_t rows = checked_add(n, w->out[1], checked_mul(n, w->k[1] - 1, w->d[1]));
     int64_t cols = checked_add(n, w->out[2], checked_mul(n, w->k[2] - 1, w->d[2]));
-    int64_t grid = checked_add(n, checked_mul(n, rows, cols), 16);
+    /* a group's grid: one channel's slot, or up to 2048 floats of slots; rounded to blocks */
+    int64_t grid = checked_add(n, checked_mul(n, rows, cols), 16 + 2048 + 128);
     checked_mul(n, checked_add(n, checked_mul(n, w->s[1], w->s[2]), 1), checked_mul(n, grid, 2));
-    return depthwise_work_floats(w->k[1], w->k[2], w->out[1], w->out[2], w->s[1], w->s[2], w->d[1],
-                                 w->d[2]);
+    return depthwise_work_floats(s->C, s->OCg, w->k[1], w->k[2], w->out[1], w->out[2], w->s[1],
+                                 w->s[2], w->d[1], w->d[2]);
 }
 
 /* Floats of the weight in conv_f32's blocks. The blocks round OCg up to a multiple of a few

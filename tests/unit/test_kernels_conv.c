@@ -161,7 +161,8 @@ static void run_case(const ConvCase *c)
     }
     if (c->C / c->groups == 1) {
         R[total] = 4242.0f;
-        const int64_t wf = depthwise_work_floats(c->KH, c->KW, OH, OW, c->sh, c->sw, c->dh, c->dw);
+        const int64_t wf = depthwise_work_floats(c->C, c->OC / c->C, c->KH, c->KW, OH, OW, c->sh,
+                                                 c->sw, c->dh, c->dw);
         WORK[wf] = 777.0f; /* the kernel must stay inside its work memory */
         depthwise_conv_f32(c->N, c->C, c->OC / c->C, c->H, c->W, c->KH, c->KW, OH, OW, c->sh, c->sw,
                            c->pt, c->pl, c->dh, c->dw, X, Wt, B, R, WORK);
@@ -210,6 +211,12 @@ static const ConvCase cases[] = {
     {"depthwise 3x3 stride 2 on 40x41, pad 0/1", 1, 2, 40, 41, 2, 2, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1},
     {"depthwise x2 stride (2,3) dilation (3,2) asym", 1, 2, 13, 17, 4, 2, 3, 4, 2, 3, 1, 2, 3, 0, 3,
      2},
+    {"depthwise 7 channels, 3x3 outputs in groups of 4, batch 2", 2, 7, 3, 3, 7, 7, 3, 3, 1, 1, 1,
+     1, 1, 1, 1, 1},
+    {"depthwise 10 channels 6x6 stride 2, blocks across channels", 1, 10, 12, 12, 10, 10, 3, 3, 2,
+     2, 1, 1, 1, 1, 1, 1},
+    {"depthwise 64 channels 25x5 (DS-CNN)", 1, 64, 25, 5, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"depthwise 13 channels 5x5 on 7x7", 1, 13, 7, 7, 13, 13, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1},
     {"7x7 output, 2 blocks: band tiles span rows", 1, 16, 7, 7, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1,
      1},
     {"stride 2 with 3 row phases, dilation 3", 1, 3, 13, 11, 9, 1, 3, 2, 3, 2, 2, 1, 2, 0, 3, 1},
