@@ -636,13 +636,13 @@ O2C_KERNEL void conv_pointwise_f32(int64_t N, int64_t C, int64_t G, int64_t OCg,
  * channels of a group lie one after another in each phase, in slots of PSc floats (PR*PQ
  * rounded up to 16), so the group's grids are one flat grid too (a slot's rows past OH and its
  * rounding are computed and dropped; a tap there may read the next slot) and every 16-lane
- * vector of it belongs to one channel. A block of DW_B grid positions is DW_B/16 vector loads
- * and fmas per tap, its accumulators in registers: 8 independent fma chains with AVX-512,
- * enough to hide the fma latency (4 chains ran at half the rate); a block within one channel
- * broadcasts one weight per tap, a block across channels one per vector. The grid is whole
- * blocks (the last one partly junk, computed at full rate rather than in latency-bound 16-wide
- * tails) and the planes carry a zero tail so that the last block reads inside them. The
- * planes are cleared once per call; a group writes only the input's own positions, so the
+ * vector of it belongs to one channel (the last slot's grid ends after its OH rows). A block of
+ * DW_B grid positions is DW_B/16 vector loads and fmas per tap, its accumulators in registers: 8
+ * independent fma chains with AVX-512, enough to hide the fma latency (4 chains ran at half the
+ * rate); a block within one channel broadcasts one weight per tap, a block across channels one per
+ * vector. The grid is whole blocks (the last one partly junk, computed at full rate rather than in
+ * latency-bound 16-wide tails) and the planes carry a zero tail so that the last block reads inside
+ * them. The planes are cleared once per call; a group writes only the input's own positions, so the
  * padding stays zero. Neither the block nor the group size changes the bits. */
 enum { DW_B = 128, DW_V = DW_B / 16 }; /* grid positions per block, vectors per block */
 enum { DW_GROUP_FLOATS = 2048 };       /* most grid floats of a group of several channels */
@@ -664,7 +664,7 @@ static inline int64_t depthwise_round_block(int64_t n)
 /* Channels per group: one with a multiplier M > 1 (its output channels share the plane),
  * else the fewest that leave at most 1/8 of the rounded grid junk, else the least junk, and
  * no more than DW_GROUP_FLOATS of grid (or one channel). */
-static inline int64_t depthwise_group(int64_t C, int64_t M, int64_t PSc)
+static inline int64_t depthwise_group(int64_t C, int64_t M, int64_t PSc, int64_t last)
 {
     int64_t most = DW_GROUP_FLOATS / PSc, best = 1;
     if (M > 1 || most < 1)
@@ -673,8 +673,8 @@ static inline int64_t depthwise_group(int64_t C, int64_t M, int64_t PSc)
         most = C;
     double best_junk = 1.0;
     for (int64_t ch = 1; ch <= most; ch++) {
-        const int64_t rounded = depthwise_round_block(ch * PSc);
-        const double junk = (double)(rounded - ch * PSc) / (double)rounded;
+        const int64_t span = (ch - 1) * PSc + last, rounded = depthwise_round_block(span);
+        const double junk = (double)(rounded - span) / (double)rounded;
         if (junk * 8.0 <= 1.0)
             return ch;
         if (junk < best_junk) {
@@ -695,8 +695,8 @@ static inline DepthwiseGeom depthwise_geom(int64_t C, int64_t M, int64_t KH, int
     g.PR = OH + g.RA;
     g.PQ = OW + g.CB;
     g.PSc = (g.PR * g.PQ + 15) / 16 * 16;
-    g.CH = depthwise_group(C, M, g.PSc);
-    g.GB = depthwise_round_block(g.CH * g.PSc);
+    g.CH = depthwise_group(C, M, g.PSc, OH * g.PQ);
+    g.GB = depthwise_round_block((g.CH - 1) * g.PSc + OH * g.PQ);
     g.PS = g.GB + g.RA * g.PQ + g.CB; /* the last block's furthest read fits */
     return g;
 }
@@ -828,13 +828,13 @@ O2C_DW_NOIPA static void depthwise_block_mixed_f32(int64_t KH, int64_t KW, int64
 }
 
 /* The blocks of one group: nch channel slots, output channel (c0 + i)*M + m in slot i. */
-static void depthwise_group_f32(int64_t KH, int64_t KW, int64_t stride_h, int64_t stride_w,
-                                int64_t dil_h, int64_t dil_w, const DepthwiseGeom *g, int64_t M,
-                                int64_t c0, int64_t m, int64_t nch, const float *w,
-                                const float *planes, float *grid)
+static void depthwise_group_f32(int64_t KH, int64_t KW, int64_t OH, int64_t stride_h,
+                                int64_t stride_w, int64_t dil_h, int64_t dil_w,
+                                const DepthwiseGeom *g, int64_t M, int64_t c0, int64_t m,
+                                int64_t nch, const float *w, const float *planes, float *grid)
 {
     const int64_t taps = KH * KW, vpc = g->PSc / 16; /* vectors per slot */
-    const int64_t end = depthwise_round_block(nch * g->PSc);
+    const int64_t end = depthwise_round_block((nch - 1) * g->PSc + OH * g->PQ);
     int64_t slot = 0, v_in_slot = 0; /* of the block's first vector */
     for (int64_t g0 = 0; g0 < end; g0 += DW_B) {
         const float *wv[DW_V];
@@ -861,17 +861,18 @@ static void depthwise_group_f32(int64_t KH, int64_t KW, int64_t stride_h, int64_
 /* yc[oh][ow] = grid[oh*PQ + ow] (+ b): one slot of the grid without its dropped columns. No
  * bias is not "+ 0.0f" (that would turn -0.0f into +0.0f). yc [OH][OW]. */
 static void depthwise_store_f32(const DepthwiseGeom *g, int64_t OH, int64_t OW, const float *grid,
-                                const float *bias, int64_t oc, float *restrict yc)
+                                const float *bias, int64_t oc, float *yc)
 {
-    if (bias) {
-        const float b = bias[oc];
-        for (int64_t oh = 0; oh < OH; oh++)
+    for (int64_t oh = 0; oh < OH; oh++) {
+        const float *src = grid + oh * g->PQ;
+        float *dst = yc + oh * OW;
+        if (bias) {
+            const float b = bias[oc];
             for (int64_t ow = 0; ow < OW; ow++)
-                yc[oh * OW + ow] = grid[oh * g->PQ + ow] + b;
-    } else {
-        for (int64_t oh = 0; oh < OH; oh++)
-            for (int64_t ow = 0; ow < OW; ow++)
-                yc[oh * OW + ow] = grid[oh * g->PQ + ow];
+                dst[ow] = src[ow] + b;
+        } else {
+            memcpy(dst, src, (size_t)OW * sizeof(float));
+        }
     }
 }
 
@@ -901,8 +902,8 @@ O2C_KERNEL void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, i
             depthwise_planes_f32(H, W, &g, stride_h, stride_w, pad_t, pad_l, nch,
                                  x + (n * C + c0) * H * W, planes);
             for (int64_t m = 0; m < M; m++) {
-                depthwise_group_f32(KH, KW, stride_h, stride_w, dil_h, dil_w, &g, M, c0, m, nch, w,
-                                    planes, grid);
+                depthwise_group_f32(KH, KW, OH, stride_h, stride_w, dil_h, dil_w, &g, M, c0, m, nch,
+                                    w, planes, grid);
                 for (int64_t i = 0; i < nch; i++) {
                     const int64_t oc = (c0 + i) * M + m;
                     depthwise_store_f32(&g, OH, OW, grid + i * g.PSc, bias, oc,
