@@ -12,7 +12,8 @@
  *   x             input; output element o reduces x[base(o) + sum r_d*red_strides[d]]
  *   y             output, must not overlap x
  * The elements of one output are visited in ascending index order (last reduced dim
- * fastest), and accumulated from the first one with plain + or * in that order: no fma,
+ * fastest; with one kept and one reduced dim, 8 outputs' chains are interleaved, each in that
+ * order), and accumulated from the first one with plain + or * in that order: no fma,
  * no reassociation (gcc: ISO mode; clang: the pragma below). Over an empty set the result is
  * the identity of the operation: 0 (sum, L1, L2, sum of squares), 1 (prod), -inf/+inf or the
  * integer type's min/max (max/min), NaN (mean, 0/0) and -inf (log-sum-exp), as in the onnx
@@ -64,6 +65,32 @@
         const int64_t inner = red_rank ? red_dims[red_rank - 1] : 1;                               \
         const int64_t step = red_rank ? red_strides[red_rank - 1] : 0;                             \
         const int64_t rows = inner ? count / inner : 0;                                            \
+        if (out_rank == 1 && red_rank == 1) {                                                      \
+            /* one kept and one reduced dim (a mean over each channel's plane): 8 outputs at       \
+             * a time, 8 independent chains, each still in index order (the last block             \
+             * repeats its last output for the chains past n_out, and drops them) */               \
+            for (int64_t o = 0; o < n_out; o += 8) {                                               \
+                const int64_t w = n_out - o < 8 ? n_out - o : 8;                                   \
+                ACC_T accs[8];                                                                     \
+                const T *xc[8];                                                                    \
+                for (int c = 0; c < 8; c++) {                                                      \
+                    accs[c] = INIT;                                                                \
+                    xc[c] = x + (o + (c < w ? c : w - 1)) * out_strides[0];                        \
+                }                                                                                  \
+                for (int64_t i = 0; i < inner; i++)                                                \
+                    for (int c = 0; c < 8; c++) {                                                  \
+                        const T v = xc[c][i * step];                                               \
+                        ACC_T acc = accs[c];                                                       \
+                        STEP;                                                                      \
+                        accs[c] = acc;                                                             \
+                    }                                                                              \
+                for (int64_t c = 0; c < w; c++) {                                                  \
+                    const ACC_T acc = accs[c];                                                     \
+                    y[o + c] = FINISH;                                                             \
+                }                                                                                  \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
         for (int64_t o = 0; o < n_out; o++) {                                                      \
             ACC_T acc = INIT;                                                                      \
             int64_t ridx[8] = {0}, off = base;                                                     \

@@ -180,6 +180,50 @@ static void test_integers(void)
     check(by[0] == 0, "empty max of uint8/bool is 0");
 }
 
+/* One kept and one reduced dim (a mean over each channel's plane, as squeeze-excite blocks
+ * write it), which the kernels run 8 channels at a time: each channel against a plain serial
+ * loop in index order, bit for bit, for 19 channels of 37 (two blocks of 8 and a tail of 3),
+ * with values whose sum depends on the order, a NaN and an inf. */
+static void test_channel_planes(void)
+{
+    enum { C = 19, HW = 37, PITCH = 41 }; /* channels PITCH apart: a strided kept dim */
+    static float x[C * PITCH];
+    for (int i = 0; i < C * PITCH; i++)
+        x[i] = (float)((i * 7919) % 1000 - 500) * 0.37f + (i % 3 ? 1e7f : -1e-3f);
+    x[5 * PITCH + 11] = NAN;
+    x[12 * PITCH + 3] = INFINITY;
+    const int64_t od[1] = {C}, os[1] = {PITCH}, rd[1] = {HW}, rs[1] = {1};
+    float y[C], want[C];
+    volatile float acc;
+    reduce_mean_f32(1, od, os, 1, rd, rs, x, y);
+    for (int c = 0; c < C; c++) {
+        acc = 0.0f;
+        for (int i = 0; i < HW; i++)
+            acc = acc + x[c * PITCH + i];
+        want[c] = acc / (float)HW;
+    }
+    check(eq_all(y, want, C), "mean over channel planes, serial order per channel");
+    reduce_max_f32(1, od, os, 1, rd, rs, x, y);
+    for (int c = 0; c < C; c++) {
+        acc = -INFINITY;
+        for (int i = 0; i < HW; i++) {
+            const float v = x[c * PITCH + i];
+            acc = (v > acc || v != v) ? v : acc;
+        }
+        want[c] = acc;
+    }
+    check(eq_all(y, want, C) && isnan(y[5]) && y[12] == INFINITY, "max over channel planes");
+    const int64_t id[1] = {3}, is[1] = {2};
+    int64_t xi[C * 2 + 1], yi[C];
+    for (int i = 0; i < C * 2 + 1; i++)
+        xi[i] = i + 1;
+    reduce_prod_i64(1, od, is, 1, id, rs, xi, yi); /* rows overlap: stride 2, 3 each */
+    int ok = 1;
+    for (int c = 0; c < C; c++)
+        ok &= yi[c] == (int64_t)(2 * c + 1) * (2 * c + 2) * (2 * c + 3);
+    check(ok, "prod_i64 over overlapping rows");
+}
+
 /* LayerNorm of one row with every rounding forced, in the kernel's documented order. */
 static void layernorm_ref(int n, const float *x, const float *s, int ss, const float *b, int bs,
                           float eps, float *y, float *mean, float *inv)
@@ -269,6 +313,7 @@ int main(void)
     test_sum_axes();
     test_order_and_specials();
     test_integers();
+    test_channel_planes();
     test_layernorm();
     printf("test_kernels_reduce: %d passed, %d failed\n", n_passed, n_failed);
     return n_failed ? 1 : 0;
