@@ -376,10 +376,30 @@ static const char *conv_packed_weights(Emitter *e, Node *n, const ConvShape *s)
     return p;
 }
 
+/* A pointwise conv of one image at one pixel (squeeze-excite blocks: 1x1 convs after a
+ * GlobalAveragePool) against a constant weight is a GEMV, y[OC] = W[OC][C] x x[C]: the packed
+ * GEMV (emit_gemv_const, weight packed at compile time) instead of 8x32 tiles of which one
+ * position is live; then the bias, as conv_pointwise_f32 adds it (acc + bias[oc]). */
+static bool conv_emit_gemv(Emitter *e, Node *n, const ConvShape *s)
+{
+    Value *wt = n->inputs[1], *b = node_input(n, 2);
+    if (!conv_is_pointwise(s) || s->N != 1 || s->P != 1 || s->G != 1 || !wt->data)
+        return false;
+    const char *y = value_cname(e, n->outputs[0]);
+    if (!emit_gemv_const(e, 1, s->OC, s->C, value_cname(e, n->inputs[0]), 1, wt->data, 1, s->C, y))
+        return false;
+    if (b)
+        println(e, "add_channel_bias_f32(1, %lld, 1, %s, %s);", (long long)s->OC, value_cname(e, b),
+                y);
+    return true;
+}
+
 /* Conv directly on the input (conv_f32, or conv_pointwise_f32 for a 1x1 kernel with unit
  * strides and no padding), with the bias added by the kernel. */
 static void conv_emit_direct(Emitter *e, Node *n, const ConvShape *s)
 {
+    if (conv_emit_gemv(e, n, s))
+        return;
     const char *wp = conv_packed_weights(e, n, s);
     Value *b = node_input(n, 2);
     const char *x = value_cname(e, n->inputs[0]), *y = value_cname(e, n->outputs[0]);

@@ -698,6 +698,30 @@ def epilogue_swish_mul_swapped():
 
 
 @case
+def se_block():
+    # A squeeze-excite block as torchvision's EfficientNet writes it (dynamo export): the
+    # channel means (ReduceMean), a 1x1 Conv at 1x1 spatial, SiLU, a 1x1 Conv, Sigmoid, and
+    # the Mul that scales each channel's plane
+    rng = np.random.default_rng(176)
+    c, r = 32, 8
+    inits = [init("w1", normal(rng, (r, c, 1, 1), 0.4)), init("b1", normal(rng, (r,), 0.5)),
+             init("w2", normal(rng, (c, r, 1, 1), 0.6)), init("b2", normal(rng, (c,), 0.5))]
+    nodes = [node("ReduceMean", ["x"], ["m"], "squeeze", axes=[2, 3], keepdims=1),
+             node("Conv", ["m", "w1", "b1"], ["h"], "reduce"),
+             node("Sigmoid", ["h"], ["hs"], "silu_sigmoid"),
+             node("Mul", ["h", "hs"], ["a"], "silu"),
+             node("Conv", ["a", "w2", "b2"], ["g"], "expand"),
+             node("Sigmoid", ["g"], ["s"], "gate"),
+             node("Mul", ["x", "s"], ["y"], "scale")]
+    mdl = model(nodes, [vi("x", (1, c, 6, 6))], [vi("y", (1, c, 6, 6))], inits)
+    feed = {"x": normal(rng, (1, c, 6, 6), 2.0)}
+    return "se_block", mdl, feed, {
+        "ops_after": {"ReduceMean": 1, "Conv": 2, "Mul": 1},
+        "note": "the two 1x1 convs at 1x1 spatial run as packed GEMVs; SiLU (Mul of Sigmoid) "
+                "becomes Swish and Sigmoid fuse into them; the channel-broadcast Mul stays"}
+
+
+@case
 def epilogue_residual_add():
     return _epilogue("residual_add", 172, [node("Add", ["h", "r"], ["y"], "residual")],
                      extra_inputs=[("r", (M, N))],
@@ -897,6 +921,19 @@ def _conv3x3(x, w, b=None):
     return out if b is None else out + b.reshape(1, -1, 1, 1)
 
 
+def _silu(v):
+    return v * _sigmoid(v)
+
+
+def _conv1x1(x, w, b):
+    return np.einsum("nchw,oc->nohw", x, w[:, :, 0, 0]) + b.reshape(1, -1, 1, 1)
+
+
+def _se_block(p, x):
+    h = _silu(_conv1x1(x.mean(axis=(2, 3), keepdims=True), p["w1"], p["b1"]))
+    return x * _sigmoid(_conv1x1(h, p["w2"], p["b2"]))
+
+
 def _gemm(p, x):
     return x @ p["W"].T + p["b"]
 
@@ -929,6 +966,7 @@ NUMPY_REFERENCE = {
     "gemm_bn": lambda p, x: _bn(p, _gemm(p, x)),
     "gemm_mul_add": lambda p, x: _gemm(p, x) * p["scale"] + p["shift"],
     "epilogue_residual_add": lambda p, x, r: _gemm(p, x) + r,
+    "se_block": _se_block,
     "epilogue_bias_add": lambda p, x: _relu(x @ p["W"].T + p["bias"]),
     "elementwise_chain": lambda p, x: _sigmoid(x * p["c"] + p["d"]) * x,
     "elementwise_chain_tiled": lambda p, x, c: (c - np.tanh(x * p["s"] + p["d"])) * x,
