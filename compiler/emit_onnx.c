@@ -247,7 +247,11 @@ static const Formula *formula_for(const Writer *w, const Node *n)
     for (size_t k = 0; k < sizeof formulas / sizeof formulas[0]; k++)
         if (!strcmp(formulas[k].op, n->op->name))
             return &formulas[k];
-    return NULL;
+    /* e.g. onnxruntime's Attention, which becomes the ONNX Attention op of opset 23 */
+    fatal_at(n,
+             "--emit-onnx cannot write it: the compiler made an ONNX %s, an op of opset %d, "
+             "and the model imports opset %d (convert the model to opset %d first)",
+             n->op->name, n->op->min_opset, w->opset, n->op->min_opset);
 }
 
 /* One NodeProto. `ninputs` may be less than the node's (epilogue operands are not ONNX

@@ -362,6 +362,12 @@ def sequence_models(files):
         [numpy_helper.from_array(np.zeros((8, 24), np.float32), "w"),
          numpy_helper.from_array(np.zeros(24, np.float32), "b"),
          numpy_helper.from_array(np.ones((2, 1, 3, 3), np.int32), "mask")], opsets=OPSET + ms)
+    # --emit-onnx of an opset-17 model whose com.microsoft Attention became the opset-23 op
+    files["contrib_attention_opset17.onnx"] = model(
+        [helper.make_node("Attention", ["X", "w", "b"], ["Y"], name="attn1",
+                          domain="com.microsoft", num_heads=2)], [X3], [Y3],
+        [numpy_helper.from_array(np.zeros((8, 24), np.float32), "w"),
+         numpy_helper.from_array(np.zeros(24, np.float32), "b")], opsets=OPSET + ms)
     files["contrib_gqa_padded.onnx"] = model(
         [helper.make_node("GroupQueryAttention", ["X", "X", "X", "", "", "lens", "total"], ["Y"],
                           name="gqa0", domain="com.microsoft", num_heads=2, kv_num_heads=2)],

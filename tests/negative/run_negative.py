@@ -613,6 +613,15 @@ CASES.update({
                                                      "mask_index (Megatron) is not supported "
                                                      "(onnxruntime's CPU kernel does not run it "
                                                      "either)")),
+    "contrib_attention_emit_onnx": ("--emit-onnx of an opset-17 model whose com.microsoft "
+                                    "Attention became ONNX Attention (opset 23)",
+                                    lambda r: r.refused(
+                                        r.path("contrib_attention_opset17.onnx"),
+                                        "node 'attn1/Attention4' (Attention, opset 23): "
+                                        "--emit-onnx cannot write it: the compiler made an "
+                                        "ONNX Attention, an op of opset 23, and the model "
+                                        "imports opset 17 (convert the model to opset 23 "
+                                        "first)", ["--emit-onnx", r.out("refused.onnx")])),
     "contrib_gqa_padded": ("GroupQueryAttention over padded sequences (seqlens_k)",
                            lambda r: r.refused(r.path("contrib_gqa_padded.onnx"),
                                                "node 'gqa0' (GroupQueryAttention, opset 1): "
