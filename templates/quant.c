@@ -387,13 +387,14 @@ O2C_KERNEL void qconv(const int64_t *geo, int x_type, const void *x, const void 
  * (the products of batch-1 Gemm/MatMul) take dot products of each weight row [Kp] with four
  * patches at a time, which gcc vectorises as a reduction. */
 
-#define QCONV_TILE       64    /* most output pixels per packed tile (dot form) */
-#define QCONV_TILE_BYTES 8192  /* the scratch a tile may take, when more than 4 pixels */
-#define QCONV_ROW        64    /* output columns per depthwise accumulator row */
-#define QCONV_BLOCKED    8     /* fewest output pixels for the blocked form */
-#define QCONV_OCB        8     /* output channels per block of the blocked form */
-#define QCONV_TB         32    /* most pixels per tile of the blocked form (16 or 32) */
-#define QCONV_TB_BYTES   16384 /* the scratch of a 32-pixel tile may take; else 16 pixels */
+#define QCONV_TILE        64    /* most output pixels per packed tile (dot form) */
+#define QCONV_TILE_BYTES  8192  /* the scratch a tile may take, when more than 4 pixels */
+#define QCONV_ROW         64    /* output columns per depthwise accumulator row */
+#define QCONV_BLOCKED     8     /* fewest output pixels for the blocked form */
+#define QCONV_OCB         8     /* output channels per block of the blocked form */
+#define QCONV_TB          32    /* most pixels per tile of the blocked form (16 or 32) */
+#define QCONV_TB_BYTES    16384 /* the scratch of a 32-pixel tile may take; else 16 pixels */
+#define QCONV_PLANE_BYTES 65536 /* most interleaved input of the plane form (scratch) */
 
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512F__)
 #include <immintrin.h>
@@ -435,15 +436,53 @@ static int qconv_s8_blocked(const int64_t *geo)
     return !qconv_s8_depthwise(geo) && geo[10] * geo[11] * geo[12] >= QCONV_BLOCKED;
 }
 
+/* The plane form of the blocked kernel (stride 1): a group's input channels are interleaved
+ * once, four at a time, into the zero-point-padded volume of qconv_s8_padded as 32-bit lanes,
+ * xi [Cq][LX] (Cq = ceil(Cg/4); byte c of lane i of quad q is channel 4q+c at padded position i).
+ * Output position i (the padded positions of qconv_s8_plane; the columns ow >= OW are computed
+ * and dropped) reads for tap (kd, kh, kw) and quad q the lane at i plus the tap's offset, so
+ * the patches of T consecutive positions are T consecutive lanes: no per-tile packing. k is
+ * (kd, kh, kw, channel), the weights [G][OCg/8][taps*Cq][8][4] (channels past Cg weigh 0). */
+
+/* Lanes per quad of the plane form: the padded volume, or as far as the last tile of 32 reads. */
+static int64_t qconv_s8_plane_lanes(const int64_t *geo)
+{
+    int64_t Dp, Hp, Wp, L;
+    qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
+    const int64_t reach =
+        ((geo[7] - 1) * geo[19] * Hp + (geo[8] - 1) * geo[20]) * Wp + (geo[9] - 1) * geo[21];
+    const int64_t end = (L + QCONV_TB - 1) / QCONV_TB * QCONV_TB + reach;
+    return end > Dp * Hp * Wp ? end : Dp * Hp * Wp;
+}
+
+/* Whether the plane form's output positions are the output pixels (nothing dropped). */
+static int qconv_s8_plane_direct(const int64_t *geo)
+{
+    int64_t Dp, Hp, Wp, L;
+    qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
+    return Hp == geo[11] && Wp == geo[12];
+}
+
+/* The blocked form with strides 1, where the interleaved input takes at most
+ * QCONV_PLANE_BYTES (larger inputs keep the per-tile packing, whose scratch is one tile). */
+static int qconv_s8_plane_blocked(const int64_t *geo)
+{
+    const int64_t Cq = (geo[1] / geo[6] + 3) / 4;
+    return qconv_s8_blocked(geo) && geo[13] == 1 && geo[14] == 1 && geo[15] == 1 &&
+           4 * Cq * qconv_s8_plane_lanes(geo) <= QCONV_PLANE_BYTES;
+}
+
 /* The row length of qconv_s8's weights and patches: K rounded up to a multiple of 4 (blocked
- * form: whole 32-bit lanes) or 32 (dot form: no scalar tail, gcc vectorises 32 and 64 bytes at
- * a time; K = 144 rounded to 160 runs 4x faster); the padding weights are 0. Depthwise weights
- * stay [C][K]. */
+ * form: whole 32-bit lanes; plane form: taps x channels rounded up to quads) or 32 (dot form: no
+ * scalar tail, gcc vectorises 32 and 64 bytes at a time; K = 144 rounded to 160 runs 4x faster);
+ * the padding weights are 0. Depthwise weights stay [C][K]. */
 O2C_KERNEL int64_t qconv_s8_row(const int64_t *geo)
 {
     const int64_t K = geo[1] / geo[6] * geo[7] * geo[8] * geo[9];
     if (qconv_s8_depthwise(geo))
         return K;
+    if (qconv_s8_plane_blocked(geo))
+        return geo[7] * geo[8] * geo[9] * ((geo[1] / geo[6] + 3) / 4 * 4);
     if (qconv_s8_blocked(geo))
         return (K + 3) / 4 * 4;
     return (K + 31) / 32 * 32;
@@ -475,14 +514,19 @@ O2C_KERNEL void qconv_s8_weights(const int64_t *geo, const int8_t *w, int8_t *wp
                 wp[oc * Kp + k] = k < K ? w[oc * K + k] : 0;
         return;
     }
-    const int64_t OCgp = qconv_s8_ocg_padded(geo);
+    const int64_t OCgp = qconv_s8_ocg_padded(geo), Cg = geo[1] / G;
+    const int64_t taps = geo[7] * geo[8] * geo[9], Cq = (Cg + 3) / 4;
+    const int plane = qconv_s8_plane_blocked(geo);
     for (int64_t g = 0; g < G; g++)
         for (int64_t o = 0; o < OCgp; o++)
             for (int64_t k = 0; k < Kp; k++) {
                 const int64_t i =
                     ((g * OCgp + o / QCONV_OCB * QCONV_OCB) * Kp + k / 4 * 4 * QCONV_OCB) +
                     o % QCONV_OCB * 4 + k % 4;
-                wp[i] = o < OCg && k < K ? w[(g * OCg + o) * K + k] : 0;
+                /* plane form: k = (tap, channel) with channels in whole quads */
+                const int64_t ic = k / 4 % Cq * 4 + k % 4, tap = k / 4 / Cq;
+                const int64_t src = plane ? ic * taps + tap : k;
+                wp[i] = o < OCg && (plane ? ic < Cg : k < K) ? w[(g * OCg + o) * K + src] : 0;
             }
 }
 
@@ -516,6 +560,13 @@ O2C_KERNEL int64_t qconv_s8_scratch(const int64_t *geo)
     if (C == G && OC == G) { /* depthwise, strided: one padded input row */
         const int64_t cols = OW < QCONV_ROW ? OW : QCONV_ROW;
         return (cols - 1) * geo[15] + (geo[9] - 1) * geo[21] + 1;
+    }
+    if (qconv_s8_plane_blocked(geo)) { /* the interleaved input, then the kept columns */
+        int64_t Dp, Hp, Wp, L;
+        qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
+        const int64_t Cq = (C / G + 3) / 4, stage = QCONV_OCB * ((L + QCONV_TB - 1) / QCONV_TB);
+        return 4 * Cq * qconv_s8_plane_lanes(geo) +
+               (qconv_s8_plane_direct(geo) ? 0 : stage * QCONV_TB);
     }
     if (qconv_s8_blocked(geo))
         return qconv_s8_tb(geo) * qconv_s8_row(geo);
@@ -802,6 +853,136 @@ static void qconv_s8_blocked_group(const int64_t *geo, const uint8_t *xg, uint8_
     }
 }
 
+/* xi [Cq][LX] = a group's input xg [Cg][D][H][W] as the plane form's lanes (see
+ * qconv_s8_plane_blocked), offset to uint8 (flip); padding and channels past Cg read xz. */
+static void qconv_s8_interleave(const int64_t *geo, const uint8_t *xg, uint8_t flip, uint8_t xz,
+                                int64_t Cq, int64_t LX, uint32_t *restrict xi)
+{
+    const int64_t Cg = geo[1] / geo[6], D = geo[2], H = geo[3], W = geo[4];
+    int64_t Dp, Hp, Wp, L;
+    qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
+    const uint32_t fill = (uint32_t)xz * 0x01010101u, flip4 = (uint32_t)flip * 0x01010101u;
+    const int64_t left = geo[18], n = W < Wp - left ? W : Wp - left; /* columns past the taps */
+    for (int64_t i = 0; i < Cq * LX; i++)
+        xi[i] = fill;
+    for (int64_t q = 0; q < Cq; q++)
+        for (int64_t id = 0; id < D && id + geo[16] < Dp; id++)
+            for (int64_t ih = 0; ih < H && ih + geo[17] < Hp; ih++) {
+                uint32_t *dst = xi + q * LX + ((id + geo[16]) * Hp + ih + geo[17]) * Wp + left;
+                const uint8_t *r[4];
+                for (int c = 0; c < 4; c++)
+                    r[c] = 4 * q + c < Cg ? xg + ((4 * q + c) * D + id) * H * W + ih * W : NULL;
+                if (r[3]) {
+                    const uint8_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
+                    for (int64_t w = 0; w < n; w++)
+                        dst[w] = ((uint32_t)r0[w] | (uint32_t)r1[w] << 8 | (uint32_t)r2[w] << 16 |
+                                  (uint32_t)r3[w] << 24) ^
+                                 flip4;
+                    continue;
+                }
+                for (int64_t w = 0; w < n; w++) { /* the last, partial quad */
+                    uint32_t v = 0;
+                    for (int c = 0; c < 4; c++)
+                        v |= (uint32_t)(r[c] ? (uint8_t)(r[c][w] ^ flip) : xz) << 8 * c;
+                    dst[w] = v;
+                }
+            }
+}
+
+/* acc [8][QCONV_TB] (the first T of each row) = bias[j] + the sums of the plane form for the T
+ * output positions whose lanes start at xi (qconv_s8_block, with the patches read in place). */
+static void qconv_s8_block_plane(const int64_t *geo, int64_t Cq, int64_t LX, int64_t T,
+                                 const uint32_t *xi, const int8_t *restrict wb,
+                                 const int32_t *restrict bias, int32_t *restrict acc)
+{
+    int64_t Dp, Hp, Wp, L;
+    qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
+    const int8_t *wq = wb;
+#ifdef QCONV_VNNI
+    __m512i c0[QCONV_OCB], c1[QCONV_OCB];
+    for (int j = 0; j < QCONV_OCB; j++)
+        c0[j] = c1[j] = _mm512_set1_epi32(bias[j]);
+#else
+    for (int j = 0; j < QCONV_OCB; j++)
+        for (int64_t t = 0; t < T; t++)
+            acc[j * QCONV_TB + t] = bias[j];
+#endif
+    for (int64_t kd = 0; kd < geo[7]; kd++)
+        for (int64_t kh = 0; kh < geo[8]; kh++)
+            for (int64_t kw = 0; kw < geo[9]; kw++) {
+                const uint32_t *xt = xi + (kd * geo[19] * Hp + kh * geo[20]) * Wp + kw * geo[21];
+                for (int64_t q = 0; q < Cq; q++, wq += 4 * QCONV_OCB) {
+#ifdef QCONV_VNNI
+                    const __m512i a0 = _mm512_loadu_si512((const void *)(xt + q * LX));
+                    const __m512i a1 =
+                        T == 32 ? _mm512_loadu_si512((const void *)(xt + q * LX + 16)) : a0;
+                    for (int j = 0; j < QCONV_OCB; j++) {
+                        int32_t w4;
+                        memcpy(&w4, wq + j * 4, 4);
+                        const __m512i b = _mm512_set1_epi32(w4);
+                        c0[j] = _mm512_dpbusd_epi32(c0[j], a0, b);
+                        if (T == 32)
+                            c1[j] = _mm512_dpbusd_epi32(c1[j], a1, b);
+                    }
+#else
+                    const uint8_t *a = (const uint8_t *)(xt + q * LX);
+                    for (int j = 0; j < QCONV_OCB; j++) {
+                        const int8_t *w = wq + j * 4;
+                        const int32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
+                        int32_t *r = acc + j * QCONV_TB;
+                        for (int64_t t = 0; t < T; t++)
+                            r[t] += a[4 * t] * w0 + a[4 * t + 1] * w1 + a[4 * t + 2] * w2 +
+                                    a[4 * t + 3] * w3;
+                    }
+#endif
+                }
+            }
+#ifdef QCONV_VNNI
+    for (int j = 0; j < QCONV_OCB; j++) {
+        _mm512_storeu_si512((void *)(acc + j * QCONV_TB), c0[j]);
+        if (T == 32)
+            _mm512_storeu_si512((void *)(acc + j * QCONV_TB + 16), c1[j]);
+    }
+#endif
+}
+
+/* One group of the plane form: y [OCg][P] from xg [Cg][D][H][W]; w the group's packed weights;
+ * scratch: qconv_s8_scratch(geo) bytes (the interleaved input, then 8 channels' requantised
+ * positions unless they are the output pixels). */
+static void qconv_s8_plane_group(const int64_t *geo, const uint8_t *xg, uint8_t flip, uint8_t xz,
+                                 const int8_t *w, const int32_t *bias_adj, const double *mult,
+                                 int y_type, double yz, uint8_t *y, uint8_t *scratch)
+{
+    const int64_t OCg = geo[5] / geo[6], OD = geo[10], OH = geo[11], OW = geo[12];
+    const int64_t P = OD * OH * OW, Cq = (geo[1] / geo[6] + 3) / 4, Kp = qconv_s8_row(geo);
+    const int64_t LX = qconv_s8_plane_lanes(geo);
+    int64_t Dp, Hp, Wp, L;
+    qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
+    const int64_t T = L >= 96 ? 32 : 16, Ls = (L + QCONV_TB - 1) / QCONV_TB * QCONV_TB;
+    const int direct = qconv_s8_plane_direct(geo);
+    uint32_t *xi = (uint32_t *)(void *)scratch;
+    uint8_t *stage = scratch + 4 * Cq * LX;
+    int32_t acc[QCONV_OCB * QCONV_TB], bias[QCONV_OCB];
+    qconv_s8_interleave(geo, xg, flip, xz, Cq, LX, xi);
+    for (int64_t o0 = 0; o0 < OCg; o0 += QCONV_OCB) {
+        const int64_t no = OCg - o0 < QCONV_OCB ? OCg - o0 : QCONV_OCB;
+        for (int64_t j = 0; j < QCONV_OCB; j++)
+            bias[j] = j < no ? bias_adj[o0 + j] : 0;
+        for (int64_t i0 = 0; i0 < L; i0 += T) {
+            const int64_t nt = L - i0 < T ? L - i0 : T;
+            qconv_s8_block_plane(geo, Cq, LX, T, xi + i0, w + o0 * Kp, bias, acc);
+            for (int64_t j = 0; j < no; j++)
+                qconv_s8_requant(nt, acc + j * QCONV_TB, mult[o0 + j], yz, y_type,
+                                 direct ? y + (o0 + j) * P + i0 : stage + j * Ls + i0);
+        }
+        for (int64_t j = 0; !direct && j < no; j++)
+            for (int64_t od = 0; od < OD; od++)
+                for (int64_t oh = 0; oh < OH; oh++)
+                    memcpy(y + (o0 + j) * P + (od * OH + oh) * OW,
+                           stage + j * Ls + (od * Hp + oh) * Wp, (size_t)OW);
+    }
+}
+
 /* One channel of a depthwise convolution with stride 1 (see qconv_s8_plane): y [OD][OH][OW]
  * from xc [D][H][W], wc [KD][KH][KW]; scratch: the accumulators, then the padded volume. */
 static void qconv_s8_depthwise_plane(const int64_t *geo, const uint8_t *xc, uint8_t flip,
@@ -918,6 +1099,12 @@ O2C_KERNEL void qconv_s8(const int64_t *geo, int x_type, const void *x, const vo
                 else
                     qconv_s8_depthwise_rows(geo, xg, flip, xz, w + g * K, bias_adj[g], mult[g],
                                             y_type, yz, yc, scratch);
+                continue;
+            }
+            if (qconv_s8_plane_blocked(geo)) {
+                qconv_s8_plane_group(geo, xg, flip, xz, w + g * qconv_s8_ocg_padded(geo) * Kp,
+                                     bias_adj + g * OCg, mult + g * OCg, y_type, yz,
+                                     yb + (n * OC + g * OCg) * P, scratch);
                 continue;
             }
             if (qconv_s8_blocked(geo)) {

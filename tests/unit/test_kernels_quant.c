@@ -218,6 +218,7 @@ static void test_conv_s8(void)
     static double mult[256];
     static float ws[256];
     int failures = 0, fast = 0, depthwise = 0, plane = 0, blocked = 0, tb16 = 0, pixel1 = 0;
+    int plane_blocked = 0;
     for (int trial = 0; trial < 600; trial++) {
         const int sp = 1 + (int)(qrand() % 3); /* spatial dims */
         const int64_t G = qrand() % 3 == 0 ? 1 + qrand() % 8 : 1;
@@ -300,6 +301,7 @@ static void test_conv_s8(void)
         plane += qconv_s8_depthwise(geo) && geo[6] > 1 && qconv_s8_plane(geo);
         blocked += qconv_s8_blocked(geo) && geo[5] / geo[6] > QCONV_OCB;
         tb16 += qconv_s8_blocked(geo) && qconv_s8_tb(geo) == 16;
+        plane_blocked += qconv_s8_plane_blocked(geo);
         pixel1 += !qconv_s8_depthwise(geo) && geo[10] * geo[11] * geo[12] == 1;
         if (memcmp(y_ref, y_fast, (size_t)yn)) {
             failures++;
@@ -308,10 +310,10 @@ static void test_conv_s8(void)
         }
     }
     printf("  qconv_s8: %d geometries (%d depthwise, %d of them stride 1; blocked: %d of more "
-           "than 8 outputs, %d of 16-pixel tiles; %d of one pixel)\n",
-           fast, depthwise, plane, blocked, tb16, pixel1);
+           "than 8 outputs, %d of 16-pixel tiles, %d in the plane form; %d of one pixel)\n",
+           fast, depthwise, plane, blocked, tb16, plane_blocked, pixel1);
     check(!failures && fast > 200 && depthwise > 20 && plane > 5 && blocked > 5 && tb16 > 2 &&
-              pixel1 > 20,
+              plane_blocked > 20 && pixel1 > 20,
           "qconv_s8 equals qconv byte for byte");
 
     /* the prepare step refuses sums that could leave int32 */
