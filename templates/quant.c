@@ -401,13 +401,44 @@ O2C_KERNEL void qconv(const int64_t *geo, int x_type, const void *x, const void 
 #define QCONV_VNNI 1
 #endif
 
-/* A depthwise convolution with stride 1 runs over the whole zero-point-padded channel volume
- * xp [Dp][Hp][Wp] at once: output (od, oh, ow) sums xp at index (od*Hp + oh)*Wp + ow plus a
- * fixed offset per tap, so each tap is one contiguous loop over
- * ((OD-1)*Hp + OH-1)*Wp + OW accumulators (the columns ow >= OW are computed and dropped). */
+/* A depthwise convolution runs over a whole zero-point-padded channel volume at once, split
+ * by stride into phases: phase (a, b, c) holds the padded positions whose depth, row and column
+ * leave remainders a, b, c by the strides, as a volume of Dq x Hq x Wq (the padded extents
+ * divided by the strides, rounded up; see qconv_s8_dw_extents). Output (od, oh, ow) then sums,
+ * for each tap, one phase at index (od*Hq + oh)*Wq + ow plus a fixed offset, so each tap is
+ * one contiguous loop over ((OD-1)*Hq + OH-1)*Wq + OW accumulators (the columns ow >= OW are
+ * computed and dropped). Stride 1 has one phase: the padded volume itself. Up to
+ * QCONV_DW_BYTES of scratch; larger channels run a row at a time (qconv_s8_depthwise_rows). */
+#ifndef QCONV_DW_BYTES /* (the unit test lowers it to cover both forms) */
+#define QCONV_DW_BYTES 262144
+#endif
+
+static int64_t qconv_s8_pad16(int64_t n);
+
+/* q = {Dq, Hq, Wq}; L the accumulators; PL the bytes per phase (16 more than its volume: the
+ * taps read whole vectors of 16 past L). */
+static void qconv_s8_dw_extents(const int64_t *geo, int64_t *q, int64_t *L, int64_t *PL)
+{
+    for (int j = 0; j < 3; j++) {
+        const int64_t s = geo[13 + j];
+        const int64_t padded = (geo[10 + j] - 1) * s + (geo[7 + j] - 1) * geo[19 + j] + 1;
+        q[j] = (padded + s - 1) / s;
+    }
+    *L = ((geo[10] - 1) * q[1] + geo[11] - 1) * q[2] + geo[12];
+    *PL = q[0] * q[1] * q[2] + 16;
+}
+
+/* Scratch of the depthwise plane form: the int32 accumulators, then the phases. */
+static int64_t qconv_s8_dw_bytes(const int64_t *geo)
+{
+    int64_t q[3], L, PL;
+    qconv_s8_dw_extents(geo, q, &L, &PL);
+    return 4 * (qconv_s8_pad16(L) + 16) + geo[13] * geo[14] * geo[15] * PL;
+}
+
 static int qconv_s8_plane(const int64_t *geo)
 {
-    return geo[1] == geo[6] && geo[5] == geo[6] && geo[13] == 1 && geo[14] == 1 && geo[15] == 1;
+    return geo[1] == geo[6] && geo[5] == geo[6] && qconv_s8_dw_bytes(geo) <= QCONV_DW_BYTES;
 }
 
 /* Whole blocks of 16 accumulators, the padding qconv_s8_requant needs. */
@@ -552,11 +583,8 @@ static int64_t qconv_s8_tile(const int64_t *geo)
 O2C_KERNEL int64_t qconv_s8_scratch(const int64_t *geo)
 {
     const int64_t C = geo[1], OC = geo[5], G = geo[6], OW = geo[12];
-    if (qconv_s8_plane(geo)) { /* int32 accumulators, then the padded volume */
-        int64_t Dp, Hp, Wp, L;
-        qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
-        return 4 * qconv_s8_pad16(L) + Dp * Hp * Wp;
-    }
+    if (qconv_s8_plane(geo))
+        return qconv_s8_dw_bytes(geo);
     if (C == G && OC == G) { /* depthwise, strided: one padded input row */
         const int64_t cols = OW < QCONV_ROW ? OW : QCONV_ROW;
         return (cols - 1) * geo[15] + (geo[9] - 1) * geo[21] + 1;
@@ -613,13 +641,50 @@ static int32_t qconv_s8_round(int32_t a, double m, double yz, double lo, double 
     return (int32_t)v;
 }
 
+/* Whether every sum of output channel with bias_adj `bias` and multiplier m has
+ * |acc * m| + |yz| < 2^30 (|acc| <= |bias| + K * 255 * 128): then qconv_s8_round_small gives
+ * qconv_s8_round's values. The margin to 2^31 covers the rounding of this bound. */
+static int qconv_s8_fits(const int64_t *geo, int32_t bias, double m, double yz)
+{
+    const double K = (double)(geo[1] / geo[6] * geo[7] * geo[8] * geo[9]);
+    return (fabs((double)bias) + K * 32640.0) * fabs(m) + fabs(yz) < 1073741824.0;
+}
+
+/* qconv_s8_round where |a * m| + |yz| < 2^30: the rounded value is integral and within int32,
+ * so the clamp can follow the conversion, as integer min and max (half the vector work of the
+ * double compares and blends). */
+static int32_t qconv_s8_round_small(int32_t a, double m, double yz, int32_t lo, int32_t hi)
+{
+    int32_t v = (int32_t)nearbyint((double)a * m + yz);
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+}
+
+/* acc[0..n) requantised in place (qconv_s8_round), whole vectors of 16 (qconv_s8_requant_m). */
+static void qconv_s8_round_n(int64_t n, int32_t *restrict acc, double m, double yz, int y_type,
+                             int small)
+{
+    const int64_t nr = qconv_s8_pad16(n);
+    if (small) {
+        const int32_t lo = y_type == 2 ? 0 : -128, hi = y_type == 2 ? 255 : 127;
+        for (int64_t t0 = 0; t0 < nr; t0 += 16)
+            for (int t = 0; t < 16; t++)
+                acc[t0 + t] = qconv_s8_round_small(acc[t0 + t], m, yz, lo, hi);
+        return;
+    }
+    const double lo = y_type == 2 ? 0.0 : -128.0, hi = y_type == 2 ? 255.0 : 127.0;
+    for (int64_t t0 = 0; t0 < nr; t0 += 16)
+        for (int t = 0; t < 16; t++)
+            acc[t0 + t] = qconv_s8_round(acc[t0 + t], m, yz, lo, hi);
+}
+
 /* y[0..n) = acc[0..n) requantised with multiplier m, or m[t] per element when per is set (as
  * bytes: uint8, or int8's two's complement). acc holds qconv_s8_pad16(n) initialised values,
  * all overwritten: the rounding loop then runs whole vectors of 16 and never its scalar tail,
  * whose data-dependent branches (gcc compares and jumps there) cost more than the rest; the
  * narrowing loop after it has no branches. */
 static void qconv_s8_requant_m(int64_t n, int32_t *restrict acc, const double *m, int per,
-                               double yz, int y_type, void *restrict y)
+                               double yz, int y_type, void *restrict y, int small)
 {
     const double lo = y_type == 2 ? 0.0 : -128.0, hi = y_type == 2 ? 255.0 : 127.0;
     const int64_t nr = qconv_s8_pad16(n);
@@ -628,18 +693,16 @@ static void qconv_s8_requant_m(int64_t n, int32_t *restrict acc, const double *m
         for (int64_t t = 0; t < nr; t++)
             acc[t] = qconv_s8_round(acc[t], m[t], yz, lo, hi);
     } else {
-        const double m0 = m[0];
-        for (int64_t t = 0; t < nr; t++)
-            acc[t] = qconv_s8_round(acc[t], m0, yz, lo, hi);
+        qconv_s8_round_n(n, acc, m[0], yz, y_type, small);
     }
     for (int64_t t = 0; t < n; t++)
         yo[t] = (uint8_t)acc[t];
 }
 
 static void qconv_s8_requant(int64_t n, int32_t *restrict acc, double m, double yz, int y_type,
-                             void *restrict y)
+                             void *restrict y, int small)
 {
-    qconv_s8_requant_m(n, acc, &m, 0, yz, y_type, y);
+    qconv_s8_requant_m(n, acc, &m, 0, yz, y_type, y, small);
 }
 
 /* acc[0..3] += the dot products of w[K] with patches a, a + K, a + 2K, a + 3K. */
@@ -848,7 +911,8 @@ static void qconv_s8_blocked_group(const int64_t *geo, const uint8_t *xg, uint8_
             qconv_s8_block(Kp / 4, T, scratch, w + o0 * Kp, bias, acc);
             for (int64_t j = 0; j < no; j++)
                 qconv_s8_requant(nt, acc + j * QCONV_TB, mult[o0 + j], yz, y_type,
-                                 y + (o0 + j) * P + p0);
+                                 y + (o0 + j) * P + p0,
+                                 qconv_s8_fits(geo, bias[j], mult[o0 + j], yz));
         }
     }
 }
@@ -862,12 +926,15 @@ static void qconv_s8_interleave(const int64_t *geo, const uint8_t *xg, uint8_t f
     int64_t Dp, Hp, Wp, L;
     qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
     const uint32_t fill = (uint32_t)xz * 0x01010101u, flip4 = (uint32_t)flip * 0x01010101u;
-    const int64_t left = geo[18], n = W < Wp - left ? W : Wp - left; /* columns past the taps */
+    const int64_t left = geo[18]; /* n: the columns before those past the taps */
+    /* without padding (pointwise) the volume is one run of D*H*W lanes */
+    const int whole = Dp == D && Hp == H && Wp == W;
+    const int64_t rows = whole ? 1 : H, n = whole ? D * H * W : (W < Wp - left ? W : Wp - left);
     for (int64_t i = 0; i < Cq * LX; i++)
         xi[i] = fill;
     for (int64_t q = 0; q < Cq; q++)
-        for (int64_t id = 0; id < D && id + geo[16] < Dp; id++)
-            for (int64_t ih = 0; ih < H && ih + geo[17] < Hp; ih++) {
+        for (int64_t id = 0; id < (whole ? 1 : D) && id + geo[16] < Dp; id++)
+            for (int64_t ih = 0; ih < rows && ih + geo[17] < Hp; ih++) {
                 uint32_t *dst = xi + q * LX + ((id + geo[16]) * Hp + ih + geo[17]) * Wp + left;
                 const uint8_t *r[4];
                 for (int c = 0; c < 4; c++)
@@ -902,29 +969,47 @@ static void qconv_s8_block_plane(const int64_t *geo, int64_t Cq, int64_t LX, int
     __m512i c0[QCONV_OCB], c1[QCONV_OCB];
     for (int j = 0; j < QCONV_OCB; j++)
         c0[j] = c1[j] = _mm512_set1_epi32(bias[j]);
+    for (int64_t kd = 0; kd < geo[7]; kd++)
+        for (int64_t kh = 0; kh < geo[8]; kh++)
+            for (int64_t kw = 0; kw < geo[9]; kw++) {
+                const uint32_t *xt = xi + (kd * geo[19] * Hp + kh * geo[20]) * Wp + kw * geo[21];
+                if (T == 32) {
+                    for (int64_t q = 0; q < Cq; q++, wq += 4 * QCONV_OCB) {
+                        const __m512i a0 = _mm512_loadu_si512((const void *)(xt + q * LX));
+                        const __m512i a1 = _mm512_loadu_si512((const void *)(xt + q * LX + 16));
+                        for (int j = 0; j < QCONV_OCB; j++) {
+                            int32_t w4;
+                            memcpy(&w4, wq + j * 4, 4);
+                            const __m512i b = _mm512_set1_epi32(w4);
+                            c0[j] = _mm512_dpbusd_epi32(c0[j], a0, b);
+                            c1[j] = _mm512_dpbusd_epi32(c1[j], a1, b);
+                        }
+                    }
+                } else {
+                    for (int64_t q = 0; q < Cq; q++, wq += 4 * QCONV_OCB) {
+                        const __m512i a0 = _mm512_loadu_si512((const void *)(xt + q * LX));
+                        for (int j = 0; j < QCONV_OCB; j++) {
+                            int32_t w4;
+                            memcpy(&w4, wq + j * 4, 4);
+                            c0[j] = _mm512_dpbusd_epi32(c0[j], a0, _mm512_set1_epi32(w4));
+                        }
+                    }
+                }
+            }
+    for (int j = 0; j < QCONV_OCB; j++) {
+        _mm512_storeu_si512((void *)(acc + j * QCONV_TB), c0[j]);
+        if (T == 32)
+            _mm512_storeu_si512((void *)(acc + j * QCONV_TB + 16), c1[j]);
+    }
 #else
     for (int j = 0; j < QCONV_OCB; j++)
         for (int64_t t = 0; t < T; t++)
             acc[j * QCONV_TB + t] = bias[j];
-#endif
     for (int64_t kd = 0; kd < geo[7]; kd++)
         for (int64_t kh = 0; kh < geo[8]; kh++)
             for (int64_t kw = 0; kw < geo[9]; kw++) {
                 const uint32_t *xt = xi + (kd * geo[19] * Hp + kh * geo[20]) * Wp + kw * geo[21];
                 for (int64_t q = 0; q < Cq; q++, wq += 4 * QCONV_OCB) {
-#ifdef QCONV_VNNI
-                    const __m512i a0 = _mm512_loadu_si512((const void *)(xt + q * LX));
-                    const __m512i a1 =
-                        T == 32 ? _mm512_loadu_si512((const void *)(xt + q * LX + 16)) : a0;
-                    for (int j = 0; j < QCONV_OCB; j++) {
-                        int32_t w4;
-                        memcpy(&w4, wq + j * 4, 4);
-                        const __m512i b = _mm512_set1_epi32(w4);
-                        c0[j] = _mm512_dpbusd_epi32(c0[j], a0, b);
-                        if (T == 32)
-                            c1[j] = _mm512_dpbusd_epi32(c1[j], a1, b);
-                    }
-#else
                     const uint8_t *a = (const uint8_t *)(xt + q * LX);
                     for (int j = 0; j < QCONV_OCB; j++) {
                         const int8_t *w = wq + j * 4;
@@ -934,15 +1019,8 @@ static void qconv_s8_block_plane(const int64_t *geo, int64_t Cq, int64_t LX, int
                             r[t] += a[4 * t] * w0 + a[4 * t + 1] * w1 + a[4 * t + 2] * w2 +
                                     a[4 * t + 3] * w3;
                     }
-#endif
                 }
             }
-#ifdef QCONV_VNNI
-    for (int j = 0; j < QCONV_OCB; j++) {
-        _mm512_storeu_si512((void *)(acc + j * QCONV_TB), c0[j]);
-        if (T == 32)
-            _mm512_storeu_si512((void *)(acc + j * QCONV_TB + 16), c1[j]);
-    }
 #endif
 }
 
@@ -973,7 +1051,8 @@ static void qconv_s8_plane_group(const int64_t *geo, const uint8_t *xg, uint8_t 
             qconv_s8_block_plane(geo, Cq, LX, T, xi + i0, w + o0 * Kp, bias, acc);
             for (int64_t j = 0; j < no; j++)
                 qconv_s8_requant(nt, acc + j * QCONV_TB, mult[o0 + j], yz, y_type,
-                                 direct ? y + (o0 + j) * P + i0 : stage + j * Ls + i0);
+                                 direct ? y + (o0 + j) * P + i0 : stage + j * Ls + i0,
+                                 qconv_s8_fits(geo, bias[j], mult[o0 + j], yz));
         }
         for (int64_t j = 0; !direct && j < no; j++)
             for (int64_t od = 0; od < OD; od++)
@@ -983,44 +1062,133 @@ static void qconv_s8_plane_group(const int64_t *geo, const uint8_t *xg, uint8_t 
     }
 }
 
-/* One channel of a depthwise convolution with stride 1 (see qconv_s8_plane): y [OD][OH][OW]
- * from xc [D][H][W], wc [KD][KH][KW]; scratch: the accumulators, then the padded volume. */
-static void qconv_s8_depthwise_plane(const int64_t *geo, const uint8_t *xc, uint8_t flip,
-                                     uint8_t xz, const int8_t *wc, int32_t bias, double m,
-                                     int y_type, double yz, uint8_t *y, uint8_t *scratch)
+/* xp = the zero-point-padded phases of one channel xc [D][H][W] (see qconv_s8_plane), offset
+ * to uint8 (flip); the caller set xp to xz once, and only the channel's own positions are
+ * written. Stride 1 copies rows of fewer than 16 columns 16 bytes at a time, the bytes past the
+ * row set to xz: they are padding or are overwritten by the rows after them. */
+static void qconv_s8_dw_fill(const int64_t *geo, const int64_t *q, int64_t PL, const uint8_t *xc,
+                             uint8_t flip, uint8_t xz, uint8_t *restrict xp)
 {
-    const int64_t D = geo[2], H = geo[3], W = geo[4], KD = geo[7], KH = geo[8], KW = geo[9];
-    const int64_t OD = geo[10], OH = geo[11], OW = geo[12];
-    int64_t Dp, Hp, Wp, L;
-    qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
-    int32_t *acc = (int32_t *)(void *)scratch;
-    uint8_t *xp = scratch + 4 * qconv_s8_pad16(L);
-    const int64_t left = geo[18], right = Wp - W - geo[18];
-    memset(xp, xz, (size_t)(Dp * Hp * Wp));
+    const int64_t D = geo[2], H = geo[3], W = geo[4], sd = geo[13], sh = geo[14], sw = geo[15];
+    const int64_t left = geo[18];
+    if (sd * sh * sw == 1) {
+        const int64_t n = W < q[2] - left ? W : q[2] - left; /* columns past the last tap unread */
+        if (n <= 0)
+            return;
+        uint8_t keep[16], pad[16]; /* the bytes of a 16-byte row copy: the row's, then xz */
+        for (int t = 0; t < 16; t++)
+            keep[t] = t < n ? 0xff : 0, pad[t] = t < n ? 0 : xz;
+        for (int64_t id = 0; id < D && id + geo[16] < q[0]; id++)
+            for (int64_t ih = 0; ih < H && ih + geo[17] < q[1]; ih++) {
+                const int64_t at = (id * H + ih) * W;
+                const uint8_t *src = xc + at;
+                uint8_t *row = xp + ((id + geo[16]) * q[1] + ih + geo[17]) * q[2] + left;
+                if (n < 16 && at + 16 <= D * H * W) {
+                    uint8_t v[16];
+                    for (int t = 0; t < 16; t++)
+                        v[t] = (uint8_t)(((src[t] ^ flip) & keep[t]) | pad[t]);
+                    memcpy(row, v, 16);
+                    continue;
+                }
+                for (int64_t w = 0; w < n; w++)
+                    row[w] = (uint8_t)(src[w] ^ flip);
+            }
+        return;
+    }
     for (int64_t id = 0; id < D; id++)
         for (int64_t ih = 0; ih < H; ih++) {
+            const int64_t pd = id + geo[16], ph = ih + geo[17]; /* padded coordinates */
+            if (pd / sd >= q[0] || ph / sh >= q[1])
+                continue; /* past the last tap */
             const uint8_t *src = xc + (id * H + ih) * W;
-            uint8_t *row = xp + ((id + geo[16]) * Hp + ih + geo[17]) * Wp + left;
-            const int64_t n = right < 0 ? W + right : W; /* columns past the last tap unread */
-            for (int64_t w = 0; w < n; w++)
-                row[w] = (uint8_t)(src[w] ^ flip);
-        }
-    for (int64_t i = 0; i < qconv_s8_pad16(L); i++)
-        acc[i] = bias;
-    for (int64_t kd = 0; kd < KD; kd++)
-        for (int64_t kh = 0; kh < KH; kh++)
-            for (int64_t kw = 0; kw < KW; kw++) {
-                const int32_t wk = wc[(kd * KH + kh) * KW + kw];
-                const uint8_t *src = xp + (kd * geo[19] * Hp + kh * geo[20]) * Wp + kw * geo[21];
-                for (int64_t i = 0; i < L; i++)
-                    acc[i] += (int32_t)src[i] * wk;
+            uint8_t *row =
+                xp + ((pd % sd) * sh + ph % sh) * sw * PL + (pd / sd * q[1] + ph / sh) * q[2];
+            int64_t phase = left % sw, col = left / sw; /* of column w + left */
+            for (int64_t w = 0; w < W && col < q[2]; w++) {
+                row[phase * PL + col] = (uint8_t)(src[w] ^ flip);
+                if (++phase == sw)
+                    phase = 0, col++;
             }
-    /* requantised all at once (rows of OW alone are too short to vectorise) into xp, which
-     * is free now and at least L long, then the kept columns */
-    qconv_s8_requant(L, acc, m, yz, y_type, xp);
+        }
+}
+
+#define QCONV_DW_TAPS 32
+
+/* Where in the phases tap k = (kd, kh, kw) of output position 0 reads. */
+static int64_t qconv_s8_dw_off(const int64_t *geo, const int64_t *q, int64_t PL, int64_t k)
+{
+    const int64_t sd = geo[13], sh = geo[14], sw = geo[15];
+    const int64_t a = k / (geo[8] * geo[9]) * geo[19], b = k / geo[9] % geo[8] * geo[20];
+    const int64_t e = k % geo[9] * geo[21];
+    return ((a % sd * sh + b % sh) * sw + e % sw) * PL + (a / sd * q[1] + b / sh) * q[2] + e / sw;
+}
+
+/* acc[0..n) += src[0..n) * wk, n a multiple of 16 (blocks of 16: no scalar tail). */
+static void qconv_s8_dw_tap(int64_t n, const uint8_t *restrict src, int32_t wk,
+                            int32_t *restrict acc)
+{
+    for (int64_t i0 = 0; i0 < n; i0 += 16)
+        for (int t = 0; t < 16; t++)
+            acc[i0 + t] += (int32_t)src[i0 + t] * wk;
+}
+
+/* y [OD][OH][OW] = the kept columns of the requantised positions acc (see qconv_s8_plane), rows
+ * of fewer than 16 columns 16 at a time where the channel's output has room (the next rows
+ * overwrite the rest; acc has 16 values past its last row). */
+static void qconv_s8_dw_narrow(const int64_t *geo, const int64_t *q, const int32_t *restrict acc,
+                               uint8_t *restrict y)
+{
+    const int64_t OD = geo[10], OH = geo[11], OW = geo[12], P = OD * OH * OW;
     for (int64_t od = 0; od < OD; od++)
-        for (int64_t oh = 0; oh < OH; oh++)
-            memcpy(y + (od * OH + oh) * OW, xp + (od * Hp + oh) * Wp, (size_t)OW);
+        for (int64_t oh = 0; oh < OH; oh++) {
+            const int32_t *r = acc + (od * q[1] + oh) * q[2];
+            const int64_t at = (od * OH + oh) * OW;
+            if (OW < 16 && at + 16 <= P) {
+                uint8_t v[16];
+                for (int t = 0; t < 16; t++)
+                    v[t] = (uint8_t)r[t];
+                memcpy(y + at, v, 16);
+                continue;
+            }
+            for (int64_t ow = 0; ow < OW; ow++)
+                y[at + ow] = (uint8_t)r[ow];
+        }
+}
+
+/* The depthwise plane form for the C channels of one image: y [C][OD][OH][OW] from
+ * x [C][D][H][W], w [C][KD][KH][KW]; scratch: qconv_s8_dw_bytes(geo). */
+static void qconv_s8_depthwise_planes(const int64_t *geo, const uint8_t *x, uint8_t flip,
+                                      uint8_t xz, const int8_t *w, const int32_t *bias_adj,
+                                      const double *mult, int y_type, double yz, uint8_t *y,
+                                      uint8_t *scratch)
+{
+    const int64_t C = geo[1], OD = geo[10], OH = geo[11], OW = geo[12], P = OD * OH * OW;
+    const int64_t sd = geo[13], sh = geo[14], sw = geo[15], K = geo[7] * geo[8] * geo[9];
+    int64_t q[3], L, PL;
+    qconv_s8_dw_extents(geo, q, &L, &PL);
+    const int64_t La = qconv_s8_pad16(L) + 16; /* the narrowing below reads 16 past a row */
+    int32_t *acc = (int32_t *)(void *)scratch;
+    uint8_t *xp = scratch + 4 * La;
+    memset(xp, xz, (size_t)(sd * sh * sw * PL));
+    int64_t off[QCONV_DW_TAPS]; /* where tap k reads, the first taps (divisions are slow) */
+    for (int64_t k = 0; k < K && k < QCONV_DW_TAPS; k++)
+        off[k] = qconv_s8_dw_off(geo, q, PL, k);
+    for (int64_t c = 0; c < C; c++) {
+        const int8_t *wc = w + c * K;
+        uint8_t *yc = y + c * P;
+        qconv_s8_dw_fill(geo, q, PL, x + c * geo[2] * geo[3] * geo[4], flip, xz, xp);
+        for (int64_t i = 0; i < La; i++)
+            acc[i] = bias_adj[c];
+        /* in blocks of 16, so that gcc leaves no scalar tail */
+        for (int64_t k = 0; k < K; k++)
+            qconv_s8_dw_tap(La - 16,
+                            xp + (k < QCONV_DW_TAPS ? off[k] : qconv_s8_dw_off(geo, q, PL, k)),
+                            wc[k], acc);
+        /* requantised in place, then the kept columns narrowed into y (rows of fewer than 16
+         * 16 at a time where the channel's output has room; the next rows overwrite the rest) */
+        qconv_s8_round_n(L, acc, mult[c], yz, y_type, qconv_s8_fits(geo, bias_adj[c], mult[c], yz));
+        qconv_s8_dw_narrow(geo, q, acc, yc);
+    }
 }
 
 /* One channel of a strided depthwise convolution, a row of output columns at a time. */
@@ -1064,7 +1232,8 @@ static void qconv_s8_depthwise_rows(const int64_t *geo, const uint8_t *xc, uint8
                                 acc[t] += (int32_t)r[t * sw] * wk;
                         }
                     }
-                qconv_s8_requant(nt, acc, m, yz, y_type, y + (od * OH + oh) * OW + ow0);
+                qconv_s8_requant(nt, acc, m, yz, y_type, y + (od * OH + oh) * OW + ow0,
+                                 qconv_s8_fits(geo, bias, m, yz));
             }
 }
 
@@ -1093,12 +1262,13 @@ O2C_KERNEL void qconv_s8(const int64_t *geo, int x_type, const void *x, const vo
             const uint8_t *xg = xb + (n * C + g * Cg) * plane;
             if (Cg == 1 && OCg == 1) {
                 uint8_t *yc = yb + (n * OC + g) * P;
-                if (qconv_s8_plane(geo))
-                    qconv_s8_depthwise_plane(geo, xg, flip, xz, w + g * K, bias_adj[g], mult[g],
-                                             y_type, yz, yc, scratch);
-                else
-                    qconv_s8_depthwise_rows(geo, xg, flip, xz, w + g * K, bias_adj[g], mult[g],
-                                            y_type, yz, yc, scratch);
+                if (qconv_s8_plane(geo)) {
+                    qconv_s8_depthwise_planes(geo, xg, flip, xz, w, bias_adj, mult, y_type, yz, yc,
+                                              scratch);
+                    break; /* every channel */
+                }
+                qconv_s8_depthwise_rows(geo, xg, flip, xz, w + g * K, bias_adj[g], mult[g], y_type,
+                                        yz, yc, scratch);
                 continue;
             }
             if (qconv_s8_plane_blocked(geo)) {
@@ -1129,7 +1299,7 @@ O2C_KERNEL void qconv_s8(const int64_t *geo, int x_type, const void *x, const vo
                                             : 0;
                             m[j] = j < no ? mult[o0 + j] : 0.0;
                         }
-                        qconv_s8_requant_m(no, acc, m, 1, yz, y_type, yb + n * OC + o0);
+                        qconv_s8_requant_m(no, acc, m, 1, yz, y_type, yb + n * OC + o0, 0);
                     }
                     continue;
                 }
@@ -1142,7 +1312,8 @@ O2C_KERNEL void qconv_s8(const int64_t *geo, int x_type, const void *x, const vo
                         qconv_dot4(Kp, scratch + t * Kp, wr, acc + t);
                     for (; t < nt; t++)
                         acc[t] = qconv_dot1(Kp, scratch + t * Kp, wr, acc[t]);
-                    qconv_s8_requant(nt, acc, mult[oc], yz, y_type, yb + (n * OC + oc) * P + p0);
+                    qconv_s8_requant(nt, acc, mult[oc], yz, y_type, yb + (n * OC + oc) * P + p0,
+                                     qconv_s8_fits(geo, bias_adj[oc], mult[oc], yz));
                 }
             }
         }

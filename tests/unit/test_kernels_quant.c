@@ -7,6 +7,7 @@
 #include "../../templates/kernels.h"
 
 #define O2C_KERNEL
+#define QCONV_DW_BYTES 1024 /* small, so that random depthwise cases take both forms */
 #include "../../templates/quant.c"
 
 #include <stdio.h>
@@ -218,7 +219,7 @@ static void test_conv_s8(void)
     static double mult[256];
     static float ws[256];
     int failures = 0, fast = 0, depthwise = 0, plane = 0, blocked = 0, tb16 = 0, pixel1 = 0;
-    int plane_blocked = 0;
+    int plane_blocked = 0, dw_rows = 0, wide_m = 0;
     for (int trial = 0; trial < 600; trial++) {
         const int sp = 1 + (int)(qrand() % 3); /* spatial dims */
         const int64_t G = qrand() % 3 == 0 ? 1 + qrand() % 8 : 1;
@@ -281,7 +282,10 @@ static void test_conv_s8(void)
         }
         const uint8_t xz = (uint8_t)qrand(), yz = (uint8_t)qrand();
         /* power-of-two scales make many requantised values exact ties (half to even) */
-        const float xs = ldexpf(1.0f, -(int)(qrand() % 6)), ys = ldexpf(1.0f, (int)(qrand() % 5));
+        const float xs = ldexpf(1.0f, -(int)(qrand() % 6));
+        /* every 7th: a tiny output scale, multipliers too large for the int32 clamp */
+        const int ye = (int)(qrand() % 5);
+        const float ys = ldexpf(1.0f, trial % 7 == 1 ? -24 : ye);
         const int32_t *b = qrand() % 4 ? bias : NULL;
         qconv(geo, x_type, x, &xz, 3, w, NULL, 0, b, 1, &xs, ws, per_channel, &ys, y_type, &yz,
               y_ref);
@@ -298,10 +302,13 @@ static void test_conv_s8(void)
         qconv_s8(geo, x_type, x, &xz, wp, bias_adj, mult, y_type, &yz, y_fast, scratch);
         fast++;
         depthwise += qconv_s8_depthwise(geo) && geo[6] > 1;
-        plane += qconv_s8_depthwise(geo) && geo[6] > 1 && qconv_s8_plane(geo);
+        plane += qconv_s8_depthwise(geo) && geo[6] > 1 && qconv_s8_plane(geo) &&
+                 geo[13] * geo[14] * geo[15] > 1;
+        dw_rows += qconv_s8_depthwise(geo) && geo[6] > 1 && !qconv_s8_plane(geo);
         blocked += qconv_s8_blocked(geo) && geo[5] / geo[6] > QCONV_OCB;
         tb16 += qconv_s8_blocked(geo) && qconv_s8_tb(geo) == 16;
         plane_blocked += qconv_s8_plane_blocked(geo);
+        wide_m += !qconv_s8_fits(geo, bias_adj[0], mult[0], (double)yz);
         pixel1 += !qconv_s8_depthwise(geo) && geo[10] * geo[11] * geo[12] == 1;
         if (memcmp(y_ref, y_fast, (size_t)yn)) {
             failures++;
@@ -309,11 +316,13 @@ static void test_conv_s8(void)
                    (long long)Cg, (long long)OCg, (long long)K);
         }
     }
-    printf("  qconv_s8: %d geometries (%d depthwise, %d of them stride 1; blocked: %d of more "
-           "than 8 outputs, %d of 16-pixel tiles, %d in the plane form; %d of one pixel)\n",
-           fast, depthwise, plane, blocked, tb16, plane_blocked, pixel1);
-    check(!failures && fast > 200 && depthwise > 20 && plane > 5 && blocked > 5 && tb16 > 2 &&
-              plane_blocked > 20 && pixel1 > 20,
+    printf("  qconv_s8: %d geometries (%d depthwise, %d of them strided planes, %d by rows; "
+           "blocked: %d of more "
+           "than 8 outputs, %d of 16-pixel tiles, %d in the plane form; %d of one pixel; %d with "
+           "multipliers past the int32 clamp)\n",
+           fast, depthwise, plane, dw_rows, blocked, tb16, plane_blocked, pixel1, wide_m);
+    check(!failures && fast > 200 && depthwise > 20 && plane > 5 && dw_rows > 5 && blocked > 5 &&
+              tb16 > 2 && plane_blocked > 20 && wide_m > 20 && pixel1 > 20,
           "qconv_s8 equals qconv byte for byte");
 
     /* the prepare step refuses sums that could leave int32 */
