@@ -1062,6 +1062,23 @@ static void qconv_s8_plane_group(const int64_t *geo, const uint8_t *xg, uint8_t 
     }
 }
 
+/* dst[j] = src[j * sw] ^ flip for j < n (stride 2 as a constant, which gcc vectorises). */
+static void qconv_s8_dw_copy(int64_t n, int64_t sw, const uint8_t *restrict src, uint8_t flip,
+                             uint8_t *restrict dst)
+{
+    if (sw == 2) { /* in blocks of 16 (gcc's wide loop needs 64), then the rest */
+        int64_t j0 = 0;
+        for (; j0 + 16 <= n; j0 += 16)
+            for (int t = 0; t < 16; t++)
+                dst[j0 + t] = (uint8_t)(src[2 * (j0 + t)] ^ flip);
+        for (; j0 < n; j0++)
+            dst[j0] = (uint8_t)(src[2 * j0] ^ flip);
+        return;
+    }
+    for (int64_t j = 0; j < n; j++)
+        dst[j] = (uint8_t)(src[j * sw] ^ flip);
+}
+
 /* xp = the zero-point-padded phases of one channel xc [D][H][W] (see qconv_s8_plane), offset
  * to uint8 (flip); the caller set xp to xz once, and only the channel's own positions are
  * written. Stride 1 copies rows of fewer than 16 columns 16 bytes at a time, the bytes past the
@@ -1095,21 +1112,23 @@ static void qconv_s8_dw_fill(const int64_t *geo, const int64_t *q, int64_t PL, c
             }
         return;
     }
-    for (int64_t id = 0; id < D; id++)
-        for (int64_t ih = 0; ih < H; ih++) {
-            const int64_t pd = id + geo[16], ph = ih + geo[17]; /* padded coordinates */
-            if (pd / sd >= q[0] || ph / sh >= q[1])
-                continue; /* past the last tap */
-            const uint8_t *src = xc + (id * H + ih) * W;
-            uint8_t *row =
-                xp + ((pd % sd) * sh + ph % sh) * sw * PL + (pd / sd * q[1] + ph / sh) * q[2];
-            int64_t phase = left % sw, col = left / sw; /* of column w + left */
-            for (int64_t w = 0; w < W && col < q[2]; w++) {
-                row[phase * PL + col] = (uint8_t)(src[w] ^ flip);
-                if (++phase == sw)
-                    phase = 0, col++;
+    /* column phase b takes the columns w = w0, w0 + sw, ... (w + left = b mod sw); the phases of
+     * the rows are counted, not divided (divisions by a run-time stride are slow) */
+    for (int64_t b = 0; b < sw; b++) {
+        const int64_t w0 = ((b - left) % sw + sw) % sw, col = (w0 + left) / sw;
+        int64_t n = w0 < W ? (W - 1 - w0) / sw + 1 : 0;
+        n = n < q[2] - col ? n : q[2] - col;
+        for (int64_t id = 0, pa = geo[16] % sd, pi = geo[16] / sd; id < D && pi < q[0]; id++) {
+            for (int64_t ih = 0, ha = geo[17] % sh, hi = geo[17] / sh; ih < H && hi < q[1]; ih++) {
+                uint8_t *dst = xp + ((pa * sh + ha) * sw + b) * PL + (pi * q[1] + hi) * q[2] + col;
+                qconv_s8_dw_copy(n, sw, xc + (id * H + ih) * W + w0, flip, dst);
+                if (++ha == sh)
+                    ha = 0, hi++;
             }
+            if (++pa == sd)
+                pa = 0, pi++;
         }
+    }
 }
 
 #define QCONV_DW_TAPS 32
@@ -1132,9 +1151,9 @@ static void qconv_s8_dw_tap(int64_t n, const uint8_t *restrict src, int32_t wk,
             acc[i0 + t] += (int32_t)src[i0 + t] * wk;
 }
 
-/* y [OD][OH][OW] = the kept columns of the requantised positions acc (see qconv_s8_plane), rows
- * of fewer than 16 columns 16 at a time where the channel's output has room (the next rows
- * overwrite the rest; acc has 16 values past its last row). */
+/* y [OD][OH][OW] = the kept columns of the requantised positions acc (see qconv_s8_plane), 16
+ * at a time where the channel's output has room (past the row's end the next rows overwrite
+ * them; acc has 16 values past its last row). */
 static void qconv_s8_dw_narrow(const int64_t *geo, const int64_t *q, const int32_t *restrict acc,
                                uint8_t *restrict y)
 {
@@ -1143,14 +1162,14 @@ static void qconv_s8_dw_narrow(const int64_t *geo, const int64_t *q, const int32
         for (int64_t oh = 0; oh < OH; oh++) {
             const int32_t *r = acc + (od * q[1] + oh) * q[2];
             const int64_t at = (od * OH + oh) * OW;
-            if (OW < 16 && at + 16 <= P) {
+            int64_t ow = 0;
+            for (; ow < OW && at + ow + 16 <= P; ow += 16) {
                 uint8_t v[16];
                 for (int t = 0; t < 16; t++)
-                    v[t] = (uint8_t)r[t];
-                memcpy(y + at, v, 16);
-                continue;
+                    v[t] = (uint8_t)r[ow + t];
+                memcpy(y + at + ow, v, 16);
             }
-            for (int64_t ow = 0; ow < OW; ow++)
+            for (; ow < OW; ow++)
                 y[at + ow] = (uint8_t)r[ow];
         }
 }
