@@ -387,14 +387,16 @@ O2C_KERNEL void qconv(const int64_t *geo, int x_type, const void *x, const void 
  * (the products of batch-1 Gemm/MatMul) take dot products of each weight row [Kp] with four
  * patches at a time, which gcc vectorises as a reduction. */
 
-#define QCONV_TILE        64    /* most output pixels per packed tile (dot form) */
-#define QCONV_TILE_BYTES  8192  /* the scratch a tile may take, when more than 4 pixels */
-#define QCONV_ROW         64    /* output columns per depthwise accumulator row */
-#define QCONV_BLOCKED     8     /* fewest output pixels for the blocked form */
-#define QCONV_OCB         8     /* output channels per block of the blocked form */
-#define QCONV_TB          32    /* most pixels per tile of the blocked form (16 or 32) */
-#define QCONV_TB_BYTES    16384 /* the scratch of a 32-pixel tile may take; else 16 pixels */
+#define QCONV_TILE       64     /* most output pixels per packed tile (dot form) */
+#define QCONV_TILE_BYTES 8192   /* the scratch a tile may take, when more than 4 pixels */
+#define QCONV_ROW        64     /* output columns per depthwise accumulator row */
+#define QCONV_BLOCKED    8      /* fewest output pixels for the blocked form */
+#define QCONV_OCB        8      /* output channels per block of the blocked form */
+#define QCONV_TB         32     /* most pixels per tile of the blocked form (16 or 32) */
+#define QCONV_TB_BYTES   16384  /* the scratch of a 32-pixel tile may take; else 16 pixels */
+#ifndef QCONV_PLANE_BYTES       /* (the unit test lowers it to cover both forms) */
 #define QCONV_PLANE_BYTES 65536 /* most interleaved input of the plane form (scratch) */
+#endif
 
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512F__)
 #include <immintrin.h>
@@ -428,6 +430,17 @@ static void qconv_s8_dw_extents(const int64_t *geo, int64_t *q, int64_t *L, int6
     *PL = q[0] * q[1] * q[2] + 16;
 }
 
+#define QCONV_DW_TAPS 32
+
+/* Where in the phases tap k = (kd, kh, kw) of output position 0 reads. */
+static int64_t qconv_s8_dw_off(const int64_t *geo, const int64_t *q, int64_t PL, int64_t k)
+{
+    const int64_t sd = geo[13], sh = geo[14], sw = geo[15];
+    const int64_t a = k / (geo[8] * geo[9]) * geo[19], b = k / geo[9] % geo[8] * geo[20];
+    const int64_t e = k % geo[9] * geo[21];
+    return ((a % sd * sh + b % sh) * sw + e % sw) * PL + (a / sd * q[1] + b / sh) * q[2] + e / sw;
+}
+
 /* Scratch of the depthwise plane form: the int32 accumulators, then the phases. */
 static int64_t qconv_s8_dw_bytes(const int64_t *geo)
 {
@@ -447,15 +460,6 @@ static int64_t qconv_s8_pad16(int64_t n)
     return (n + 15) / 16 * 16;
 }
 
-/* Padded extents of the plane form (stride 1: the input plus its padding on both sides). */
-static void qconv_s8_padded(const int64_t *geo, int64_t *Dp, int64_t *Hp, int64_t *Wp, int64_t *L)
-{
-    *Dp = geo[10] + geo[19] * (geo[7] - 1);
-    *Hp = geo[11] + geo[20] * (geo[8] - 1);
-    *Wp = geo[12] + geo[21] * (geo[9] - 1);
-    *L = ((geo[10] - 1) * *Hp + geo[11] - 1) * *Wp + geo[12];
-}
-
 static int qconv_s8_depthwise(const int64_t *geo)
 {
     return geo[1] == geo[6] && geo[5] == geo[6];
@@ -467,39 +471,44 @@ static int qconv_s8_blocked(const int64_t *geo)
     return !qconv_s8_depthwise(geo) && geo[10] * geo[11] * geo[12] >= QCONV_BLOCKED;
 }
 
-/* The plane form of the blocked kernel (stride 1): a group's input channels are interleaved
- * once, four at a time, into the zero-point-padded volume of qconv_s8_padded as 32-bit lanes,
- * xi [Cq][LX] (Cq = ceil(Cg/4); byte c of lane i of quad q is channel 4q+c at padded position i).
- * Output position i (the padded positions of qconv_s8_plane; the columns ow >= OW are computed
- * and dropped) reads for tap (kd, kh, kw) and quad q the lane at i plus the tap's offset, so
- * the patches of T consecutive positions are T consecutive lanes: no per-tile packing. k is
- * (kd, kh, kw, channel), the weights [G][OCg/8][taps*Cq][8][4] (channels past Cg weigh 0). */
+/* The plane form of the blocked kernel: a group's input channels are interleaved once, four
+ * at a time, into the zero-point-padded phases of the depthwise plane form (qconv_s8_plane) as
+ * 32-bit lanes, xi [Cq][phases][PLL] (Cq = ceil(Cg/4); byte c of a lane of quad q is channel
+ * 4q+c at that padded position). Output position i (the positions of qconv_s8_plane; the
+ * columns ow >= OW are computed and dropped) reads for tap k and quad q the lane at i plus the
+ * tap's offset (qconv_s8_dw_off), so the patches of T consecutive positions are T consecutive
+ * lanes: no per-tile packing. k is (kd, kh, kw, channel), the weights
+ * [G][OCg/8][taps*Cq][8][4] (channels past Cg weigh 0). */
 
-/* Lanes per quad of the plane form: the padded volume, or as far as the last tile of 32 reads. */
+/* Lanes per phase: its volume, and as far as the last tile of 32 reads past it. */
+static int64_t qconv_s8_plane_pll(const int64_t *geo)
+{
+    int64_t q[3], L, PL;
+    qconv_s8_dw_extents(geo, q, &L, &PL);
+    return q[0] * q[1] * q[2] + QCONV_TB;
+}
+
+/* Lanes per quad: every phase. */
 static int64_t qconv_s8_plane_lanes(const int64_t *geo)
 {
-    int64_t Dp, Hp, Wp, L;
-    qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
-    const int64_t reach =
-        ((geo[7] - 1) * geo[19] * Hp + (geo[8] - 1) * geo[20]) * Wp + (geo[9] - 1) * geo[21];
-    const int64_t end = (L + QCONV_TB - 1) / QCONV_TB * QCONV_TB + reach;
-    return end > Dp * Hp * Wp ? end : Dp * Hp * Wp;
+    return geo[13] * geo[14] * geo[15] * qconv_s8_plane_pll(geo);
 }
 
 /* Whether the plane form's output positions are the output pixels (nothing dropped). */
 static int qconv_s8_plane_direct(const int64_t *geo)
 {
-    int64_t Dp, Hp, Wp, L;
-    qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
-    return Hp == geo[11] && Wp == geo[12];
+    int64_t q[3], L, PL;
+    qconv_s8_dw_extents(geo, q, &L, &PL);
+    return q[1] == geo[11] && q[2] == geo[12];
 }
 
-/* The blocked form with strides 1, where the interleaved input takes at most
- * QCONV_PLANE_BYTES (larger inputs keep the per-tile packing, whose scratch is one tile). */
+/* The blocked form where the interleaved input takes at most QCONV_PLANE_BYTES and the taps'
+ * offsets fit their table (larger inputs keep the per-tile packing, whose scratch is one
+ * tile). */
 static int qconv_s8_plane_blocked(const int64_t *geo)
 {
     const int64_t Cq = (geo[1] / geo[6] + 3) / 4;
-    return qconv_s8_blocked(geo) && geo[13] == 1 && geo[14] == 1 && geo[15] == 1 &&
+    return qconv_s8_blocked(geo) && geo[7] * geo[8] * geo[9] <= QCONV_DW_TAPS &&
            4 * Cq * qconv_s8_plane_lanes(geo) <= QCONV_PLANE_BYTES;
 }
 
@@ -590,8 +599,8 @@ O2C_KERNEL int64_t qconv_s8_scratch(const int64_t *geo)
         return (cols - 1) * geo[15] + (geo[9] - 1) * geo[21] + 1;
     }
     if (qconv_s8_plane_blocked(geo)) { /* the interleaved input, then the kept columns */
-        int64_t Dp, Hp, Wp, L;
-        qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
+        int64_t q[3], L, PL;
+        qconv_s8_dw_extents(geo, q, &L, &PL);
         const int64_t Cq = (C / G + 3) / 4, stage = QCONV_OCB * ((L + QCONV_TB - 1) / QCONV_TB);
         return 4 * Cq * qconv_s8_plane_lanes(geo) +
                (qconv_s8_plane_direct(geo) ? 0 : stage * QCONV_TB);
@@ -917,85 +926,109 @@ static void qconv_s8_blocked_group(const int64_t *geo, const uint8_t *xg, uint8_
     }
 }
 
+/* dst[j] = the four channel bytes r[0..3][j * sw] ^ flip as one lane (a channel past the group,
+ * r[c] NULL, reads xz), j < n. */
+static void qconv_s8_lanes(int64_t n, int64_t sw, const uint8_t *const *r, uint8_t flip, uint8_t xz,
+                           uint32_t *restrict dst)
+{
+    const uint32_t flip4 = (uint32_t)flip * 0x01010101u;
+    if (r[3] && sw == 1) {
+        const uint8_t *restrict r0 = r[0], *restrict r1 = r[1], *restrict r2 = r[2];
+        const uint8_t *restrict r3 = r[3];
+        for (int64_t w = 0; w < n; w++)
+            dst[w] = ((uint32_t)r0[w] | (uint32_t)r1[w] << 8 | (uint32_t)r2[w] << 16 |
+                      (uint32_t)r3[w] << 24) ^
+                     flip4;
+        return;
+    }
+    for (int64_t w = 0; w < n; w++) {
+        uint32_t v = 0;
+        for (int c = 0; c < 4; c++)
+            v |= (uint32_t)(r[c] ? (uint8_t)(r[c][w * sw] ^ flip) : xz) << 8 * c;
+        dst[w] = v;
+    }
+}
+
 /* xi [Cq][LX] = a group's input xg [Cg][D][H][W] as the plane form's lanes (see
  * qconv_s8_plane_blocked), offset to uint8 (flip); padding and channels past Cg read xz. */
 static void qconv_s8_interleave(const int64_t *geo, const uint8_t *xg, uint8_t flip, uint8_t xz,
                                 int64_t Cq, int64_t LX, uint32_t *restrict xi)
 {
     const int64_t Cg = geo[1] / geo[6], D = geo[2], H = geo[3], W = geo[4];
-    int64_t Dp, Hp, Wp, L;
-    qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
-    const uint32_t fill = (uint32_t)xz * 0x01010101u, flip4 = (uint32_t)flip * 0x01010101u;
-    const int64_t left = geo[18]; /* n: the columns before those past the taps */
-    /* without padding (pointwise) the volume is one run of D*H*W lanes */
-    const int whole = Dp == D && Hp == H && Wp == W;
-    const int64_t rows = whole ? 1 : H, n = whole ? D * H * W : (W < Wp - left ? W : Wp - left);
+    const int64_t sd = geo[13], sh = geo[14], sw = geo[15], left = geo[18];
+    int64_t q[3], L, PL;
+    qconv_s8_dw_extents(geo, q, &L, &PL);
+    const int64_t PLL = qconv_s8_plane_pll(geo);
+    const uint32_t fill = (uint32_t)xz * 0x01010101u;
+    /* without padding or strides (pointwise) the volume is one run of D*H*W lanes */
+    const int whole = sd * sh * sw == 1 && q[0] == D && q[1] == H && q[2] == W;
     for (int64_t i = 0; i < Cq * LX; i++)
         xi[i] = fill;
-    for (int64_t q = 0; q < Cq; q++)
-        for (int64_t id = 0; id < (whole ? 1 : D) && id + geo[16] < Dp; id++)
-            for (int64_t ih = 0; ih < rows && ih + geo[17] < Hp; ih++) {
-                uint32_t *dst = xi + q * LX + ((id + geo[16]) * Hp + ih + geo[17]) * Wp + left;
-                const uint8_t *r[4];
-                for (int c = 0; c < 4; c++)
-                    r[c] = 4 * q + c < Cg ? xg + ((4 * q + c) * D + id) * H * W + ih * W : NULL;
-                if (r[3]) {
-                    const uint8_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
-                    for (int64_t w = 0; w < n; w++)
-                        dst[w] = ((uint32_t)r0[w] | (uint32_t)r1[w] << 8 | (uint32_t)r2[w] << 16 |
-                                  (uint32_t)r3[w] << 24) ^
-                                 flip4;
-                    continue;
-                }
-                for (int64_t w = 0; w < n; w++) { /* the last, partial quad */
-                    uint32_t v = 0;
+    for (int64_t g = 0; g < Cq; g++)
+        /* column phase b takes the columns w = w0, w0 + sw, ... (w + left = b mod sw); the
+         * phases of the rows are counted, not divided */
+        for (int64_t b = 0; b < sw; b++) {
+            const int64_t w0 = ((b - left) % sw + sw) % sw, col = (w0 + left) / sw;
+            int64_t n = w0 < W ? (W - 1 - w0) / sw + 1 : 0;
+            n = n < q[2] - col ? n : q[2] - col;
+            if (whole)
+                n = D * H * W;
+            for (int64_t id = 0, pa = geo[16] % sd, pi = geo[16] / sd;
+                 id < (whole ? 1 : D) && pi < q[0]; id++) {
+                for (int64_t ih = 0, ha = geo[17] % sh, hi = geo[17] / sh;
+                     ih < (whole ? 1 : H) && hi < q[1]; ih++) {
+                    uint32_t *dst = xi + g * LX + ((pa * sh + ha) * sw + b) * PLL +
+                                    (pi * q[1] + hi) * q[2] + col;
+                    const uint8_t *r[4];
                     for (int c = 0; c < 4; c++)
-                        v |= (uint32_t)(r[c] ? (uint8_t)(r[c][w] ^ flip) : xz) << 8 * c;
-                    dst[w] = v;
+                        r[c] =
+                            4 * g + c < Cg ? xg + (((4 * g + c) * D + id) * H + ih) * W + w0 : NULL;
+                    qconv_s8_lanes(n, sw, r, flip, xz, dst);
+                    if (++ha == sh)
+                        ha = 0, hi++;
                 }
+                if (++pa == sd)
+                    pa = 0, pi++;
             }
+        }
 }
 
 /* acc [8][QCONV_TB] (the first T of each row) = bias[j] + the sums of the plane form for the T
  * output positions whose lanes start at xi (qconv_s8_block, with the patches read in place). */
-static void qconv_s8_block_plane(const int64_t *geo, int64_t Cq, int64_t LX, int64_t T,
-                                 const uint32_t *xi, const int8_t *restrict wb,
+static void qconv_s8_block_plane(int64_t taps, const int64_t *off, int64_t Cq, int64_t LX,
+                                 int64_t T, const uint32_t *xi, const int8_t *restrict wb,
                                  const int32_t *restrict bias, int32_t *restrict acc)
 {
-    int64_t Dp, Hp, Wp, L;
-    qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
     const int8_t *wq = wb;
 #ifdef QCONV_VNNI
     __m512i c0[QCONV_OCB], c1[QCONV_OCB];
     for (int j = 0; j < QCONV_OCB; j++)
         c0[j] = c1[j] = _mm512_set1_epi32(bias[j]);
-    for (int64_t kd = 0; kd < geo[7]; kd++)
-        for (int64_t kh = 0; kh < geo[8]; kh++)
-            for (int64_t kw = 0; kw < geo[9]; kw++) {
-                const uint32_t *xt = xi + (kd * geo[19] * Hp + kh * geo[20]) * Wp + kw * geo[21];
-                if (T == 32) {
-                    for (int64_t q = 0; q < Cq; q++, wq += 4 * QCONV_OCB) {
-                        const __m512i a0 = _mm512_loadu_si512((const void *)(xt + q * LX));
-                        const __m512i a1 = _mm512_loadu_si512((const void *)(xt + q * LX + 16));
-                        for (int j = 0; j < QCONV_OCB; j++) {
-                            int32_t w4;
-                            memcpy(&w4, wq + j * 4, 4);
-                            const __m512i b = _mm512_set1_epi32(w4);
-                            c0[j] = _mm512_dpbusd_epi32(c0[j], a0, b);
-                            c1[j] = _mm512_dpbusd_epi32(c1[j], a1, b);
-                        }
-                    }
-                } else {
-                    for (int64_t q = 0; q < Cq; q++, wq += 4 * QCONV_OCB) {
-                        const __m512i a0 = _mm512_loadu_si512((const void *)(xt + q * LX));
-                        for (int j = 0; j < QCONV_OCB; j++) {
-                            int32_t w4;
-                            memcpy(&w4, wq + j * 4, 4);
-                            c0[j] = _mm512_dpbusd_epi32(c0[j], a0, _mm512_set1_epi32(w4));
-                        }
-                    }
+    for (int64_t k = 0; k < taps; k++) {
+        const uint32_t *xt = xi + off[k];
+        if (T == 32) {
+            for (int64_t q = 0; q < Cq; q++, wq += 4 * QCONV_OCB) {
+                const __m512i a0 = _mm512_loadu_si512((const void *)(xt + q * LX));
+                const __m512i a1 = _mm512_loadu_si512((const void *)(xt + q * LX + 16));
+                for (int j = 0; j < QCONV_OCB; j++) {
+                    int32_t w4;
+                    memcpy(&w4, wq + j * 4, 4);
+                    const __m512i b = _mm512_set1_epi32(w4);
+                    c0[j] = _mm512_dpbusd_epi32(c0[j], a0, b);
+                    c1[j] = _mm512_dpbusd_epi32(c1[j], a1, b);
                 }
             }
+        } else {
+            for (int64_t q = 0; q < Cq; q++, wq += 4 * QCONV_OCB) {
+                const __m512i a0 = _mm512_loadu_si512((const void *)(xt + q * LX));
+                for (int j = 0; j < QCONV_OCB; j++) {
+                    int32_t w4;
+                    memcpy(&w4, wq + j * 4, 4);
+                    c0[j] = _mm512_dpbusd_epi32(c0[j], a0, _mm512_set1_epi32(w4));
+                }
+            }
+        }
+    }
     for (int j = 0; j < QCONV_OCB; j++) {
         _mm512_storeu_si512((void *)(acc + j * QCONV_TB), c0[j]);
         if (T == 32)
@@ -1005,22 +1038,20 @@ static void qconv_s8_block_plane(const int64_t *geo, int64_t Cq, int64_t LX, int
     for (int j = 0; j < QCONV_OCB; j++)
         for (int64_t t = 0; t < T; t++)
             acc[j * QCONV_TB + t] = bias[j];
-    for (int64_t kd = 0; kd < geo[7]; kd++)
-        for (int64_t kh = 0; kh < geo[8]; kh++)
-            for (int64_t kw = 0; kw < geo[9]; kw++) {
-                const uint32_t *xt = xi + (kd * geo[19] * Hp + kh * geo[20]) * Wp + kw * geo[21];
-                for (int64_t q = 0; q < Cq; q++, wq += 4 * QCONV_OCB) {
-                    const uint8_t *a = (const uint8_t *)(xt + q * LX);
-                    for (int j = 0; j < QCONV_OCB; j++) {
-                        const int8_t *w = wq + j * 4;
-                        const int32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
-                        int32_t *r = acc + j * QCONV_TB;
-                        for (int64_t t = 0; t < T; t++)
-                            r[t] += a[4 * t] * w0 + a[4 * t + 1] * w1 + a[4 * t + 2] * w2 +
-                                    a[4 * t + 3] * w3;
-                    }
-                }
+    for (int64_t k = 0; k < taps; k++) {
+        const uint32_t *xt = xi + off[k];
+        for (int64_t q = 0; q < Cq; q++, wq += 4 * QCONV_OCB) {
+            const uint8_t *a = (const uint8_t *)(xt + q * LX);
+            for (int j = 0; j < QCONV_OCB; j++) {
+                const int8_t *w = wq + j * 4;
+                const int32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
+                int32_t *r = acc + j * QCONV_TB;
+                for (int64_t t = 0; t < T; t++)
+                    r[t] +=
+                        a[4 * t] * w0 + a[4 * t + 1] * w1 + a[4 * t + 2] * w2 + a[4 * t + 3] * w3;
             }
+        }
+    }
 #endif
 }
 
@@ -1033,14 +1064,18 @@ static void qconv_s8_plane_group(const int64_t *geo, const uint8_t *xg, uint8_t 
 {
     const int64_t OCg = geo[5] / geo[6], OD = geo[10], OH = geo[11], OW = geo[12];
     const int64_t P = OD * OH * OW, Cq = (geo[1] / geo[6] + 3) / 4, Kp = qconv_s8_row(geo);
-    const int64_t LX = qconv_s8_plane_lanes(geo);
-    int64_t Dp, Hp, Wp, L;
-    qconv_s8_padded(geo, &Dp, &Hp, &Wp, &L);
+    const int64_t LX = qconv_s8_plane_lanes(geo), PLL = qconv_s8_plane_pll(geo);
+    const int64_t taps = geo[7] * geo[8] * geo[9];
+    int64_t q[3], L, PL;
+    qconv_s8_dw_extents(geo, q, &L, &PL);
     const int64_t T = L >= 96 ? 32 : 16, Ls = (L + QCONV_TB - 1) / QCONV_TB * QCONV_TB;
     const int direct = qconv_s8_plane_direct(geo);
     uint32_t *xi = (uint32_t *)(void *)scratch;
     uint8_t *stage = scratch + 4 * Cq * LX;
     int32_t acc[QCONV_OCB * QCONV_TB], bias[QCONV_OCB];
+    int64_t off[QCONV_DW_TAPS]; /* where tap k reads (qconv_s8_plane_blocked: taps fit) */
+    for (int64_t k = 0; k < taps; k++)
+        off[k] = qconv_s8_dw_off(geo, q, PLL, k);
     qconv_s8_interleave(geo, xg, flip, xz, Cq, LX, xi);
     for (int64_t o0 = 0; o0 < OCg; o0 += QCONV_OCB) {
         const int64_t no = OCg - o0 < QCONV_OCB ? OCg - o0 : QCONV_OCB;
@@ -1048,7 +1083,7 @@ static void qconv_s8_plane_group(const int64_t *geo, const uint8_t *xg, uint8_t 
             bias[j] = j < no ? bias_adj[o0 + j] : 0;
         for (int64_t i0 = 0; i0 < L; i0 += T) {
             const int64_t nt = L - i0 < T ? L - i0 : T;
-            qconv_s8_block_plane(geo, Cq, LX, T, xi + i0, w + o0 * Kp, bias, acc);
+            qconv_s8_block_plane(taps, off, Cq, LX, T, xi + i0, w + o0 * Kp, bias, acc);
             for (int64_t j = 0; j < no; j++)
                 qconv_s8_requant(nt, acc + j * QCONV_TB, mult[o0 + j], yz, y_type,
                                  direct ? y + (o0 + j) * P + i0 : stage + j * Ls + i0,
@@ -1058,7 +1093,7 @@ static void qconv_s8_plane_group(const int64_t *geo, const uint8_t *xg, uint8_t 
             for (int64_t od = 0; od < OD; od++)
                 for (int64_t oh = 0; oh < OH; oh++)
                     memcpy(y + (o0 + j) * P + (od * OH + oh) * OW,
-                           stage + j * Ls + (od * Hp + oh) * Wp, (size_t)OW);
+                           stage + j * Ls + (od * q[1] + oh) * q[2], (size_t)OW);
     }
 }
 
@@ -1129,17 +1164,6 @@ static void qconv_s8_dw_fill(const int64_t *geo, const int64_t *q, int64_t PL, c
                 pa = 0, pi++;
         }
     }
-}
-
-#define QCONV_DW_TAPS 32
-
-/* Where in the phases tap k = (kd, kh, kw) of output position 0 reads. */
-static int64_t qconv_s8_dw_off(const int64_t *geo, const int64_t *q, int64_t PL, int64_t k)
-{
-    const int64_t sd = geo[13], sh = geo[14], sw = geo[15];
-    const int64_t a = k / (geo[8] * geo[9]) * geo[19], b = k / geo[9] % geo[8] * geo[20];
-    const int64_t e = k % geo[9] * geo[21];
-    return ((a % sd * sh + b % sh) * sw + e % sw) * PL + (a / sd * q[1] + b / sh) * q[2] + e / sw;
 }
 
 /* acc[0..n) += src[0..n) * wk, n a multiple of 16 (blocks of 16: no scalar tail). */

@@ -7,7 +7,9 @@
 #include "../../templates/kernels.h"
 
 #define O2C_KERNEL
-#define QCONV_DW_BYTES 1024 /* small, so that random depthwise cases take both forms */
+/* small, so that random cases take both forms of depthwise and blocked convolutions */
+#define QCONV_DW_BYTES    1024
+#define QCONV_PLANE_BYTES 4096
 #include "../../templates/quant.c"
 
 #include <stdio.h>
@@ -219,7 +221,7 @@ static void test_conv_s8(void)
     static double mult[256];
     static float ws[256];
     int failures = 0, fast = 0, depthwise = 0, plane = 0, blocked = 0, tb16 = 0, pixel1 = 0;
-    int plane_blocked = 0, dw_rows = 0, wide_m = 0;
+    int plane_blocked = 0, dw_rows = 0, wide_m = 0, packed = 0;
     for (int trial = 0; trial < 600; trial++) {
         const int sp = 1 + (int)(qrand() % 3); /* spatial dims */
         const int64_t G = qrand() % 3 == 0 ? 1 + qrand() % 8 : 1;
@@ -308,6 +310,7 @@ static void test_conv_s8(void)
         blocked += qconv_s8_blocked(geo) && geo[5] / geo[6] > QCONV_OCB;
         tb16 += qconv_s8_blocked(geo) && qconv_s8_tb(geo) == 16;
         plane_blocked += qconv_s8_plane_blocked(geo);
+        packed += qconv_s8_blocked(geo) && !qconv_s8_plane_blocked(geo);
         wide_m += !qconv_s8_fits(geo, bias_adj[0], mult[0], (double)yz);
         pixel1 += !qconv_s8_depthwise(geo) && geo[10] * geo[11] * geo[12] == 1;
         if (memcmp(y_ref, y_fast, (size_t)yn)) {
@@ -318,11 +321,12 @@ static void test_conv_s8(void)
     }
     printf("  qconv_s8: %d geometries (%d depthwise, %d of them strided planes, %d by rows; "
            "blocked: %d of more "
-           "than 8 outputs, %d of 16-pixel tiles, %d in the plane form; %d of one pixel; %d with "
+           "than 8 outputs, %d of 16-pixel tiles, %d in the plane form, %d packed per tile; %d of "
+           "one pixel; %d with "
            "multipliers past the int32 clamp)\n",
-           fast, depthwise, plane, dw_rows, blocked, tb16, plane_blocked, pixel1, wide_m);
+           fast, depthwise, plane, dw_rows, blocked, tb16, plane_blocked, packed, pixel1, wide_m);
     check(!failures && fast > 200 && depthwise > 20 && plane > 5 && dw_rows > 5 && blocked > 5 &&
-              tb16 > 2 && plane_blocked > 20 && wide_m > 20 && pixel1 > 20,
+              tb16 > 2 && plane_blocked > 20 && packed > 10 && wide_m > 20 && pixel1 > 20,
           "qconv_s8 equals qconv byte for byte");
 
     /* the prepare step refuses sums that could leave int32 */
