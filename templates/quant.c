@@ -376,9 +376,10 @@ O2C_KERNEL void qconv(const int64_t *geo, int x_type, const void *x, const void 
  * so the order of k is free; k = (ic, kd, kh, kw), the weight's own layout [OC][Cg][KD][KH][KW].
  *
  * Depthwise convolutions (one input and one output channel per group) run directly, vectorised
- * across output columns. The others, with at least QCONV_BLOCKED output pixels, run blocked
- * (qconv_s8_block): a tile of T output pixels' patches is packed as xq [Kp/4][T][4] (four
- * consecutive k of one pixel in one 32-bit lane), the weights were packed by the compiler as
+ * across the padded plane (qconv_s8_plane). The others, with at least QCONV_BLOCKED output
+ * pixels, run blocked: four k of one output position are one 32-bit lane, read in place from
+ * the interleaved input in the plane form (qconv_s8_plane_blocked), else packed per tile of T
+ * pixels as xq [Kp/4][T][4] (qconv_s8_block); the weights were packed by the compiler as
  * [G][OCg/8][Kp/4][8][4] (four k of eight output channels), so that one step adds to eight
  * output channels x T pixels the products of four k: exactly what vpdpbusd does per 32-bit
  * lane, with no horizontal sums. With AVX512-VNNI (-march) that step is written with its
@@ -843,58 +844,19 @@ static void qconv_s8_pack_rows(const int64_t *geo, const uint8_t *xg, uint8_t fl
     }
 }
 
+static void qconv_s8_block_plane(int64_t taps, const int64_t *off, int64_t Cq, int64_t LX,
+                                 int64_t T, const uint32_t *xi, const int8_t *restrict wb,
+                                 const int32_t *restrict bias, int32_t *restrict acc);
+
 /* acc [8][QCONV_TB] (the first T of each row) = bias[j] + sum_k xq[k/4][t][k%4] * wb[k/4][j][k%4]
- * over Kp = 4 Kq, T 16 or 32 pixels: one block of the blocked form. */
+ * over Kp = 4 Kq, T 16 or 32 pixels: one block of the blocked form, the plane form's block with
+ * one tap whose quads are T lanes apart (xq is 4-byte aligned scratch). */
 static void qconv_s8_block(int64_t Kq, int64_t T, const uint8_t *restrict xq,
                            const int8_t *restrict wb, const int32_t *restrict bias,
                            int32_t *restrict acc)
 {
-#ifdef QCONV_VNNI
-    __m512i c0[QCONV_OCB], c1[QCONV_OCB];
-    for (int j = 0; j < QCONV_OCB; j++)
-        c0[j] = c1[j] = _mm512_set1_epi32(bias[j]);
-    if (T == 32) {
-        for (int64_t q = 0; q < Kq; q++) {
-            const __m512i a0 = _mm512_loadu_si512((const void *)(xq + q * 128));
-            const __m512i a1 = _mm512_loadu_si512((const void *)(xq + q * 128 + 64));
-            for (int j = 0; j < QCONV_OCB; j++) {
-                int32_t w4;
-                memcpy(&w4, wb + q * 32 + j * 4, 4);
-                const __m512i b = _mm512_set1_epi32(w4);
-                c0[j] = _mm512_dpbusd_epi32(c0[j], a0, b);
-                c1[j] = _mm512_dpbusd_epi32(c1[j], a1, b);
-            }
-        }
-    } else {
-        for (int64_t q = 0; q < Kq; q++) {
-            const __m512i a0 = _mm512_loadu_si512((const void *)(xq + q * 64));
-            for (int j = 0; j < QCONV_OCB; j++) {
-                int32_t w4;
-                memcpy(&w4, wb + q * 32 + j * 4, 4);
-                c0[j] = _mm512_dpbusd_epi32(c0[j], a0, _mm512_set1_epi32(w4));
-            }
-        }
-    }
-    for (int j = 0; j < QCONV_OCB; j++) {
-        _mm512_storeu_si512((void *)(acc + j * QCONV_TB), c0[j]);
-        if (T == 32)
-            _mm512_storeu_si512((void *)(acc + j * QCONV_TB + 16), c1[j]);
-    }
-#else
-    for (int j = 0; j < QCONV_OCB; j++)
-        for (int64_t t = 0; t < T; t++)
-            acc[j * QCONV_TB + t] = bias[j];
-    for (int64_t q = 0; q < Kq; q++) {
-        const uint8_t *a = xq + q * 4 * T;
-        for (int j = 0; j < QCONV_OCB; j++) {
-            const int8_t *w = wb + q * 32 + j * 4;
-            const int32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
-            int32_t *r = acc + j * QCONV_TB;
-            for (int64_t t = 0; t < T; t++)
-                r[t] += a[4 * t] * w0 + a[4 * t + 1] * w1 + a[4 * t + 2] * w2 + a[4 * t + 3] * w3;
-        }
-    }
-#endif
+    const int64_t at = 0;
+    qconv_s8_block_plane(1, &at, Kq, T, T, (const uint32_t *)(const void *)xq, wb, bias, acc);
 }
 
 /* One group of the blocked form: y [OCg][P] from xg [Cg][D][H][W]; w the group's packed
