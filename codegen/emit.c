@@ -160,11 +160,12 @@ const char *xsmm_kernel(Emitter *e, int64_t m, int64_t n, int64_t k, int64_t lda
     return xprintf("xsmm_product%d", e->nkernels++);
 }
 
-/* Each epilogue is emitted by its own op's emitter, on a copy of its node whose fused input
- * and output are the producer's result: the kernel runs in place on that buffer. */
-void emit_epilogues(Emitter *e, Node *n)
+/* Each epilogue from the first-th on is emitted by its own op's emitter, on a copy of its node
+ * whose fused input and output are the producer's result: the kernel runs in place on that
+ * buffer. (A conv kernel applies its leading epilogues itself, in its tile store.) */
+void emit_epilogues_from(Emitter *e, Node *n, int first)
 {
-    for (int i = 0; i < n->nepilogue; i++) {
+    for (int i = first; i < n->nepilogue; i++) {
         const Epilogue *ep = &n->epilogue[i];
         Node tmp = *ep->node;
         Value *ins[8] = {0}, *outs[1] = {n->outputs[0]};
@@ -176,6 +177,11 @@ void emit_epilogues(Emitter *e, Node *n)
         println(e, "/* epilogue: %s '%s' */", tmp.op_type, comment_text(tmp.name));
         tmp.op->emit(e, &tmp);
     }
+}
+
+void emit_epilogues(Emitter *e, Node *n)
+{
+    emit_epilogues_from(e, n, 0);
 }
 
 /* ---- names ---- */

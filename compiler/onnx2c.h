@@ -453,7 +453,8 @@ const char *comment_text(const char *s);                          /* safe inside
 const char *emit_dims(Emitter *e, int rank, const int64_t *dims); /* static array in the body */
 const char *emit_constant(Emitter *e, DType t, int rank, const int64_t *dims, void *data);
 void emit_epilogues(Emitter *e, Node *n); /* after a Gemm/Conv: its fused epilogues */
-void emit_chain(Emitter *e, Node *n);     /* an elementwise node and its epilogues, tiled */
+void emit_epilogues_from(Emitter *e, Node *n, int first); /* those from the first-th on */
+void emit_chain(Emitter *e, Node *n); /* an elementwise node and its epilogues, tiled */
 const char *xsmm_kernel(Emitter *e, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
                         int64_t ldc);
 

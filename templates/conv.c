@@ -18,6 +18,8 @@
  *                       of output rows flattened (rows padded to the kernel's reach), so narrow
  *                       outputs fill whole tiles; the input band is copied zero-padded;
  *   conv_pointwise_f32  1x1, unit strides, no padding: conv_band_f32's tiles on the input itself;
+ *   conv_chan_f32       2-D and 1-D on short rows: conv_band_f32's plane, tiles of 32 output
+ *                       channels x 7 or 14 positions of one output row (no dropped columns);
  *   depthwise_conv_f32  one input channel per group (1-D and 2-D): a flat grid per channel.
  * Their weights are packed by conv_weight_pack_f32 (at compile time when constant).
  * im2col_f32 / im2col_3d_f32 + gemm_f32 (with conv_weight_reorder_f32's [OC][K] weights) is
@@ -203,36 +205,94 @@ O2C_KERNEL void convtranspose_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, 
 
 /* ---- direct convolution (no im2col copy) ---- */
 
+/* gcc vectorises a tile only as a function of its own: inlined into a caller it kept the
+ * accumulators in scalars (10x slower). Other compilers ignore the hint. */
+#if defined(__GNUC__)
+#define CONV_NOINLINE __attribute__((noinline))
+#else
+#define CONV_NOINLINE
+#endif
+
+/* ---- epilogues in the tile store ----
+ *
+ * The ops fused after a Conv (compiler/fuse_epilogue.c: its activation, a residual Add) that
+ * the dense kernels apply to each run of output they store, while it is in L1, instead of one
+ * pass over the whole output per op. Each is computed by the op's own kernel (relu_f32 and
+ * clip_f32 of elementwise.c, which the generated file pastes with this one) or, for Add, by
+ * add_f32's expression (a + b, operands in the graph's order), on the values the separate
+ * passes would read, in the graph's order: the bits are those of the unfused graph. */
+enum { CONV_EP_RELU = 1, CONV_EP_CLIP = 2, CONV_EP_ADD = 3 };
+
+struct ConvEpilogue {
+    int op;         /* CONV_EP_* */
+    int r_first;    /* Add: y = r + y (the conv's result is Add's second input); else y + r */
+    float lo, hi;   /* Clip's bounds */
+    const float *r; /* Add: the other operand, with the output's shape [N][OC][...] */
+};
+
+/* From elementwise.c, which the generated file pastes whenever it pastes this one. */
+O2C_KERNEL void relu_f32(int64_t n, const float *x, float *y);
+O2C_KERNEL void clip_f32(int64_t n, float lo, float hi, const float *x, float *y);
+
+/* Applies ep[0 .. nep-1] in order to yr[0 .. len-1], elements at .. at+len-1 of the output. */
+static void conv_epilogue_f32(const struct ConvEpilogue *ep, int nep, int64_t at, int64_t len,
+                              float *yr)
+{
+    for (int e = 0; e < nep; e++) {
+        if (ep[e].op == CONV_EP_RELU) {
+            relu_f32(len, yr, yr);
+        } else if (ep[e].op == CONV_EP_CLIP) {
+            clip_f32(len, ep[e].lo, ep[e].hi, yr, yr);
+        } else if (ep[e].r_first) {
+            const float *r = ep[e].r + at;
+            for (int64_t i = 0; i < len; i++)
+                yr[i] = r[i] + yr[i];
+        } else {
+            const float *r = ep[e].r + at;
+            for (int64_t i = 0; i < len; i++)
+                yr[i] = yr[i] + r[i];
+        }
+    }
+}
+
+/* Output channels per weight block: conv_f32 and the bands' tiles, conv_chan_f32's. (kernels.h
+ * declares the same for the compiler, and the test that compiles every template after it.) */
+#ifndef ONNX2C_KERNELS_H
+enum { CONV_OB = 8, CONVC_OB = 32 };
+#endif
+
 /* One register tile of conv_f32: CONV_OB output channels x CONV_T output columns of one output
  * row, accumulated in a local array that gcc and clang (-O2 and up) keep in vector registers:
  * 8 zmm with AVX-512, where a (tap, channel) step is one vector load, 8 broadcasts and 8 fmas. */
-enum { CONV_OB = 8, CONV_T = 16 };
+enum { CONV_T = 16 };
 
-/* Floats of conv_weight_pack_f32's output: [G][NB][taps][Cg][CONV_OB], NB = ceil(OCg/OB). */
-O2C_KERNEL int64_t conv_packed_floats(int64_t G, int64_t OCg, int64_t Cg, int64_t taps)
+/* Floats of conv_weight_pack_f32's output: [G][NB][taps][Cg][OB], NB = ceil(OCg/OB). */
+O2C_KERNEL int64_t conv_packed_floats(int64_t G, int64_t OCg, int64_t Cg, int64_t taps, int64_t OB)
 {
-    return G * ((OCg + CONV_OB - 1) / CONV_OB) * taps * Cg * CONV_OB;
+    return G * ((OCg + OB - 1) / OB) * taps * Cg * OB;
 }
 
-/* ONNX Conv weight to conv_f32's blocks (at compile time when the weight is constant).
+/* ONNX Conv weight to the kernels' blocks of OB output channels (at compile time when the
+ * weight is constant): OB = CONV_OB for conv_f32, conv_band_f32 and conv_pointwise_f32,
+ * CONVC_OB for conv_chan_f32.
  *   w   [G*OCg][Cg][taps]  (ONNX layout; taps = KD*KH*KW in row-major order)
- *   wp  [G][NB][taps][Cg][CONV_OB]: wp[g][b][t][ic][o] = w[g*OCg + b*CONV_OB + o][ic][t], 0.0f
- *       for the missing channels of a group's last block (their lanes are computed, never
- *       stored), so one tile reads its CONV_OB weights of a (tap, channel) step contiguously. */
-O2C_KERNEL void conv_weight_pack_f32(int64_t G, int64_t OCg, int64_t Cg, int64_t taps,
+ *   wp  [G][NB][taps][Cg][OB]: wp[g][b][t][ic][o] = w[g*OCg + b*OB + o][ic][t], 0.0f for the
+ *       missing channels of a group's last block (their lanes are computed, never stored), so
+ *       one tile reads its OB weights of a (tap, channel) step contiguously. */
+O2C_KERNEL void conv_weight_pack_f32(int64_t G, int64_t OCg, int64_t Cg, int64_t taps, int64_t OB,
                                      const float *w, float *wp)
 {
-    const int64_t NB = (OCg + CONV_OB - 1) / CONV_OB;
+    const int64_t NB = (OCg + OB - 1) / OB;
     for (int64_t g = 0; g < G; g++)
         for (int64_t b = 0; b < NB; b++)
             for (int64_t t = 0; t < taps; t++)
                 for (int64_t ic = 0; ic < Cg; ic++)
-                    for (int64_t o = 0; o < CONV_OB; o++) {
-                        const int64_t ocg = b * CONV_OB + o;
+                    for (int64_t o = 0; o < OB; o++) {
+                        const int64_t ocg = b * OB + o;
                         float v = 0.0f;
                         if (ocg < OCg)
                             v = w[((g * OCg + ocg) * Cg + ic) * taps + t];
-                        wp[(((g * NB + b) * taps + t) * Cg + ic) * CONV_OB + o] = v;
+                        wp[(((g * NB + b) * taps + t) * Cg + ic) * OB + o] = v;
                     }
 }
 
@@ -349,11 +409,13 @@ static inline void conv_store_f32(const float *acc, int has_bias, float b, int64
  *   rows: element (r, ic, p, q) at rows[(r*Cg + ic)*cs + p*L + q] (gathered rows: cs = sw*L;
  *   a pointwise conv reads its input as is: KR = KW = sw = 1, cs = the channel size),
  *   wb [taps][Cg][CONV_OB] (one block of conv_weight_pack_f32), bias [nob] or NULL,
- *   yb the block's first output row, channels ys apart. */
-O2C_KERNEL void conv_tile_f32(int64_t Cg, int64_t KR, int64_t KW, int64_t sw, int64_t dil_w,
-                              int64_t L, int64_t cs, int64_t ow0, int64_t OW, const float *rows,
-                              const float *wb, const float *bias, int64_t nob, float *yb,
-                              int64_t ys)
+ *   yb the block's first output row, channels ys apart, element `at` of the output, whose
+ *   epilogues ep[0 .. nep-1] the stored columns then get. */
+O2C_KERNEL CONV_NOINLINE void conv_tile_f32(int64_t Cg, int64_t KR, int64_t KW, int64_t sw,
+                                            int64_t dil_w, int64_t L, int64_t cs, int64_t ow0,
+                                            int64_t OW, const float *rows, const float *wb,
+                                            const float *bias, const struct ConvEpilogue *ep,
+                                            int nep, int64_t nob, float *yb, int64_t ys, int64_t at)
 {
     const int64_t live = OW - ow0 < CONV_T ? OW - ow0 : CONV_T; /* columns inside the output */
     float acc[CONV_OB][CONV_T];
@@ -369,22 +431,26 @@ O2C_KERNEL void conv_tile_f32(int64_t Cg, int64_t KR, int64_t KW, int64_t sw, in
                 conv_step_f32(wt + ic * CONV_OB, xt + ic * cs, acc);
         }
     }
-    for (int64_t o = 0; o < nob; o++)
+    for (int64_t o = 0; o < nob; o++) {
         conv_store_f32(acc[o], bias != NULL, bias ? bias[o] : 0.0f, live, yb + o * ys + ow0);
+        if (nep)
+            conv_epilogue_f32(ep, nep, at + o * ys + ow0, live, yb + o * ys + ow0);
+    }
 }
 
 /* Convolution (1-D and 2-D as 3-D with leading sizes 1) without an im2col copy: per output
  * row, the input rows it reads are gathered once (conv_gather_rows_f32: a few KB) and every
  * block of output channels runs its register tiles over them. Each output element gets the
  * bits of im2col + gemm_f32 with the bias added after the whole sum: y = acc + bias[oc]
- * (bias may be NULL: y = acc).
+ * (bias may be NULL: y = acc), then the epilogues ep[0 .. nep-1] (ep NULL when nep is 0).
  *   x [N][G*Cg][D][H][W], wp from conv_weight_pack_f32, bias [G*OCg] or NULL,
- *   y [N][G*OCg][OD][OH][OW] (must not overlap x), work [conv_work_floats(...)].
- *   Geometry as im2col_3d_f32. */
+ *   y [N][G*OCg][OD][OH][OW] (must not overlap x or an epilogue's operand),
+ *   work [conv_work_floats(...)]. Geometry as im2col_3d_f32. */
 O2C_KERNEL void conv_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in,
                          const int64_t *out, const int64_t *k, const int64_t *stride,
                          const int64_t *pad, const int64_t *dil, const float *x, const float *wp,
-                         const float *bias, float *y, float *work)
+                         const float *bias, const struct ConvEpilogue *ep, int nep, float *y,
+                         float *work)
 {
     const int64_t Cg = C / G, OC = G * OCg, NB = (OCg + CONV_OB - 1) / CONV_OB;
     const int64_t isz = in[0] * in[1] * in[2], osz = out[0] * out[1] * out[2];
@@ -400,12 +466,12 @@ O2C_KERNEL void conv_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int
                         const int64_t oc0 = g * OCg + b * CONV_OB;
                         const int64_t nob =
                             OCg - b * CONV_OB < CONV_OB ? OCg - b * CONV_OB : CONV_OB;
-                        float *yb = y + (n * OC + oc0) * osz + (od * out[1] + oh) * OW;
+                        const int64_t at = (n * OC + oc0) * osz + (od * out[1] + oh) * OW;
                         const float *wb = wp + (g * NB + b) * taps * Cg * CONV_OB;
                         for (int64_t ow0 = 0; ow0 < OW; ow0 += CONV_T)
                             conv_tile_f32(Cg, k[0] * k[1], k[2], stride[2], dil[2], L,
                                           stride[2] * L, ow0, OW, work, wb,
-                                          bias ? bias + oc0 : NULL, nob, yb, osz);
+                                          bias ? bias + oc0 : NULL, ep, nep, nob, y + at, osz, at);
                     }
                 }
 }
@@ -484,14 +550,6 @@ static inline void conv_band_step_f32(const float *restrict wv, const float *res
     }
 }
 
-/* gcc vectorises a tile only as a function of its own: inlined into a caller it kept the
- * accumulators in scalars (10x slower). Other compilers ignore the hint. */
-#if defined(__GNUC__)
-#define CONV_NOINLINE __attribute__((noinline))
-#else
-#define CONV_NOINLINE
-#endif
-
 /* The sums of one band tile: acc[o][j] for channel o of the block at q = q0 + j, taps in
  * row-major order, for each tap the channels in order, from +0.0f.
  *   plane: the band plane from q0 on (slabs S floats apart), wb [taps][Cg][CONV_OB]. */
@@ -515,11 +573,25 @@ O2C_KERNEL CONV_NOINLINE void conv_band_tile_f32(int64_t Cg, int64_t KH, int64_t
 }
 
 /* y[r][c] = acc[j] (+ b) for the q = q0 + j = r*Wq + c below qend with c < OW, in runs of one
- * output row. yc [..][OW]: the channel's rows from the band's first. */
+ * output row (a tile inside one row: one fixed-size loop, vector stores). yc [..][OW]: the
+ * channel's rows from the band's first. */
 static void conv_band_store_f32(const float *acc, int has_bias, float b, int64_t q0, int64_t qend,
                                 int64_t Wq, int64_t OW, float *yc)
 {
     int64_t r = q0 / Wq, c = q0 % Wq;
+    if (c + CONVB_T <= OW && q0 + CONVB_T <= qend) {
+        float *restrict yr = yc + r * OW + c;
+        if (has_bias) {
+#pragma GCC unroll 1
+            for (int j = 0; j < CONVB_T; j++)
+                yr[j] = acc[j] + b;
+        } else {
+#pragma GCC unroll 1
+            for (int j = 0; j < CONVB_T; j++)
+                yr[j] = acc[j];
+        }
+        return;
+    }
     for (int64_t j = 0; j < CONVB_T && q0 + j < qend; r++, c = 0) {
         int64_t len = Wq - c < CONVB_T - j ? Wq - c : CONVB_T - j;
         if (len > qend - q0 - j)
@@ -537,15 +609,17 @@ static void conv_band_store_f32(const float *acc, int has_bias, float b, int64_t
 }
 
 /* 2-D (and 1-D: H = KH = OH = 1) convolution in bands of R output rows, with the bits of
- * conv_f32: per band, the plane is filled once and every block of CONV_OB output channels runs
- * its tiles over it.
- *   x [N][G*Cg][H][W], wp from conv_weight_pack_f32, bias [G*OCg] or NULL,
- *   y [N][G*OCg][OH][OW] (must not overlap x), work [conv_band_work_floats(..., R)]. */
+ * conv_f32 (epilogues included): per band, the plane is filled once and every block of
+ * CONV_OB output channels runs its tiles over it.
+ *   x [N][G*Cg][H][W], wp from conv_weight_pack_f32, bias [G*OCg] or NULL, ep [nep] or NULL,
+ *   y [N][G*OCg][OH][OW] (must not overlap x or an epilogue's operand),
+ *   work [conv_band_work_floats(..., R)]. */
 O2C_KERNEL void conv_band_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t H, int64_t W,
                               int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t stride_h,
                               int64_t stride_w, int64_t pad_t, int64_t pad_l, int64_t dil_h,
                               int64_t dil_w, int64_t R, const float *x, const float *wp,
-                              const float *bias, float *y, float *work)
+                              const float *bias, const struct ConvEpilogue *ep, int nep, float *y,
+                              float *work)
 {
     const int64_t Cg = C / G, OC = G * OCg, NB = (OCg + CONV_OB - 1) / CONV_OB, taps = KH * KW;
     const int64_t Wq = conv_band_width(OW, KW, stride_w, dil_w);
@@ -570,6 +644,11 @@ O2C_KERNEL void conv_band_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int6
                                                 q0, qend, Wq, OW,
                                                 y + ((n * OC + oc0 + o) * OH + oh0) * OW);
                     }
+                    /* the block's band of output, Rb*OW floats per channel, is still in L1 */
+                    for (int64_t o = 0; o < nob && nep; o++) {
+                        const int64_t at = ((n * OC + oc0 + o) * OH + oh0) * OW;
+                        conv_epilogue_f32(ep, nep, at, Rb * OW, y + at);
+                    }
                 }
             }
 }
@@ -582,12 +661,14 @@ O2C_KERNEL int64_t conv_pointwise_work_floats(int64_t Cg)
 
 /* 1x1 convolution with unit strides and no padding: a product on the input itself, in
  * conv_band_f32's tiles over the P = D*H*W pixels of each channel (no copy but the last
- * partial tile, zero-padded into work). The same bits as conv_f32 (k = ic).
+ * partial tile, zero-padded into work). The same bits as conv_f32 (k = ic; epilogues
+ * included).
  *   x [N][G*Cg][P], wp from conv_weight_pack_f32 (taps = 1), bias [G*OCg] or NULL,
- *   y [N][G*OCg][P] (must not overlap x), work [conv_pointwise_work_floats(Cg)]. */
+ *   ep [nep] or NULL, y [N][G*OCg][P] (must not overlap x or an epilogue's operand),
+ *   work [conv_pointwise_work_floats(Cg)]. */
 O2C_KERNEL void conv_pointwise_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t P,
-                                   const float *x, const float *wp, const float *bias, float *y,
-                                   float *work)
+                                   const float *x, const float *wp, const float *bias,
+                                   const struct ConvEpilogue *ep, int nep, float *y, float *work)
 {
     const int64_t Cg = C / G, OC = G * OCg, NB = (OCg + CONV_OB - 1) / CONV_OB;
     float acc[CONV_OB][CONVB_T];
@@ -609,12 +690,155 @@ O2C_KERNEL void conv_pointwise_f32(int64_t N, int64_t C, int64_t G, int64_t OCg,
                     const int64_t nob = OCg - b * CONV_OB < CONV_OB ? OCg - b * CONV_OB : CONV_OB;
                     conv_band_tile_f32(Cg, 1, 1, 1, 1, 1, 1, 0, cs, cols,
                                        wp + (g * NB + b) * Cg * CONV_OB, acc);
-                    for (int64_t o = 0; o < nob; o++)
-                        conv_band_store_f32(acc[o], bias != NULL, bias ? bias[oc0 + o] : 0.0f, p0,
-                                            P, P, P, y + (n * OC + oc0 + o) * P);
+                    for (int64_t o = 0; o < nob; o++) {
+                        const int64_t at = (n * OC + oc0 + o) * P + p0;
+                        conv_band_store_f32(acc[o], bias != NULL, bias ? bias[oc0 + o] : 0.0f, 0,
+                                            P - p0, P, P, y + at);
+                        if (nep)
+                            conv_epilogue_f32(ep, nep, at, P - p0 < CONVB_T ? P - p0 : CONVB_T,
+                                              y + at);
+                    }
                 }
             }
         }
+}
+
+/* ---- channel-vector 2-D convolution: tiles of output channels x positions of one row ----
+ *
+ * conv_band_f32's tiles are 32 consecutive q of the band plane, so on short rows many of them
+ * are the dropped columns past OW (7x7 output: 64 computed for 49 kept). conv_chan_f32 reads
+ * the same band plane (conv_band_fill_f32) but vectorises across output channels: a tile is
+ * CONVC_OB = 32 output channels x J consecutive positions of one output row (J = 7 for rows
+ * up to 7 wide, else 14), 2*J accumulators of 16 lanes; each (tap, channel) step is two
+ * vector loads of the 32 weights, J broadcasts of the positions' inputs and 2*J fmas. Only
+ * the positions past OW of a row's last tile are dropped (none when J divides OW). The sums
+ * are conv_f32's, element by element: taps in row-major order, for each tap the channels in
+ * order, from +0.0f, padded taps included; the weights are conv_weight_pack_f32's with
+ * OB = CONVC_OB. The tile's dropped positions read at most J - 2 floats past the slab: into
+ * the next slab or the plane's CONVB_T zeros. */
+
+/* gcc and clang keep the tile in registers once its J is a constant: the body is inlined into
+ * one function per J. clang would otherwise vectorise the J loop with gathers. */
+#if defined(__GNUC__)
+#define CONV_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define CONV_ALWAYS_INLINE inline
+#endif
+
+static CONV_ALWAYS_INLINE void conv_chan_tile_f32(int J, int64_t Cg, int64_t KH, int64_t KW,
+                                                  int64_t sh, int64_t sw, int64_t dil_h,
+                                                  int64_t dil_w, int64_t Wq, int64_t S,
+                                                  const float *plane, const float *wb,
+                                                  float acc[][CONVC_OB])
+{
+    float a[14][CONVC_OB]; /* local, so that it lives in registers */
+    for (int j = 0; j < J; j++)
+        for (int o = 0; o < CONVC_OB; o++)
+            a[j][o] = 0.0f;
+    for (int64_t kh = 0; kh < KH; kh++)
+        for (int64_t kw = 0; kw < KW; kw++) {
+            const int64_t rh = kh * dil_h, rw = kw * dil_w;
+            const float *xt =
+                plane + ((rh % sh) * sw + rw % sw) * Cg * S + (rh / sh) * Wq + rw / sw;
+            const float *wt = wb + (kh * KW + kw) * Cg * CONVC_OB;
+            for (int64_t ic = 0; ic < Cg; ic++) {
+                const float *restrict wv = wt + ic * CONVC_OB;
+                const float *restrict xv = xt + ic * S;
+#if defined(__clang__)
+#pragma clang loop vectorize(disable)
+#endif
+#pragma GCC unroll 16
+                for (int j = 0; j < J; j++) {
+                    const float xj = xv[j];
+                    for (int o = 0; o < CONVC_OB; o++)
+                        a[j][o] = fmaf(wv[o], xj, a[j][o]);
+                }
+            }
+        }
+    for (int j = 0; j < J; j++)
+        for (int o = 0; o < CONVC_OB; o++)
+            acc[j][o] = a[j][o];
+}
+
+/* The sums of one tile of J = 7 or 14 positions from plane (the band plane at the tile's first
+ * position): acc[j][o] for channel o of the block. wb [taps][Cg][CONVC_OB]. */
+O2C_KERNEL CONV_NOINLINE void conv_chan_tile7_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh,
+                                                  int64_t sw, int64_t dil_h, int64_t dil_w,
+                                                  int64_t Wq, int64_t S, const float *plane,
+                                                  const float *wb, float acc[][CONVC_OB])
+{
+    conv_chan_tile_f32(7, Cg, KH, KW, sh, sw, dil_h, dil_w, Wq, S, plane, wb, acc);
+}
+
+O2C_KERNEL CONV_NOINLINE void conv_chan_tile14_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh,
+                                                   int64_t sw, int64_t dil_h, int64_t dil_w,
+                                                   int64_t Wq, int64_t S, const float *plane,
+                                                   const float *wb, float acc[][CONVC_OB])
+{
+    conv_chan_tile_f32(14, Cg, KH, KW, sh, sw, dil_h, dil_w, Wq, S, plane, wb, acc);
+}
+
+/* Positions per tile of conv_chan_f32 for output rows OW wide. */
+O2C_KERNEL int64_t conv_chan_positions(int64_t OW)
+{
+    return OW <= 7 ? 7 : 14;
+}
+
+/* 2-D (and 1-D) convolution in bands of R output rows with channel-vector tiles, with the bits
+ * of conv_band_f32 (epilogues included).
+ *   x [N][G*Cg][H][W], wp from conv_weight_pack_f32 with OB = CONVC_OB, bias [G*OCg] or NULL,
+ *   ep [nep] or NULL, y [N][G*OCg][OH][OW] (must not overlap x or an epilogue's operand),
+ *   work [conv_band_work_floats(..., R)]. */
+O2C_KERNEL void conv_chan_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t H, int64_t W,
+                              int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t stride_h,
+                              int64_t stride_w, int64_t pad_t, int64_t pad_l, int64_t dil_h,
+                              int64_t dil_w, int64_t R, const float *x, const float *wp,
+                              const float *bias, const struct ConvEpilogue *ep, int nep, float *y,
+                              float *work)
+{
+    const int64_t Cg = C / G, OC = G * OCg, NB = (OCg + CONVC_OB - 1) / CONVC_OB, taps = KH * KW;
+    const int64_t Wq = conv_band_width(OW, KW, stride_w, dil_w), J = conv_chan_positions(OW);
+    const int64_t S = conv_band_slab(R, KH, stride_h, dil_h, Wq), P = OH * OW;
+    float acc[14][CONVC_OB];
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t g = 0; g < G; g++)
+            for (int64_t oh0 = 0; oh0 < OH; oh0 += R) {
+                const int64_t Rb = OH - oh0 < R ? OH - oh0 : R;
+                conv_band_fill_f32(Cg, H, W, KH, stride_h, stride_w, pad_t, pad_l, dil_h, Wq, R,
+                                   oh0, x + (n * C + g * Cg) * H * W, work);
+                for (int64_t b = 0; b < NB; b++) {
+                    const int64_t oc0 = g * OCg + b * CONVC_OB;
+                    const int64_t nob =
+                        OCg - b * CONVC_OB < CONVC_OB ? OCg - b * CONVC_OB : CONVC_OB;
+                    const float *wb = wp + (g * NB + b) * taps * Cg * CONVC_OB;
+                    float *yb = y + (n * OC + oc0) * P + oh0 * OW; /* the band of channel oc0 */
+                    for (int64_t r = 0; r < Rb; r++)
+                        for (int64_t c0 = 0; c0 < OW; c0 += J) {
+                            const float *pt = work + r * Wq + c0;
+                            if (J == 7)
+                                conv_chan_tile7_f32(Cg, KH, KW, stride_h, stride_w, dil_h, dil_w,
+                                                    Wq, S, pt, wb, acc);
+                            else
+                                conv_chan_tile14_f32(Cg, KH, KW, stride_h, stride_w, dil_h, dil_w,
+                                                     Wq, S, pt, wb, acc);
+                            const int64_t live = OW - c0 < J ? OW - c0 : J;
+                            for (int64_t o = 0; o < nob; o++) {
+                                float *yr = yb + o * P + r * OW + c0;
+                                if (bias)
+                                    for (int64_t j = 0; j < live; j++)
+                                        yr[j] = acc[j][o] + bias[oc0 + o];
+                                else
+                                    for (int64_t j = 0; j < live; j++)
+                                        yr[j] = acc[j][o];
+                            }
+                        }
+                    /* the block's band of output, Rb*OW floats per channel, is still in cache */
+                    for (int64_t o = 0; o < nob && nep; o++) {
+                        const int64_t at = (n * OC + oc0 + o) * P + oh0 * OW;
+                        conv_epilogue_f32(ep, nep, at, Rb * OW, y + at);
+                    }
+                }
+            }
 }
 
 /* ---- depthwise convolution ----

@@ -362,7 +362,10 @@ void fill_bytes(int64_t n, int64_t elem_size, const void *value, void *y);
 /* ---- nn family ---- */
 /* conv.c — 3-D im2col (k = ((kd*KH + kh)*KW + kw)*Cg + ic), depthwise direct (Cg == 1, the
  * bits of im2col + gemm_f32), direct conv_f32 (the same bits, no copy), ConvTranspose direct.
- * Geometry arrays: [3] = {d, h, w}. */
+ * Geometry arrays: [3] = {d, h, w}. struct ConvEpilogue: an op the dense kernels apply in
+ * their tile store (defined in conv.c). */
+struct ConvEpilogue;
+enum { CONV_OB = 8, CONVC_OB = 32 }; /* output channels per packed weight block */
 void im2col_3d_f32(int64_t c0, int64_t Cg, const int64_t *in, const int64_t *out, const int64_t *k,
                    const int64_t *stride, const int64_t *pad, const int64_t *dil, const float *x,
                    float *col);
@@ -372,9 +375,9 @@ void depthwise_conv_f32(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W, i
                         const float *w, const float *bias, float *y, float *work);
 int64_t depthwise_work_floats(int64_t C, int64_t M, int64_t KH, int64_t KW, int64_t OH, int64_t OW,
                               int64_t stride_h, int64_t stride_w, int64_t dil_h, int64_t dil_w);
-int64_t conv_packed_floats(int64_t G, int64_t OCg, int64_t Cg, int64_t taps);
-void conv_weight_pack_f32(int64_t G, int64_t OCg, int64_t Cg, int64_t taps, const float *w,
-                          float *wp);
+int64_t conv_packed_floats(int64_t G, int64_t OCg, int64_t Cg, int64_t taps, int64_t OB);
+void conv_weight_pack_f32(int64_t G, int64_t OCg, int64_t Cg, int64_t taps, int64_t OB,
+                          const float *w, float *wp);
 int64_t conv_row_len(int64_t OW, int64_t KW, int64_t stride_w, int64_t dil_w);
 int64_t conv_work_floats(int64_t Cg, const int64_t *k, const int64_t *out, const int64_t *stride,
                          const int64_t *dil);
@@ -383,13 +386,16 @@ void conv_gather_rows_f32(int64_t Cg, const int64_t *in, const int64_t *k, const
                           int64_t oh, const float *xg, float *rows);
 void conv_tile_f32(int64_t Cg, int64_t KR, int64_t KW, int64_t sw, int64_t dil_w, int64_t L,
                    int64_t cs, int64_t ow0, int64_t OW, const float *rows, const float *wb,
-                   const float *bias, int64_t nob, float *yb, int64_t ys);
+                   const float *bias, const struct ConvEpilogue *ep, int nep, int64_t nob,
+                   float *yb, int64_t ys, int64_t at);
 int64_t conv_pointwise_work_floats(int64_t Cg);
 void conv_pointwise_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t P, const float *x,
-                        const float *wp, const float *bias, float *y, float *work);
+                        const float *wp, const float *bias, const struct ConvEpilogue *ep, int nep,
+                        float *y, float *work);
 void conv_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in, const int64_t *out,
               const int64_t *k, const int64_t *stride, const int64_t *pad, const int64_t *dil,
-              const float *x, const float *wp, const float *bias, float *y, float *work);
+              const float *x, const float *wp, const float *bias, const struct ConvEpilogue *ep,
+              int nep, float *y, float *work);
 int64_t conv_band_width(int64_t OW, int64_t KW, int64_t stride_w, int64_t dil_w);
 int64_t conv_band_slab(int64_t R, int64_t KH, int64_t stride_h, int64_t dil_h, int64_t Wq);
 int64_t conv_band_work_floats(int64_t Cg, int64_t KH, int64_t KW, int64_t OW, int64_t stride_h,
@@ -400,7 +406,20 @@ void conv_band_tile_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh, int64_t 
 void conv_band_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t H, int64_t W, int64_t KH,
                    int64_t KW, int64_t OH, int64_t OW, int64_t stride_h, int64_t stride_w,
                    int64_t pad_t, int64_t pad_l, int64_t dil_h, int64_t dil_w, int64_t R,
-                   const float *x, const float *wp, const float *bias, float *y, float *work);
+                   const float *x, const float *wp, const float *bias,
+                   const struct ConvEpilogue *ep, int nep, float *y, float *work);
+void conv_chan_tile7_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh, int64_t sw, int64_t dil_h,
+                         int64_t dil_w, int64_t Wq, int64_t S, const float *plane, const float *wb,
+                         float acc[][32]);
+void conv_chan_tile14_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh, int64_t sw, int64_t dil_h,
+                          int64_t dil_w, int64_t Wq, int64_t S, const float *plane, const float *wb,
+                          float acc[][32]);
+int64_t conv_chan_positions(int64_t OW);
+void conv_chan_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t H, int64_t W, int64_t KH,
+                   int64_t KW, int64_t OH, int64_t OW, int64_t stride_h, int64_t stride_w,
+                   int64_t pad_t, int64_t pad_l, int64_t dil_h, int64_t dil_w, int64_t R,
+                   const float *x, const float *wp, const float *bias,
+                   const struct ConvEpilogue *ep, int nep, float *y, float *work);
 void convtranspose_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in,
                        const int64_t *out, const int64_t *k, const int64_t *stride,
                        const int64_t *pad, const int64_t *dil, const float *x, const float *w,

@@ -15,6 +15,7 @@
 #include "kernels.h"
 #include "ops.h"
 
+#include <math.h>
 #include <string.h>
 
 /* ---- geometry shared by Conv, ConvTranspose and the pools ---- */
@@ -247,14 +248,6 @@ static int64_t depthwise_floats(const Node *n, const ConvShape *s)
                                  w->s[2], w->d[1], w->d[2]);
 }
 
-/* Floats of the weight in conv_f32's blocks. The blocks round OCg up to a multiple of a few
- * channels; the check bounds that with 64, far more than a block holds. */
-static int64_t conv_packed(const Node *n, const ConvShape *s)
-{
-    checked_mul(n, checked_mul(n, s->G, checked_add(n, s->OCg, 64)), s->K);
-    return conv_packed_floats(s->G, s->OCg, s->Cg, s->K / s->Cg);
-}
-
 /* Floats of conv_f32's work memory (the input rows of one output row), overflow-checked. */
 static int64_t conv_rows(const Node *n, const ConvShape *s)
 {
@@ -297,11 +290,10 @@ static int64_t conv_within_budget(const Node *n, const ConvShape *s, int64_t lim
     return budget >= least ? budget : limit;
 }
 
-/* Output rows per band of conv_band_f32, 0 when the conv does not run it: 2-D and 1-D
- * kernels larger than 1x1 (a strided 1x1 runs faster in conv_f32: measured 0.86x with bands)
- * whose band of one row fits the limit above. Of the bands that fit, the one with the fewest
- * tiles over the whole output (fewest dropped positions), then the largest. */
-static int64_t conv_band_rows(const Node *n, const ConvShape *s)
+/* The most floats a band plane may take (see above), 0 when the conv does not run on bands:
+ * only 2-D and 1-D kernels larger than 1x1 do (a strided 1x1 runs faster in conv_f32:
+ * measured 0.86x with bands). */
+static int64_t conv_band_limit(const Node *n, const ConvShape *s)
 {
     const Window *w = &s->w;
     if (w->in[0] != 1 || w->k[0] != 1 || w->out[0] != 1 || w->k[1] * w->k[2] == 1)
@@ -317,33 +309,86 @@ static int64_t conv_band_rows(const Node *n, const ConvShape *s)
     if (input >= CONV_BAND_FLOATS / 4)
         input = checked_mul(n, input, 2); /* large layers: the arena is far from the bound */
     int64_t cap = input < CONV_BAND_FLOATS ? input : CONV_BAND_FLOATS;
-    if (cap > limit)
-        limit = cap;
-    limit = conv_within_budget(n, s, limit);
-    int64_t best = 0, best_tiles = 0;
-    for (int64_t R = 1; R <= w->out[1] && conv_band_floats(s, R) <= limit; R++) {
-        int64_t tiles = 0;
-        for (int64_t oh0 = 0; oh0 < w->out[1]; oh0 += R) {
-            int64_t rb = w->out[1] - oh0 < R ? w->out[1] - oh0 : R;
-            tiles += ((rb - 1) * wq + w->out[2] + 31) / 32;
-        }
-        if (!best || tiles <= best_tiles) {
-            best = R;
+    return conv_within_budget(n, s, cap > limit ? cap : limit);
+}
+
+/* Tiles of conv_band_f32 over the whole output with bands of R rows. */
+static int64_t conv_band_tiles(const Window *w, int64_t R)
+{
+    const int64_t wq = conv_band_width(w->out[2], w->k[2], w->s[2], w->d[2]);
+    int64_t tiles = 0;
+    for (int64_t oh0 = 0; oh0 < w->out[1]; oh0 += R) {
+        int64_t rb = w->out[1] - oh0 < R ? w->out[1] - oh0 : R;
+        tiles += ((rb - 1) * wq + w->out[2] + 31) / 32;
+    }
+    return tiles;
+}
+
+/* How the (non-depthwise) conv runs: its kernel, rows per band, and the output channels per
+ * block of its packed weight. */
+typedef enum { CONV_ROWS, CONV_POINTWISE, CONV_BAND, CONV_CHAN } ConvKernel;
+
+typedef struct ConvPlan {
+    ConvKernel kernel;
+    int64_t R;  /* rows per band (CONV_BAND, CONV_CHAN) */
+    int64_t ob; /* output channels per weight block */
+} ConvPlan;
+
+/* Pointwise for a 1x1 kernel with unit strides and no padding. Else, when the band of one row
+ * fits the limit: conv_band_f32 with the bands that need the fewest tiles (fewest dropped
+ * positions), then the largest; or conv_chan_f32 (bands as large as fit) where the share of
+ * computed lanes it keeps is larger: tiles of 32 channels x 7 or 14 positions of a row
+ * against tiles of 8 channels x 32 positions of a band (on ResNet-18's 7x7, 14x14 and 28x28
+ * outputs it measured 1.6x, 1.15x and 1.1x faster, equal on 56x56). Else conv_f32. */
+static ConvPlan conv_plan(const Node *n, const ConvShape *s)
+{
+    const Window *w = &s->w;
+    ConvPlan p = {CONV_ROWS, 0, CONV_OB};
+    if (conv_is_pointwise(s)) {
+        p.kernel = CONV_POINTWISE;
+        return p;
+    }
+    int64_t limit = conv_band_limit(n, s), best_tiles = 0, largest = 0;
+    for (int64_t R = 1; limit && R <= w->out[1] && conv_band_floats(s, R) <= limit; R++) {
+        int64_t tiles = conv_band_tiles(w, R);
+        if (!p.R || tiles <= best_tiles) {
+            p.R = R;
             best_tiles = tiles;
         }
+        largest = R;
     }
-    return best;
+    if (!p.R)
+        return p;
+    p.kernel = CONV_BAND;
+    const int64_t OH = w->out[1], OW = w->out[2], J = conv_chan_positions(OW);
+    double band = (double)(OH * OW) / (double)(best_tiles * 32) * (double)s->OCg /
+                  (double)((s->OCg + CONV_OB - 1) / CONV_OB * CONV_OB);
+    double chan = (double)OW / (double)((OW + J - 1) / J * J) * (double)s->OCg /
+                  (double)((s->OCg + CONVC_OB - 1) / CONVC_OB * CONVC_OB);
+    if (chan > band) {
+        p.kernel = CONV_CHAN;
+        p.R = largest;
+        p.ob = CONVC_OB;
+    }
+    return p;
+}
+
+/* Floats of the weight in the plan's blocks. The blocks round OCg up to a multiple of a few
+ * channels; the check bounds that with 64, more than a block holds. */
+static int64_t conv_packed(const Node *n, const ConvShape *s, const ConvPlan *p)
+{
+    checked_mul(n, checked_mul(n, s->G, checked_add(n, s->OCg, 64)), s->K);
+    return conv_packed_floats(s->G, s->OCg, s->Cg, s->K / s->Cg, p->ob);
 }
 
 /* Floats of the work memory of the kernel that runs the (non-depthwise) conv. */
-static int64_t conv_work(const Node *n, const ConvShape *s)
+static int64_t conv_work(const Node *n, const ConvShape *s, const ConvPlan *p)
 {
-    if (conv_is_pointwise(s)) {
+    if (p->kernel == CONV_POINTWISE) {
         checked_mul(n, s->Cg, 32);
         return conv_pointwise_work_floats(s->Cg);
     }
-    int64_t R = conv_band_rows(n, s);
-    return R ? conv_band_floats(s, R) : conv_rows(n, s);
+    return p->R ? conv_band_floats(s, p->R) : conv_rows(n, s);
 }
 
 /* Work memory: the depthwise kernel's padded plane; else the band plane, conv_f32's input
@@ -354,26 +399,100 @@ int64_t conv_scratch(const Node *n)
     ConvShape s = conv_shape(n);
     if (conv_is_depthwise(&s))
         return checked_mul(n, depthwise_floats(n, &s), (int64_t)sizeof(float));
-    int64_t floats = conv_work(n, &s);
+    ConvPlan p = conv_plan(n, &s);
+    int64_t floats = conv_work(n, &s, &p);
     if (!n->inputs[1]->data)
-        floats = checked_add(n, floats, conv_packed(n, &s));
+        floats = checked_add(n, floats, conv_packed(n, &s, &p));
     return checked_mul(n, floats, (int64_t)sizeof(float));
 }
 
-/* The weight in conv_f32's blocks, packed at compile time when it is constant. */
-static const char *conv_packed_weights(Emitter *e, Node *n, const ConvShape *s)
+/* The weight in the plan's blocks, packed at compile time when it is constant. */
+static const char *conv_packed_weights(Emitter *e, Node *n, const ConvShape *s, const ConvPlan *p)
 {
     Value *wt = n->inputs[1];
-    int64_t taps = s->K / s->Cg, floats = conv_packed(n, s);
+    int64_t taps = s->K / s->Cg, floats = conv_packed(n, s, p);
     if (wt->data) {
-        float *p = xcalloc((size_t)floats + 1, sizeof(float));
-        conv_weight_pack_f32(s->G, s->OCg, s->Cg, taps, wt->data, p);
-        return emit_constant(e, DT_FLOAT, 1, &floats, p);
+        float *w = xcalloc((size_t)floats + 1, sizeof(float));
+        conv_weight_pack_f32(s->G, s->OCg, s->Cg, taps, p->ob, wt->data, w);
+        return emit_constant(e, DT_FLOAT, 1, &floats, w);
     }
-    const char *p = scratch_cname(e, n, DT_FLOAT, conv_work(n, s) * (int64_t)sizeof(float));
-    println(e, "conv_weight_pack_f32(%lld, %lld, %lld, %lld, %s, %s);", (long long)s->G,
-            (long long)s->OCg, (long long)s->Cg, (long long)taps, value_cname(e, wt), p);
-    return p;
+    const char *w = scratch_cname(e, n, DT_FLOAT, conv_work(n, s, p) * (int64_t)sizeof(float));
+    println(e, "conv_weight_pack_f32(%lld, %lld, %lld, %lld, %lld, %s, %s);", (long long)s->G,
+            (long long)s->OCg, (long long)s->Cg, (long long)taps, (long long)p->ob,
+            value_cname(e, wt), w);
+    return w;
+}
+
+/* ---- epilogues in the tile store ---- */
+
+/* The fused ops the dense kernels apply to each stored run (templates/conv.c ConvEpilogue),
+ * by op type, with the C initializer of their ConvEpilogue; the others run as passes. */
+static const struct {
+    const char *op;
+    const char *code;
+} conv_tile_ops[] = {{"Relu", "CONV_EP_RELU"}, {"Clip", "CONV_EP_CLIP"}, {"Add", "CONV_EP_ADD"}};
+
+/* A Clip bound as a C float: input `input` (opset 11+) or attribute `attr`; NULL when it is
+ * read at run time (that Clip stays a pass). */
+static const char *clip_tile_bound(const Node *u, int input, const char *attr, float dflt)
+{
+    if (u->opset < 11)
+        return c_float(attr_float(u, attr, dflt));
+    const Value *v = node_input(u, input);
+    if (!v)
+        return c_float(dflt);
+    if (!v->data || v->dtype != DT_FLOAT || value_numel(v) != 1)
+        return NULL;
+    return c_float(*(const float *)v->data);
+}
+
+/* The ConvEpilogue initializer of epilogue ep of a conv with output y, or NULL when the
+ * kernels cannot apply it: an Add's other operand must have y's shape (a broadcast one stays
+ * a pass). */
+static const char *conv_tile_epilogue(Emitter *e, const Epilogue *ep, const Value *y)
+{
+    Node *u = ep->node;
+    const char *code = NULL;
+    for (size_t i = 0; i < sizeof conv_tile_ops / sizeof conv_tile_ops[0]; i++)
+        if (!strcmp(u->op_type, conv_tile_ops[i].op))
+            code = conv_tile_ops[i].code;
+    if (!code || u->outputs[0]->dtype != DT_FLOAT)
+        return NULL;
+    if (!strcmp(code, "CONV_EP_CLIP")) {
+        const char *lo = clip_tile_bound(u, 1, "min", -INFINITY);
+        const char *hi = clip_tile_bound(u, 2, "max", INFINITY);
+        return lo && hi ? xprintf("{%s, 0, %s, %s, NULL}", code, lo, hi) : NULL;
+    }
+    if (!strcmp(code, "CONV_EP_ADD")) {
+        Value *r = u->inputs[1 - ep->input];
+        if (r->dtype != DT_FLOAT || r->rank != y->rank ||
+            memcmp(r->dims, y->dims, sizeof(int64_t) * (size_t)y->rank))
+            return NULL;
+        return xprintf("{%s, %d, 0.0f, 0.0f, %s}", code, ep->input == 1, value_cname(e, r));
+    }
+    return xprintf("{%s, 0, 0.0f, 0.0f, NULL}", code);
+}
+
+/* Emits the array of n's leading epilogues that the kernel applies in its tile store and
+ * returns its C name ("NULL" when there are none); *count gets their number. */
+static const char *conv_tile_epilogues(Emitter *e, Node *n, int *count)
+{
+    const char *init[MAX_EPILOGUE];
+    int k = 0;
+    while (k < n->nepilogue && (init[k] = conv_tile_epilogue(e, &n->epilogue[k], n->outputs[0])))
+        k++;
+    *count = k;
+    if (!k)
+        return "NULL";
+    const char *name = xprintf("ep%d", e->counter++);
+    for (int i = 0; i < k; i++)
+        println(e, "/* epilogue: %s '%s' */", n->epilogue[i].node->op_type,
+                comment_text(n->epilogue[i].node->name));
+    fprintf(e->out, "%*sconst struct ConvEpilogue %s[] = {", 4 * e->indent, "", name);
+    for (int i = 0; i < k; i++)
+        fprintf(e->out, "%s%s", i ? ", " : "", init[i]);
+    fprintf(e->out, "};\n");
+    return name;
 }
 
 /* A pointwise conv of one image at one pixel (squeeze-excite blocks: 1x1 convs after a
@@ -395,38 +514,44 @@ static bool conv_emit_gemv(Emitter *e, Node *n, const ConvShape *s)
 }
 
 /* Conv directly on the input (conv_f32, or conv_pointwise_f32 for a 1x1 kernel with unit
- * strides and no padding), with the bias added by the kernel. */
-static void conv_emit_direct(Emitter *e, Node *n, const ConvShape *s)
+ * strides and no padding), with the bias and the leading tile-store epilogues applied by the
+ * kernel; returns how many epilogues it applied. */
+static int conv_emit_direct(Emitter *e, Node *n, const ConvShape *s)
 {
     if (conv_emit_gemv(e, n, s))
-        return;
-    const char *wp = conv_packed_weights(e, n, s);
+        return 0;
+    ConvPlan p = conv_plan(n, s);
+    const char *wp = conv_packed_weights(e, n, s, &p);
     Value *b = node_input(n, 2);
+    int nep;
+    const char *ep = conv_tile_epilogues(e, n, &nep);
     const char *x = value_cname(e, n->inputs[0]), *y = value_cname(e, n->outputs[0]);
     const char *bias = b ? value_cname(e, b) : "NULL", *work = scratch_cname(e, n, DT_FLOAT, 0);
-    if (conv_is_pointwise(s)) {
-        println(e, "conv_pointwise_f32(%lld, %lld, %lld, %lld, %lld, %s, %s, %s, %s, %s);",
+    if (p.kernel == CONV_POINTWISE) {
+        println(e, "conv_pointwise_f32(%lld, %lld, %lld, %lld, %lld, %s, %s, %s, %s, %d, %s, %s);",
                 (long long)s->N, (long long)s->C, (long long)s->G, (long long)s->OCg,
-                (long long)s->P, x, wp, bias, y, work);
-        return;
+                (long long)s->P, x, wp, bias, ep, nep, y, work);
+        return nep;
     }
-    int64_t R = conv_band_rows(n, s);
-    if (R) {
+    if (p.R) {
         const Window *w = &s->w;
         println(e,
-                "conv_band_f32(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
-                "%lld, %lld, %lld, %lld, %lld, %lld, %s, %s, %s, %s, %s);",
-                (long long)s->N, (long long)s->C, (long long)s->G, (long long)s->OCg,
-                (long long)w->in[1], (long long)w->in[2], (long long)w->k[1], (long long)w->k[2],
-                (long long)w->out[1], (long long)w->out[2], (long long)w->s[1], (long long)w->s[2],
-                (long long)w->pb[1], (long long)w->pb[2], (long long)w->d[1], (long long)w->d[2],
-                (long long)R, x, wp, bias, y, work);
-        return;
+                "%s(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
+                "%lld, %lld, %lld, %lld, %lld, %lld, %s, %s, %s, %s, %d, %s, %s);",
+                p.kernel == CONV_CHAN ? "conv_chan_f32" : "conv_band_f32", (long long)s->N,
+                (long long)s->C, (long long)s->G, (long long)s->OCg, (long long)w->in[1],
+                (long long)w->in[2], (long long)w->k[1], (long long)w->k[2], (long long)w->out[1],
+                (long long)w->out[2], (long long)w->s[1], (long long)w->s[2], (long long)w->pb[1],
+                (long long)w->pb[2], (long long)w->d[1], (long long)w->d[2], (long long)p.R, x, wp,
+                bias, ep, nep, y, work);
+        return nep;
     }
     WindowArrays a = emit_window(e, &s->w);
-    println(e, "conv_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s);",
+    println(e,
+            "conv_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d, %s, %s);",
             (long long)s->N, (long long)s->C, (long long)s->G, (long long)s->OCg, a.in, a.out, a.k,
-            a.s, a.pads, a.d, x, wp, bias, y, work);
+            a.s, a.pads, a.d, x, wp, bias, ep, nep, y, work);
+    return nep;
 }
 
 static void conv_emit_depthwise(Emitter *e, Node *n, const ConvShape *s)
@@ -447,11 +572,12 @@ static void conv_emit_depthwise(Emitter *e, Node *n, const ConvShape *s)
 void conv_emit(Emitter *e, Node *n)
 {
     ConvShape s = conv_shape(n);
+    int applied = 0;
     if (conv_is_depthwise(&s))
         conv_emit_depthwise(e, n, &s);
     else
-        conv_emit_direct(e, n, &s);
-    emit_epilogues(e, n);
+        applied = conv_emit_direct(e, n, &s);
+    emit_epilogues_from(e, n, applied);
 }
 
 double conv_flops(const Node *n)

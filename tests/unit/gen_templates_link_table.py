@@ -5,7 +5,8 @@ templates/kernels.h declares, so the link of that test fails when a prototype ha
     gen_templates_link_table.py templates/kernels.h OUT.h
 
 Declarations are read after removing comments and preprocessor lines: each `...;` at file
-scope is a function prototype (its name is the identifier before the first '(') or an enum.
+scope is a function prototype (its name is the identifier before the first '('), an enum or
+a struct's declaration.
 Anything else stops the script, so a new kind of declaration cannot be skipped silently."""
 import re
 import sys
@@ -17,7 +18,7 @@ def prototypes(text):
     names = []
     for decl in text.split(";"):
         decl = " ".join(decl.split())
-        if not decl or decl.startswith("enum "):
+        if not decl or decl.startswith("enum ") or re.match(r"^struct \w+$", decl):
             continue
         m = re.match(r"^[A-Za-z_][\w\s*]*?\b([A-Za-z_]\w*)\s*\(", decl)
         if not m:

@@ -5,10 +5,13 @@
  * asymmetric padding, groups, depthwise, 1-D, 1x1, kernels larger than the input.
  * The direct depthwise kernel (Cg == 1) must give the bits of im2col + gemm (signed zeros,
  * inf and NaN weights on padded taps included); the 3-D im2col is checked against a direct
- * 3-D gather and ConvTranspose against hand values and a scatter-form reference. */
+ * 3-D gather and ConvTranspose against hand values and a scatter-form reference. The dense
+ * kernels with tile-store epilogues (Add, Relu, Clip, Add with the residual first) must give
+ * the bits of the direct conv followed by add_f32, relu_f32 and clip_f32 passes. */
 /* gemm.c's float64 kernels are not called here (test_kernels_gemm.c tests them). */
 #define O2C_KERNEL static __attribute__((unused))
 #include "../../templates/conv.c"
+#include "../../templates/elementwise.c"
 #include "../../templates/gemm.c"
 
 #include <stdio.h>
@@ -26,7 +29,7 @@ typedef struct {
 
 #define MAXE 65536
 static float X[MAXE], Wt[MAXE], Wr[MAXE], B[1024], COL[MAXE], Y[MAXE], R[MAXE], WORK[MAXE];
-static float WP[MAXE], D[MAXE];
+static float WP[MAXE], WP32[2 * MAXE], D[MAXE], RES[MAXE], E[MAXE];
 
 static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t d)
 {
@@ -86,27 +89,29 @@ static void conv_im2col(const ConvCase *c, float *y)
     add_channel_bias_f32(c->N, c->OC, P, B, y);
 }
 
-/* Conv through conv_f32 (packed weights, no im2col); bias may be NULL. */
-static void conv_direct_kernel(const ConvCase *c, const float *bias, float *y)
+/* Conv through conv_f32 (packed weights, no im2col); bias may be NULL, ep too (nep 0). */
+static void conv_direct_kernel(const ConvCase *c, const float *bias, const struct ConvEpilogue *ep,
+                               int nep, float *y)
 {
     const int64_t Cg = c->C / c->groups, OCg = c->OC / c->groups, taps = c->KH * c->KW;
     const int64_t in[3] = {1, c->H, c->W}, k[3] = {1, c->KH, c->KW}, st[3] = {1, c->sh, c->sw};
     const int64_t pad[3] = {0, c->pt, c->pl}, dil[3] = {1, c->dh, c->dw};
     const int64_t out[3] = {1, out_size(c->H, c->KH, c->sh, c->pt, c->pb, c->dh),
                             out_size(c->W, c->KW, c->sw, c->pl, c->pr, c->dw)};
-    const int64_t packed = conv_packed_floats(c->groups, OCg, Cg, taps);
+    const int64_t packed = conv_packed_floats(c->groups, OCg, Cg, taps, CONV_OB);
     WP[packed] = 555.0f;
-    conv_weight_pack_f32(c->groups, OCg, Cg, taps, Wt, WP);
+    conv_weight_pack_f32(c->groups, OCg, Cg, taps, CONV_OB, Wt, WP);
     check(WP[packed] == 555.0f, "conv_weight_pack_f32 stays inside conv_packed_floats");
     y[c->N * c->OC * out[1] * out[2]] = 4242.0f;
     const int64_t wf = conv_work_floats(Cg, k, out, st, dil);
     WORK[wf] = 777.0f;
-    conv_f32(c->N, c->C, c->groups, OCg, in, out, k, st, pad, dil, X, WP, bias, y, WORK);
+    conv_f32(c->N, c->C, c->groups, OCg, in, out, k, st, pad, dil, X, WP, bias, ep, nep, y, WORK);
     check(WORK[wf] == 777.0f, "conv_f32 stays inside conv_work_floats");
 }
 
 /* Conv through conv_band_f32 in bands of R output rows (WP packed by conv_direct_kernel). */
-static void conv_band_kernel(const ConvCase *c, int64_t R, float *y)
+static void conv_band_kernel(const ConvCase *c, int64_t R, const struct ConvEpilogue *ep, int nep,
+                             float *y)
 {
     const int64_t OH = out_size(c->H, c->KH, c->sh, c->pt, c->pb, c->dh);
     const int64_t OW = out_size(c->W, c->KW, c->sw, c->pl, c->pr, c->dw);
@@ -116,8 +121,83 @@ static void conv_band_kernel(const ConvCase *c, int64_t R, float *y)
     WORK[wf] = 777.0f;
     y[c->N * c->OC * OH * OW] = 4242.0f;
     conv_band_f32(c->N, c->C, c->groups, c->OC / c->groups, c->H, c->W, c->KH, c->KW, OH, OW, c->sh,
-                  c->sw, c->pt, c->pl, c->dh, c->dw, R, X, WP, B, y, WORK);
+                  c->sw, c->pt, c->pl, c->dh, c->dw, R, X, WP, B, ep, nep, y, WORK);
     check(WORK[wf] == 777.0f, "conv_band_f32 stays inside conv_band_work_floats");
+}
+
+/* Conv through conv_chan_f32 in bands of R output rows, on weights packed in blocks of
+ * CONVC_OB channels. */
+static void conv_chan_kernel(const ConvCase *c, int64_t R, const struct ConvEpilogue *ep, int nep,
+                             float *y)
+{
+    const int64_t OH = out_size(c->H, c->KH, c->sh, c->pt, c->pb, c->dh);
+    const int64_t OW = out_size(c->W, c->KW, c->sw, c->pl, c->pr, c->dw);
+    const int64_t Cg = c->C / c->groups, OCg = c->OC / c->groups, taps = c->KH * c->KW;
+    const int64_t packed = conv_packed_floats(c->groups, OCg, Cg, taps, CONVC_OB);
+    check(packed < 2 * MAXE, "conv_chan_f32 weights fit the test's buffer");
+    WP32[packed] = 555.0f;
+    conv_weight_pack_f32(c->groups, OCg, Cg, taps, CONVC_OB, Wt, WP32);
+    check(WP32[packed] == 555.0f, "conv_weight_pack_f32 (32) stays inside conv_packed_floats");
+    const int64_t wf = conv_band_work_floats(Cg, c->KH, c->KW, OW, c->sh, c->sw, c->dh, c->dw, R);
+    WORK[wf] = 777.0f;
+    y[c->N * c->OC * OH * OW] = 4242.0f;
+    conv_chan_f32(c->N, c->C, c->groups, OCg, c->H, c->W, c->KH, c->KW, OH, OW, c->sh, c->sw, c->pt,
+                  c->pl, c->dh, c->dw, R, X, WP32, B, ep, nep, y, WORK);
+    check(WORK[wf] == 777.0f, "conv_chan_f32 stays inside conv_band_work_floats");
+}
+
+/* The dense kernels with the epilogues y + RES, Relu, Clip(-0.5, 0.75), RES + y (RES with
+ * -0.0f, exact cancellations, inf and NaN among random values), first the Add alone, then all
+ * four, against R (the direct conv) followed by the passes the compiler emits without tile
+ * epilogues: add_f32, relu_f32, clip_f32, add_f32. */
+static void run_epilogues(const ConvCase *c, int64_t total, int64_t OH, int64_t OW)
+{
+    for (int64_t i = 0; i < total; i++)
+        RES[i] = i % 11 == 0   ? -R[i]
+                 : i % 17 == 0 ? -0.0f
+                 : i % 23 == 0 ? INFINITY
+                 : i % 29 == 0 ? NAN
+                               : rnd();
+    const struct ConvEpilogue ep[4] = {{CONV_EP_ADD, 0, 0.0f, 0.0f, RES},
+                                       {CONV_EP_RELU, 0, 0.0f, 0.0f, NULL},
+                                       {CONV_EP_CLIP, 0, -0.5f, 0.75f, NULL},
+                                       {CONV_EP_ADD, 1, 0.0f, 0.0f, RES}};
+    const int64_t dims[1] = {total}, one[1] = {1};
+    const int pointwise = c->KH == 1 && c->KW == 1 && c->sh == 1 && c->sw == 1 && !c->pt &&
+                          !c->pl && !c->pb && !c->pr;
+    char what[200];
+    for (int nep = 1; nep <= 4; nep += 3) {
+        add_f32(1, dims, one, one, R, RES, E);
+        if (nep == 4) {
+            relu_f32(total, E, E);
+            clip_f32(total, -0.5f, 0.75f, E, E);
+            add_f32(1, dims, one, one, RES, E, E);
+        }
+        conv_direct_kernel(c, B, ep, nep, D);
+        snprintf(what, sizeof what, "conv_f32 %s, %d epilogues: bits of conv + passes", c->name,
+                 nep);
+        check(memcmp(D, E, (size_t)total * sizeof(float)) == 0, what);
+        const int64_t bands[2] = {1, OH};
+        for (int i = 0; i < 2; i++) {
+            conv_band_kernel(c, bands[i], ep, nep, D);
+            snprintf(what, sizeof what,
+                     "conv_band_f32 %s R=%d, %d epilogues: bits of conv + passes", c->name,
+                     (int)bands[i], nep);
+            check(memcmp(D, E, (size_t)total * sizeof(float)) == 0, what);
+            conv_chan_kernel(c, bands[i], ep, nep, D);
+            snprintf(what, sizeof what,
+                     "conv_chan_f32 %s R=%d, %d epilogues: bits of conv + passes", c->name,
+                     (int)bands[i], nep);
+            check(memcmp(D, E, (size_t)total * sizeof(float)) == 0, what);
+        }
+        if (pointwise) {
+            conv_pointwise_f32(c->N, c->C, c->groups, c->OC / c->groups, OH * OW, X, WP, B, ep, nep,
+                               D, WORK);
+            snprintf(what, sizeof what,
+                     "conv_pointwise_f32 %s, %d epilogues: bits of conv + passes", c->name, nep);
+            check(memcmp(D, E, (size_t)total * sizeof(float)) == 0, what);
+        }
+    }
 }
 
 static void run_case(const ConvCase *c)
@@ -138,13 +218,17 @@ static void run_case(const ConvCase *c)
     snprintf(what, sizeof what, "conv %s (OH=%d OW=%d) bit-identical to direct", c->name, (int)OH,
              (int)OW);
     check(memcmp(Y, R, (size_t)total * sizeof(float)) == 0 && Y[total] == 4242.0f, what);
-    conv_direct_kernel(c, B, D);
+    conv_direct_kernel(c, B, NULL, 0, D);
     snprintf(what, sizeof what, "conv_f32 %s bit-identical to direct", c->name);
     check(memcmp(D, R, (size_t)total * sizeof(float)) == 0 && D[total] == 4242.0f, what);
     const int64_t bands[3] = {1, 2, OH}; /* one row per band, two, the whole output */
     for (int i = 0; i < 3; i++) {
-        conv_band_kernel(c, bands[i], D);
+        conv_band_kernel(c, bands[i], NULL, 0, D);
         snprintf(what, sizeof what, "conv_band_f32 %s R=%d bit-identical to direct", c->name,
+                 (int)bands[i]);
+        check(memcmp(D, R, (size_t)total * sizeof(float)) == 0 && D[total] == 4242.0f, what);
+        conv_chan_kernel(c, bands[i], NULL, 0, D);
+        snprintf(what, sizeof what, "conv_chan_f32 %s R=%d bit-identical to direct", c->name,
                  (int)bands[i]);
         check(memcmp(D, R, (size_t)total * sizeof(float)) == 0 && D[total] == 4242.0f, what);
     }
@@ -153,12 +237,14 @@ static void run_case(const ConvCase *c)
         const int64_t wf = conv_pointwise_work_floats(c->C / c->groups);
         WORK[wf] = 777.0f;
         D[total] = 4242.0f;
-        conv_pointwise_f32(c->N, c->C, c->groups, c->OC / c->groups, OH * OW, X, WP, B, D, WORK);
+        conv_pointwise_f32(c->N, c->C, c->groups, c->OC / c->groups, OH * OW, X, WP, B, NULL, 0, D,
+                           WORK);
         snprintf(what, sizeof what, "conv_pointwise_f32 %s bit-identical to direct", c->name);
         check(memcmp(D, R, (size_t)total * sizeof(float)) == 0 && D[total] == 4242.0f &&
                   WORK[wf] == 777.0f,
               what);
     }
+    run_epilogues(c, total, OH, OW);
     if (c->C / c->groups == 1) {
         R[total] = 4242.0f;
         const int64_t wf = depthwise_work_floats(c->C, c->OC / c->C, c->KH, c->KW, OH, OW, c->sh,
@@ -220,6 +306,9 @@ static const ConvCase cases[] = {
     {"7x7 output, 2 blocks: band tiles span rows", 1, 16, 7, 7, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1,
      1},
     {"stride 2 with 3 row phases, dilation 3", 1, 3, 13, 11, 9, 1, 3, 2, 3, 2, 2, 1, 2, 0, 3, 1},
+    {"40 channels: 2 blocks of 32, rows of 9", 1, 5, 9, 9, 40, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"70 channels, groups 2, stride 2, rows of 29", 1, 4, 12, 58, 70, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1,
+     1},
 };
 
 static void test_hand(void)
@@ -300,7 +389,7 @@ static void test_depthwise_special(void)
         char what[80];
         snprintf(what, sizeof what, "depthwise special weight %d: bits of im2col + gemm", t);
         check(memcmp(Y, R, 32 * sizeof(float)) == 0, what);
-        conv_direct_kernel(&c, B, D);
+        conv_direct_kernel(&c, B, NULL, 0, D);
         snprintf(what, sizeof what, "conv_f32 special weight %d: bits of im2col + gemm", t);
         check(memcmp(Y, D, 32 * sizeof(float)) == 0, what);
     }
@@ -362,12 +451,12 @@ static void test_conv_3d(void)
             im2col_3d_f32(g * Cg, Cg, in, out, k, st, pad, dil, X + n * C * isz, COL);
             gemm_f32(OCg, P, K, Wr + g * OCg * K, K, 1, COL, P, 1, R + (n * G + g) * OCg * P);
         }
-    conv_weight_pack_f32(G, OCg, Cg, taps, Wt, WP);
-    conv_f32(N, C, G, OCg, in, out, k, st, pad, dil, X, WP, NULL, Y, WORK);
+    conv_weight_pack_f32(G, OCg, Cg, taps, CONV_OB, Wt, WP);
+    conv_f32(N, C, G, OCg, in, out, k, st, pad, dil, X, WP, NULL, NULL, 0, Y, WORK);
     check(memcmp(Y, R, (size_t)(N * G * OCg * P) * sizeof(float)) == 0,
           "conv_f32 3-D without bias bit-identical to im2col_3d + gemm");
     add_channel_bias_f32(N, G * OCg, P, B, R);
-    conv_f32(N, C, G, OCg, in, out, k, st, pad, dil, X, WP, B, Y, WORK);
+    conv_f32(N, C, G, OCg, in, out, k, st, pad, dil, X, WP, B, NULL, 0, Y, WORK);
     check(memcmp(Y, R, (size_t)(N * G * OCg * P) * sizeof(float)) == 0,
           "conv_f32 3-D with bias bit-identical to im2col_3d + gemm + bias");
 }
