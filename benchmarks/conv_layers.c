@@ -1,8 +1,9 @@
 /* conv_layers.c — CPU time and GFLOP/s of the dense conv kernels (templates/conv.c) on the conv
  * layers of torchvision's ResNet-18 at 224x224, one layer at a time, each with a fused Relu:
- * kxk convs in conv_band_f32 (with the band rows compiler/ops/conv.c picks for it) and in
- * conv_chan_f32 (bands as large as the same limit allows), strided 1x1 convs in conv_f32.
- * Both kernels give the same bits; the program checks that.
+ * kxk convs in conv_band_f32 with its 8x32 tiles ("band", on the band rows compiler/ops/conv.c
+ * picks for them) and with its channel-vector tiles ("chan", on bands as large as the same
+ * limit allows; what the compiler now picks for every layer here), strided 1x1 convs in
+ * conv_f32. Both tile shapes give the same bits; the program checks that.
  *
  *     cc -std=c99 -O3 -march=native benchmarks/conv_layers.c -o conv_layers -lm
  *     ./conv_layers [rounds]
@@ -30,7 +31,7 @@ static double now_s(void)
 typedef struct Layer {
     const char *name;
     int64_t C, H, OC, K, s, pad; /* square input H x H, kernel K x K */
-    int64_t R, Rc;               /* band rows of conv_band_f32 and conv_chan_f32 (0: conv_f32) */
+    int64_t R, Rc;               /* band rows of the 8x32 and the channel tiles (0: conv_f32) */
     int64_t count;               /* how many layers of ResNet-18 have this shape */
 } Layer;
 
@@ -94,17 +95,17 @@ static Buffers setup(const Layer *l)
     return b;
 }
 
-/* The layer in conv_chan_f32 (chan 1) or as the compiler planned it before conv_chan_f32. */
+/* The layer with channel-vector tiles (chan 1) or as the compiler planned it before them. */
 static void run(const Layer *l, const Buffers *b, int chan, const struct ConvEpilogue *ep, int nep)
 {
     const int64_t in[3] = {1, l->H, l->H}, k[3] = {1, l->K, l->K}, out[3] = {1, b->OH, b->OH};
     const int64_t st[3] = {1, l->s, l->s}, pad[3] = {0, l->pad, l->pad}, dil[3] = {1, 1, 1};
     if (chan)
-        conv_chan_f32(1, l->C, 1, l->OC, l->H, l->H, l->K, l->K, b->OH, b->OH, l->s, l->s, l->pad,
-                      l->pad, 1, 1, l->Rc, b->x, b->wp32, b->b, ep, nep, b->y2, b->work);
+        conv_band_f32(1, l->C, 1, l->OC, l->H, l->H, l->K, l->K, b->OH, b->OH, l->s, l->s, l->pad,
+                      l->pad, 1, 1, l->Rc, CONVC_OB, b->x, b->wp32, b->b, ep, nep, b->y2, b->work);
     else if (l->R)
         conv_band_f32(1, l->C, 1, l->OC, l->H, l->H, l->K, l->K, b->OH, b->OH, l->s, l->s, l->pad,
-                      l->pad, 1, 1, l->R, b->x, b->wp, b->b, ep, nep, b->y, b->work);
+                      l->pad, 1, 1, l->R, CONV_OB, b->x, b->wp, b->b, ep, nep, b->y, b->work);
     else if (l->K == 1 && l->s == 1 && !l->pad)
         conv_pointwise_f32(1, l->C, 1, l->OC, b->OH * b->OH, b->x, b->wp, b->b, ep, nep, b->y,
                            b->work);
@@ -152,7 +153,7 @@ int main(int argc, char **argv)
         const double flops = 2.0 * (double)n * (double)(l->C * l->K * l->K);
         const double b = best[i][0], c = l->Rc ? best[i][1] : best[i][0];
         if (l->Rc && memcmp(bufs[i].y, bufs[i].y2, (size_t)n * sizeof(float))) {
-            printf("%s: conv_chan_f32 and conv_band_f32 differ\n", l->name);
+            printf("%s: the channel and the 8x32 tiles differ\n", l->name);
             status = 1;
         }
         printf("%-24s %6lld %10.1f %8.1f %10.1f %8.1f %6.2f\n", l->name, (long long)l->count,

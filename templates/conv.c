@@ -18,8 +18,8 @@
  *                       of output rows flattened (rows padded to the kernel's reach), so narrow
  *                       outputs fill whole tiles; the input band is copied zero-padded;
  *   conv_pointwise_f32  1x1, unit strides, no padding: conv_band_f32's tiles on the input itself;
- *   conv_chan_f32       2-D and 1-D on short rows: conv_band_f32's plane, tiles of 32 output
- *                       channels x 7 or 14 positions of one output row (no dropped columns);
+ *                       or, on short rows, tiles of 32 output channels x 7, 8 or 14 positions
+ *                       of one output row over the same plane (no dropped columns);
  *   depthwise_conv_f32  one input channel per group (1-D and 2-D): a flat grid per channel.
  * Their weights are packed by conv_weight_pack_f32 (at compile time when constant).
  * im2col_f32 / im2col_3d_f32 + gemm_f32 (with conv_weight_reorder_f32's [OC][K] weights) is
@@ -255,8 +255,9 @@ static void conv_epilogue_f32(const struct ConvEpilogue *ep, int nep, int64_t at
     }
 }
 
-/* Output channels per weight block: conv_f32 and the bands' tiles, conv_chan_f32's. (kernels.h
- * declares the same for the compiler, and the test that compiles every template after it.) */
+/* Output channels per weight block: conv_f32 and the 8x32 tiles, the channel-vector tiles.
+ * (kernels.h declares the same for the compiler, and the test that compiles every template after
+ * it.) */
 #ifndef ONNX2C_KERNELS_H
 enum { CONV_OB = 8, CONVC_OB = 32 };
 #endif
@@ -274,7 +275,7 @@ O2C_KERNEL int64_t conv_packed_floats(int64_t G, int64_t OCg, int64_t Cg, int64_
 
 /* ONNX Conv weight to the kernels' blocks of OB output channels (at compile time when the
  * weight is constant): OB = CONV_OB for conv_f32, conv_band_f32 and conv_pointwise_f32,
- * CONVC_OB for conv_chan_f32.
+ * CONVC_OB for conv_band_f32's channel-vector tiles.
  *   w   [G*OCg][Cg][taps]  (ONNX layout; taps = KD*KH*KW in row-major order)
  *   wp  [G][NB][taps][Cg][OB]: wp[g][b][t][ic][o] = w[g*OCg + b*OB + o][ic][t], 0.0f for the
  *       missing channels of a group's last block (their lanes are computed, never stored), so
@@ -340,11 +341,16 @@ static inline void conv_phase_row_f32(const float *xr, int64_t W, int64_t step, 
         lo = hi = len;
     for (int64_t q = 0; q < lo; q++)
         d[q] = 0.0f;
-    if (step == 1 && hi > lo)
+    if (step == 1 && hi > lo) {
         memcpy(d + lo, xr + lo + off, (size_t)(hi - lo) * sizeof(float));
-    else
+    } else if (step == 2) { /* a constant stride: gcc vectorises it with permutes */
+        const float *src = xr + off;
+        for (int64_t q = lo; q < hi; q++)
+            d[q] = src[2 * q];
+    } else {
         for (int64_t q = lo; q < hi; q++)
             d[q] = xr[q * step + off];
+    }
     for (int64_t q = hi; q < len; q++)
         d[q] = 0.0f;
 }
@@ -505,29 +511,40 @@ O2C_KERNEL int64_t conv_band_slab(int64_t R, int64_t KH, int64_t stride_h, int64
     return (R + (KH - 1) * dil_h / stride_h) * Wq;
 }
 
-/* Floats of conv_band_f32's work memory: the band plane [stride_h][stride_w][Cg][slab], then
- * CONVB_T zeros. No larger than conv_f32's rows for one output row when R = 1 and the strides
- * are 1. */
+/* Phases of the band plane along a dim with kernel size K and stride s: the stride's, but
+ * only phase 0 for a kernel 1 wide, whose one tap reads no other (a strided 1x1 conv copies a
+ * quarter of its input, not all of it). */
+O2C_KERNEL int64_t conv_band_phases(int64_t K, int64_t s)
+{
+    return K == 1 ? 1 : s;
+}
+
+/* Floats of conv_band_f32's work memory: the band plane [row phases][column phases][Cg][slab],
+ * then CONVB_T zeros. No larger than conv_f32's rows for one output row when R = 1 and the
+ * strides are 1. */
 O2C_KERNEL int64_t conv_band_work_floats(int64_t Cg, int64_t KH, int64_t KW, int64_t OW,
                                          int64_t stride_h, int64_t stride_w, int64_t dil_h,
                                          int64_t dil_w, int64_t R)
 {
     const int64_t Wq = conv_band_width(OW, KW, stride_w, dil_w);
-    return stride_h * stride_w * Cg * conv_band_slab(R, KH, stride_h, dil_h, Wq) + CONVB_T;
+    const int64_t phases = conv_band_phases(KH, stride_h) * conv_band_phases(KW, stride_w);
+    return phases * Cg * conv_band_slab(R, KH, stride_h, dil_h, Wq) + CONVB_T;
 }
 
 /* Copies the input that a band of R output rows from oh0 reads into the band plane:
- * plane[ph][pw][ic][r*Wq + c] = x[ic][(oh0 + r)*stride_h + ph - pad_t][c*stride_w + pw - pad_l],
- * 0.0f in the padding (rows past the image included), then CONVB_T zeros. xg [Cg][H][W]. */
-static void conv_band_fill_f32(int64_t Cg, int64_t H, int64_t W, int64_t KH, int64_t sh, int64_t sw,
-                               int64_t pad_t, int64_t pad_l, int64_t dil_h, int64_t Wq, int64_t R,
-                               int64_t oh0, const float *xg, float *plane)
+ * plane[ph][pw][ic][r*Wq + c] = x[ic][(oh0 + r)*stride_h + ph - pad_t][c*stride_w + pw - pad_l]
+ * for the phases conv_band_phases keeps, 0.0f in the padding (rows past the image included),
+ * then CONVB_T zeros. xg [Cg][H][W]. */
+static void conv_band_fill_f32(int64_t Cg, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t sh,
+                               int64_t sw, int64_t pad_t, int64_t pad_l, int64_t dil_h, int64_t Wq,
+                               int64_t R, int64_t oh0, const float *xg, float *plane)
 {
     const int64_t rows = R + (KH - 1) * dil_h / sh, S = rows * Wq;
-    for (int64_t ph = 0; ph < sh; ph++)
-        for (int64_t pw = 0; pw < sw; pw++)
+    const int64_t nph = conv_band_phases(KH, sh), npw = conv_band_phases(KW, sw);
+    for (int64_t ph = 0; ph < nph; ph++)
+        for (int64_t pw = 0; pw < npw; pw++)
             for (int64_t ic = 0; ic < Cg; ic++) {
-                float *d = plane + ((ph * sw + pw) * Cg + ic) * S;
+                float *d = plane + ((ph * npw + pw) * Cg + ic) * S;
                 for (int64_t r = 0; r < rows; r++, d += Wq) {
                     const int64_t ih = (oh0 + r) * sh + ph - pad_t;
                     const float *xr = ih >= 0 && ih < H ? xg + (ic * H + ih) * W : NULL;
@@ -535,7 +552,7 @@ static void conv_band_fill_f32(int64_t Cg, int64_t H, int64_t W, int64_t KH, int
                 }
             }
     for (int64_t i = 0; i < CONVB_T; i++)
-        plane[sh * sw * Cg * S + i] = 0.0f;
+        plane[nph * npw * Cg * S + i] = 0.0f;
 }
 
 /* acc[o][j] = fmaf(wv[o], xv[j], acc[o][j]): one (tap, channel) step of a band tile. */
@@ -548,6 +565,15 @@ static inline void conv_band_step_f32(const float *restrict wv, const float *res
         for (int j = 0; j < CONVB_T; j++)
             acc[o][j] = fmaf(w, xv[j], acc[o][j]);
     }
+}
+
+/* Channel 0 of the tap at row offset rh = kh*dil_h, column offset rw = kw*dil_w in a band
+ * plane (slabs S floats apart, phase rows Wq wide, npw column phases): its phase's slab,
+ * shifted by the tap. */
+static inline const float *conv_band_tap(const float *plane, int64_t rh, int64_t rw, int64_t sh,
+                                         int64_t sw, int64_t npw, int64_t Cg, int64_t Wq, int64_t S)
+{
+    return plane + ((rh % sh) * npw + rw % sw) * Cg * S + (rh / sh) * Wq + rw / sw;
 }
 
 /* The sums of one band tile: acc[o][j] for channel o of the block at q = q0 + j, taps in
@@ -563,9 +589,8 @@ O2C_KERNEL CONV_NOINLINE void conv_band_tile_f32(int64_t Cg, int64_t KH, int64_t
             acc[o][j] = 0.0f;
     for (int64_t kh = 0; kh < KH; kh++)
         for (int64_t kw = 0; kw < KW; kw++) {
-            const int64_t rh = kh * dil_h, rw = kw * dil_w;
-            const float *xt =
-                plane + ((rh % sh) * sw + rw % sw) * Cg * S + (rh / sh) * Wq + rw / sw;
+            const float *xt = conv_band_tap(plane, kh * dil_h, kw * dil_w, sh, sw,
+                                            conv_band_phases(KW, sw), Cg, Wq, S);
             const float *wt = wb + (kh * KW + kw) * Cg * CONV_OB;
             for (int64_t ic = 0; ic < Cg; ic++)
                 conv_band_step_f32(wt + ic * CONV_OB, xt + ic * S, acc);
@@ -608,49 +633,23 @@ static void conv_band_store_f32(const float *acc, int has_bias, float b, int64_t
     }
 }
 
-/* 2-D (and 1-D: H = KH = OH = 1) convolution in bands of R output rows, with the bits of
- * conv_f32 (epilogues included): per band, the plane is filled once and every block of
- * CONV_OB output channels runs its tiles over it.
- *   x [N][G*Cg][H][W], wp from conv_weight_pack_f32, bias [G*OCg] or NULL, ep [nep] or NULL,
- *   y [N][G*OCg][OH][OW] (must not overlap x or an epilogue's operand),
- *   work [conv_band_work_floats(..., R)]. */
-O2C_KERNEL void conv_band_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t H, int64_t W,
-                              int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t stride_h,
-                              int64_t stride_w, int64_t pad_t, int64_t pad_l, int64_t dil_h,
-                              int64_t dil_w, int64_t R, const float *x, const float *wp,
-                              const float *bias, const struct ConvEpilogue *ep, int nep, float *y,
-                              float *work)
+/* The tiles of one block of nob <= CONV_OB output channels over a band of Rb output rows:
+ * yb[o*P + r*OW + c] = the sum at (r, c) (+ bias[o]) from the band plane (slabs S apart),
+ * wb [taps][Cg][CONV_OB], bias [nob] or NULL. */
+static void conv_band_block_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh, int64_t sw,
+                                int64_t dil_h, int64_t dil_w, int64_t Wq, int64_t S, int64_t Rb,
+                                int64_t OW, int64_t P, const float *plane, const float *wb,
+                                const float *bias, int64_t nob, float *yb)
 {
-    const int64_t Cg = C / G, OC = G * OCg, NB = (OCg + CONV_OB - 1) / CONV_OB, taps = KH * KW;
-    const int64_t Wq = conv_band_width(OW, KW, stride_w, dil_w);
-    const int64_t S = conv_band_slab(R, KH, stride_h, dil_h, Wq);
+    const int64_t qend =
+        (Rb - 1) * Wq + OW; /* q of the band's outputs: to column OW of its last row */
     float acc[CONV_OB][CONVB_T];
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t g = 0; g < G; g++)
-            for (int64_t oh0 = 0; oh0 < OH; oh0 += R) {
-                /* q of the band's outputs: up to column OW of its last row */
-                const int64_t Rb = OH - oh0 < R ? OH - oh0 : R, qend = (Rb - 1) * Wq + OW;
-                conv_band_fill_f32(Cg, H, W, KH, stride_h, stride_w, pad_t, pad_l, dil_h, Wq, R,
-                                   oh0, x + (n * C + g * Cg) * H * W, work);
-                for (int64_t b = 0; b < NB; b++) {
-                    const int64_t oc0 = g * OCg + b * CONV_OB;
-                    const int64_t nob = OCg - b * CONV_OB < CONV_OB ? OCg - b * CONV_OB : CONV_OB;
-                    const float *wb = wp + (g * NB + b) * taps * Cg * CONV_OB;
-                    for (int64_t q0 = 0; q0 < qend; q0 += CONVB_T) {
-                        conv_band_tile_f32(Cg, KH, KW, stride_h, stride_w, dil_h, dil_w, Wq, S,
-                                           work + q0, wb, acc);
-                        for (int64_t o = 0; o < nob; o++)
-                            conv_band_store_f32(acc[o], bias != NULL, bias ? bias[oc0 + o] : 0.0f,
-                                                q0, qend, Wq, OW,
-                                                y + ((n * OC + oc0 + o) * OH + oh0) * OW);
-                    }
-                    /* the block's band of output, Rb*OW floats per channel, is still in L1 */
-                    for (int64_t o = 0; o < nob && nep; o++) {
-                        const int64_t at = ((n * OC + oc0 + o) * OH + oh0) * OW;
-                        conv_epilogue_f32(ep, nep, at, Rb * OW, y + at);
-                    }
-                }
-            }
+    for (int64_t q0 = 0; q0 < qend; q0 += CONVB_T) {
+        conv_band_tile_f32(Cg, KH, KW, sh, sw, dil_h, dil_w, Wq, S, plane + q0, wb, acc);
+        for (int64_t o = 0; o < nob; o++)
+            conv_band_store_f32(acc[o], bias != NULL, bias ? bias[o] : 0.0f, q0, qend, Wq, OW,
+                                yb + o * P);
+    }
 }
 
 /* Floats of conv_pointwise_f32's work memory: the last, partial tile [Cg][CONVB_T]. */
@@ -706,10 +705,11 @@ O2C_KERNEL void conv_pointwise_f32(int64_t N, int64_t C, int64_t G, int64_t OCg,
 /* ---- channel-vector 2-D convolution: tiles of output channels x positions of one row ----
  *
  * conv_band_f32's tiles are 32 consecutive q of the band plane, so on short rows many of them
- * are the dropped columns past OW (7x7 output: 64 computed for 49 kept). conv_chan_f32 reads
- * the same band plane (conv_band_fill_f32) but vectorises across output channels: a tile is
- * CONVC_OB = 32 output channels x J consecutive positions of one output row (J = 7 for rows
- * up to 7 wide, else 14), 2*J accumulators of 16 lanes; each (tap, channel) step is two
+ * are the dropped columns past OW (7x7 output: 64 computed for 49 kept). Its channel-vector
+ * tiles read the same band plane (conv_band_fill_f32) but vectorise across output channels:
+ * a tile is
+ * CONVC_OB = 32 output channels x J consecutive positions of one output row (J = 7, 8 or 14,
+ * whichever drops the fewest), 2*J accumulators of 16 lanes; each (tap, channel) step is two
  * vector loads of the 32 weights, J broadcasts of the positions' inputs and 2*J fmas. Only
  * the positions past OW of a row's last tile are dropped (none when J divides OW). The sums
  * are conv_f32's, element by element: taps in row-major order, for each tap the channels in
@@ -737,9 +737,8 @@ static CONV_ALWAYS_INLINE void conv_chan_tile_f32(int J, int64_t Cg, int64_t KH,
             a[j][o] = 0.0f;
     for (int64_t kh = 0; kh < KH; kh++)
         for (int64_t kw = 0; kw < KW; kw++) {
-            const int64_t rh = kh * dil_h, rw = kw * dil_w;
-            const float *xt =
-                plane + ((rh % sh) * sw + rw % sw) * Cg * S + (rh / sh) * Wq + rw / sw;
+            const float *xt = conv_band_tap(plane, kh * dil_h, kw * dil_w, sh, sw,
+                                            conv_band_phases(KW, sw), Cg, Wq, S);
             const float *wt = wb + (kh * KW + kw) * Cg * CONVC_OB;
             for (int64_t ic = 0; ic < Cg; ic++) {
                 const float *restrict wv = wt + ic * CONVC_OB;
@@ -760,7 +759,7 @@ static CONV_ALWAYS_INLINE void conv_chan_tile_f32(int J, int64_t Cg, int64_t KH,
             acc[j][o] = a[j][o];
 }
 
-/* The sums of one tile of J = 7 or 14 positions from plane (the band plane at the tile's first
+/* The sums of one tile of J = 7, 8 or 14 positions from plane (the band plane at the tile's first
  * position): acc[j][o] for channel o of the block. wb [taps][Cg][CONVC_OB]. */
 O2C_KERNEL CONV_NOINLINE void conv_chan_tile7_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh,
                                                   int64_t sw, int64_t dil_h, int64_t dil_w,
@@ -768,6 +767,14 @@ O2C_KERNEL CONV_NOINLINE void conv_chan_tile7_f32(int64_t Cg, int64_t KH, int64_
                                                   const float *wb, float acc[][CONVC_OB])
 {
     conv_chan_tile_f32(7, Cg, KH, KW, sh, sw, dil_h, dil_w, Wq, S, plane, wb, acc);
+}
+
+O2C_KERNEL CONV_NOINLINE void conv_chan_tile8_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh,
+                                                  int64_t sw, int64_t dil_h, int64_t dil_w,
+                                                  int64_t Wq, int64_t S, const float *plane,
+                                                  const float *wb, float acc[][CONVC_OB])
+{
+    conv_chan_tile_f32(8, Cg, KH, KW, sh, sw, dil_h, dil_w, Wq, S, plane, wb, acc);
 }
 
 O2C_KERNEL CONV_NOINLINE void conv_chan_tile14_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh,
@@ -778,65 +785,85 @@ O2C_KERNEL CONV_NOINLINE void conv_chan_tile14_f32(int64_t Cg, int64_t KH, int64
     conv_chan_tile_f32(14, Cg, KH, KW, sh, sw, dil_h, dil_w, Wq, S, plane, wb, acc);
 }
 
-/* Positions per tile of conv_chan_f32 for output rows OW wide. */
+/* Positions per channel-vector tile for output rows OW wide: of 14, 8 and 7, the one that
+ * drops the fewest positions per row (the larger on a tie). */
 O2C_KERNEL int64_t conv_chan_positions(int64_t OW)
 {
-    return OW <= 7 ? 7 : 14;
+    int64_t best = 14;
+    for (int64_t J = 8; J >= 7; J--)
+        if ((OW + J - 1) / J * J - OW < (OW + best - 1) / best * best - OW)
+            best = J;
+    return best;
 }
 
-/* 2-D (and 1-D) convolution in bands of R output rows with channel-vector tiles, with the bits
- * of conv_band_f32 (epilogues included).
- *   x [N][G*Cg][H][W], wp from conv_weight_pack_f32 with OB = CONVC_OB, bias [G*OCg] or NULL,
+/* conv_band_block_f32 with channel-vector tiles: wb [taps][Cg][CONVC_OB], nob <= CONVC_OB. */
+static void conv_chan_block_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh, int64_t sw,
+                                int64_t dil_h, int64_t dil_w, int64_t Wq, int64_t S, int64_t Rb,
+                                int64_t OW, int64_t P, const float *plane, const float *wb,
+                                const float *bias, int64_t nob, float *yb)
+{
+    const int64_t J = conv_chan_positions(OW);
+    float acc[14][CONVC_OB];
+    for (int64_t r = 0; r < Rb; r++)
+        for (int64_t c0 = 0; c0 < OW; c0 += J) {
+            const float *pt = plane + r * Wq + c0;
+            if (J == 7)
+                conv_chan_tile7_f32(Cg, KH, KW, sh, sw, dil_h, dil_w, Wq, S, pt, wb, acc);
+            else if (J == 8)
+                conv_chan_tile8_f32(Cg, KH, KW, sh, sw, dil_h, dil_w, Wq, S, pt, wb, acc);
+            else
+                conv_chan_tile14_f32(Cg, KH, KW, sh, sw, dil_h, dil_w, Wq, S, pt, wb, acc);
+            const int64_t live = OW - c0 < J ? OW - c0 : J;
+            for (int64_t o = 0; o < nob; o++) {
+                float *yr = yb + o * P + r * OW + c0;
+                if (bias)
+                    for (int64_t j = 0; j < live; j++)
+                        yr[j] = acc[j][o] + bias[o];
+                else
+                    for (int64_t j = 0; j < live; j++)
+                        yr[j] = acc[j][o];
+            }
+        }
+}
+
+/* 2-D (and 1-D: H = KH = OH = 1) convolution in bands of R output rows, with the bits of
+ * conv_f32 (epilogues included): per band, the plane is filled once and every block of OB
+ * output channels runs its tiles over it: 8x32 band tiles for OB = CONV_OB, channel-vector
+ * tiles for OB = CONVC_OB; then the block's band of output (Rb*OW floats per channel, still in
+ * cache) gets the epilogues.
+ *   x [N][G*Cg][H][W], wp from conv_weight_pack_f32 with the same OB, bias [G*OCg] or NULL,
  *   ep [nep] or NULL, y [N][G*OCg][OH][OW] (must not overlap x or an epilogue's operand),
  *   work [conv_band_work_floats(..., R)]. */
-O2C_KERNEL void conv_chan_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t H, int64_t W,
+O2C_KERNEL void conv_band_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t H, int64_t W,
                               int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t stride_h,
                               int64_t stride_w, int64_t pad_t, int64_t pad_l, int64_t dil_h,
-                              int64_t dil_w, int64_t R, const float *x, const float *wp,
+                              int64_t dil_w, int64_t R, int64_t OB, const float *x, const float *wp,
                               const float *bias, const struct ConvEpilogue *ep, int nep, float *y,
                               float *work)
 {
-    const int64_t Cg = C / G, OC = G * OCg, NB = (OCg + CONVC_OB - 1) / CONVC_OB, taps = KH * KW;
-    const int64_t Wq = conv_band_width(OW, KW, stride_w, dil_w), J = conv_chan_positions(OW);
-    const int64_t S = conv_band_slab(R, KH, stride_h, dil_h, Wq), P = OH * OW;
-    float acc[14][CONVC_OB];
+    const int64_t Cg = C / G, OC = G * OCg, NB = (OCg + OB - 1) / OB, taps = KH * KW;
+    const int64_t Wq = conv_band_width(OW, KW, stride_w, dil_w), P = OH * OW;
+    const int64_t S = conv_band_slab(R, KH, stride_h, dil_h, Wq);
     for (int64_t n = 0; n < N; n++)
         for (int64_t g = 0; g < G; g++)
             for (int64_t oh0 = 0; oh0 < OH; oh0 += R) {
                 const int64_t Rb = OH - oh0 < R ? OH - oh0 : R;
-                conv_band_fill_f32(Cg, H, W, KH, stride_h, stride_w, pad_t, pad_l, dil_h, Wq, R,
+                conv_band_fill_f32(Cg, H, W, KH, KW, stride_h, stride_w, pad_t, pad_l, dil_h, Wq, R,
                                    oh0, x + (n * C + g * Cg) * H * W, work);
                 for (int64_t b = 0; b < NB; b++) {
-                    const int64_t oc0 = g * OCg + b * CONVC_OB;
-                    const int64_t nob =
-                        OCg - b * CONVC_OB < CONVC_OB ? OCg - b * CONVC_OB : CONVC_OB;
-                    const float *wb = wp + (g * NB + b) * taps * Cg * CONVC_OB;
-                    float *yb = y + (n * OC + oc0) * P + oh0 * OW; /* the band of channel oc0 */
-                    for (int64_t r = 0; r < Rb; r++)
-                        for (int64_t c0 = 0; c0 < OW; c0 += J) {
-                            const float *pt = work + r * Wq + c0;
-                            if (J == 7)
-                                conv_chan_tile7_f32(Cg, KH, KW, stride_h, stride_w, dil_h, dil_w,
-                                                    Wq, S, pt, wb, acc);
-                            else
-                                conv_chan_tile14_f32(Cg, KH, KW, stride_h, stride_w, dil_h, dil_w,
-                                                     Wq, S, pt, wb, acc);
-                            const int64_t live = OW - c0 < J ? OW - c0 : J;
-                            for (int64_t o = 0; o < nob; o++) {
-                                float *yr = yb + o * P + r * OW + c0;
-                                if (bias)
-                                    for (int64_t j = 0; j < live; j++)
-                                        yr[j] = acc[j][o] + bias[oc0 + o];
-                                else
-                                    for (int64_t j = 0; j < live; j++)
-                                        yr[j] = acc[j][o];
-                            }
-                        }
-                    /* the block's band of output, Rb*OW floats per channel, is still in cache */
-                    for (int64_t o = 0; o < nob && nep; o++) {
-                        const int64_t at = (n * OC + oc0 + o) * P + oh0 * OW;
-                        conv_epilogue_f32(ep, nep, at, Rb * OW, y + at);
-                    }
+                    const int64_t oc0 = g * OCg + b * OB,
+                                  nob = OCg - b * OB < OB ? OCg - b * OB : OB;
+                    const float *wb = wp + (g * NB + b) * taps * Cg * OB;
+                    const int64_t at = (n * OC + oc0) * P + oh0 * OW; /* band of channel oc0 */
+                    const float *bb = bias ? bias + oc0 : NULL;
+                    if (OB == CONVC_OB)
+                        conv_chan_block_f32(Cg, KH, KW, stride_h, stride_w, dil_h, dil_w, Wq, S, Rb,
+                                            OW, P, work, wb, bb, nob, y + at);
+                    else
+                        conv_band_block_f32(Cg, KH, KW, stride_h, stride_w, dil_h, dil_w, Wq, S, Rb,
+                                            OW, P, work, wb, bb, nob, y + at);
+                    for (int64_t o = 0; o < nob && nep; o++)
+                        conv_epilogue_f32(ep, nep, at + o * P, Rb * OW, y + at + o * P);
                 }
             }
 }

@@ -398,6 +398,7 @@ void conv_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in, c
               int nep, float *y, float *work);
 int64_t conv_band_width(int64_t OW, int64_t KW, int64_t stride_w, int64_t dil_w);
 int64_t conv_band_slab(int64_t R, int64_t KH, int64_t stride_h, int64_t dil_h, int64_t Wq);
+int64_t conv_band_phases(int64_t K, int64_t s);
 int64_t conv_band_work_floats(int64_t Cg, int64_t KH, int64_t KW, int64_t OW, int64_t stride_h,
                               int64_t stride_w, int64_t dil_h, int64_t dil_w, int64_t R);
 void conv_band_tile_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh, int64_t sw, int64_t dil_h,
@@ -406,20 +407,18 @@ void conv_band_tile_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh, int64_t 
 void conv_band_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t H, int64_t W, int64_t KH,
                    int64_t KW, int64_t OH, int64_t OW, int64_t stride_h, int64_t stride_w,
                    int64_t pad_t, int64_t pad_l, int64_t dil_h, int64_t dil_w, int64_t R,
-                   const float *x, const float *wp, const float *bias,
+                   int64_t OB, const float *x, const float *wp, const float *bias,
                    const struct ConvEpilogue *ep, int nep, float *y, float *work);
 void conv_chan_tile7_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh, int64_t sw, int64_t dil_h,
+                         int64_t dil_w, int64_t Wq, int64_t S, const float *plane, const float *wb,
+                         float acc[][32]);
+void conv_chan_tile8_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh, int64_t sw, int64_t dil_h,
                          int64_t dil_w, int64_t Wq, int64_t S, const float *plane, const float *wb,
                          float acc[][32]);
 void conv_chan_tile14_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh, int64_t sw, int64_t dil_h,
                           int64_t dil_w, int64_t Wq, int64_t S, const float *plane, const float *wb,
                           float acc[][32]);
 int64_t conv_chan_positions(int64_t OW);
-void conv_chan_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t H, int64_t W, int64_t KH,
-                   int64_t KW, int64_t OH, int64_t OW, int64_t stride_h, int64_t stride_w,
-                   int64_t pad_t, int64_t pad_l, int64_t dil_h, int64_t dil_w, int64_t R,
-                   const float *x, const float *wp, const float *bias,
-                   const struct ConvEpilogue *ep, int nep, float *y, float *work);
 void convtranspose_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in,
                        const int64_t *out, const int64_t *k, const int64_t *stride,
                        const int64_t *pad, const int64_t *dil, const float *x, const float *w,

@@ -2,16 +2,17 @@
  * normalize.c).
  *
  * Conv sums over K = kernel taps x input channels per output element, taps outer, channels
- * inner (templates/conv.c). Three kernels give those bits, none makes an im2col copy:
+ * inner (templates/conv.c). Four kernels give those bits, none makes an im2col copy:
  *   - one input channel per group (depthwise, 1-D and 2-D): depthwise_conv_f32;
  *   - 1x1, unit strides, no padding: conv_pointwise_f32, a product on the tensor itself;
- *   - 2-D and 1-D kxk (strided, dilated, grouped): conv_band_f32, register tiles of output
- *     channels x 32 positions of a band of output rows flattened, over a zero-padded copy of
+ *   - other 2-D and 1-D convs (strided, dilated, grouped): conv_band_f32, register tiles of 8
+ *     output channels x 32 positions of a band of output rows flattened, or of 32 output
+ *     channels x 7, 8 or 14 positions of one row (conv_plan picks), over a zero-padded copy of
  *     the band's input (at most CONV_BAND_FLOATS, or one output row's worth);
- *   - everything else (3-D, strided or padded 1x1): conv_f32, the same register tiles of output
- *     channels x output columns over the few input rows that one output row reads, gathered
- *     per row.
- * Both use the weight packed into the tiles' blocks, at compile time when it is constant. */
+ *   - 3-D: conv_f32, tiles of 8 output channels x output columns over the few input rows that
+ *     one output row reads, gathered per row.
+ * They use the weight packed into the tiles' blocks, at compile time when it is constant, and
+ * apply the leading Relu, Clip and residual Add epilogues in their tile store. */
 #include "kernels.h"
 #include "ops.h"
 
@@ -291,12 +292,12 @@ static int64_t conv_within_budget(const Node *n, const ConvShape *s, int64_t lim
 }
 
 /* The most floats a band plane may take (see above), 0 when the conv does not run on bands:
- * only 2-D and 1-D kernels larger than 1x1 do (a strided 1x1 runs faster in conv_f32:
- * measured 0.86x with bands). */
+ * only 2-D and 1-D ones do (strided 1x1 convs too: their plane keeps one phase of the input,
+ * and the channel-vector tiles ran ResNet-18's 1.2x-2.5x faster than conv_f32). */
 static int64_t conv_band_limit(const Node *n, const ConvShape *s)
 {
     const Window *w = &s->w;
-    if (w->in[0] != 1 || w->k[0] != 1 || w->out[0] != 1 || w->k[1] * w->k[2] == 1)
+    if (w->in[0] != 1 || w->k[0] != 1 || w->out[0] != 1)
         return 0;
     /* overflow check of the largest band: every term of conv_band_work_floats at R = OH */
     int64_t wq = checked_add(n, w->out[2], checked_mul(n, w->k[2] - 1, w->d[2]) / w->s[2]);
@@ -326,20 +327,21 @@ static int64_t conv_band_tiles(const Window *w, int64_t R)
 
 /* How the (non-depthwise) conv runs: its kernel, rows per band, and the output channels per
  * block of its packed weight. */
-typedef enum { CONV_ROWS, CONV_POINTWISE, CONV_BAND, CONV_CHAN } ConvKernel;
+typedef enum { CONV_ROWS, CONV_POINTWISE, CONV_BAND } ConvKernel;
 
 typedef struct ConvPlan {
     ConvKernel kernel;
-    int64_t R;  /* rows per band (CONV_BAND, CONV_CHAN) */
-    int64_t ob; /* output channels per weight block */
+    int64_t R;  /* rows per band (CONV_BAND) */
+    int64_t ob; /* output channels per weight block: CONVC_OB for channel-vector band tiles */
 } ConvPlan;
 
 /* Pointwise for a 1x1 kernel with unit strides and no padding. Else, when the band of one row
- * fits the limit: conv_band_f32 with the bands that need the fewest tiles (fewest dropped
- * positions), then the largest; or conv_chan_f32 (bands as large as fit) where the share of
- * computed lanes it keeps is larger: tiles of 32 channels x 7 or 14 positions of a row
- * against tiles of 8 channels x 32 positions of a band (on ResNet-18's 7x7, 14x14 and 28x28
- * outputs it measured 1.6x, 1.15x and 1.1x faster, equal on 56x56). Else conv_f32. */
+ * fits the limit, conv_band_f32: with its 8x32 tiles on the bands that need the fewest tiles
+ * (fewest dropped positions), then the largest; or, where the share of computed lanes they
+ * keep is larger, with its channel-vector tiles (32 channels x 7, 8 or 14 positions of a row)
+ * on bands as large as fit (on ResNet-18's 7x7, 14x14 and 28x28 outputs they measured 1.6x,
+ * 1.15x and 1.1x faster, 1.03x on 56x56; 1.5x slower on 16-channel layers). Else conv_f32
+ * (3-D convs). */
 static ConvPlan conv_plan(const Node *n, const ConvShape *s)
 {
     const Window *w = &s->w;
@@ -366,7 +368,6 @@ static ConvPlan conv_plan(const Node *n, const ConvShape *s)
     double chan = (double)OW / (double)((OW + J - 1) / J * J) * (double)s->OCg /
                   (double)((s->OCg + CONVC_OB - 1) / CONVC_OB * CONVC_OB);
     if (chan > band) {
-        p.kernel = CONV_CHAN;
         p.R = largest;
         p.ob = CONVC_OB;
     }
@@ -513,8 +514,8 @@ static bool conv_emit_gemv(Emitter *e, Node *n, const ConvShape *s)
     return true;
 }
 
-/* Conv directly on the input (conv_f32, or conv_pointwise_f32 for a 1x1 kernel with unit
- * strides and no padding), with the bias and the leading tile-store epilogues applied by the
+/* Conv directly on the input (conv_band_f32, conv_f32, or conv_pointwise_f32 for a 1x1 kernel with
+ * unit strides and no padding), with the bias and the leading tile-store epilogues applied by the
  * kernel; returns how many epilogues it applied. */
 static int conv_emit_direct(Emitter *e, Node *n, const ConvShape *s)
 {
@@ -536,14 +537,13 @@ static int conv_emit_direct(Emitter *e, Node *n, const ConvShape *s)
     if (p.R) {
         const Window *w = &s->w;
         println(e,
-                "%s(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
-                "%lld, %lld, %lld, %lld, %lld, %lld, %s, %s, %s, %s, %d, %s, %s);",
-                p.kernel == CONV_CHAN ? "conv_chan_f32" : "conv_band_f32", (long long)s->N,
-                (long long)s->C, (long long)s->G, (long long)s->OCg, (long long)w->in[1],
-                (long long)w->in[2], (long long)w->k[1], (long long)w->k[2], (long long)w->out[1],
-                (long long)w->out[2], (long long)w->s[1], (long long)w->s[2], (long long)w->pb[1],
-                (long long)w->pb[2], (long long)w->d[1], (long long)w->d[2], (long long)p.R, x, wp,
-                bias, ep, nep, y, work);
+                "conv_band_f32(%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
+                "%lld, %lld, %lld, %lld, %lld, %lld, %lld, %s, %s, %s, %s, %d, %s, %s);",
+                (long long)s->N, (long long)s->C, (long long)s->G, (long long)s->OCg,
+                (long long)w->in[1], (long long)w->in[2], (long long)w->k[1], (long long)w->k[2],
+                (long long)w->out[1], (long long)w->out[2], (long long)w->s[1], (long long)w->s[2],
+                (long long)w->pb[1], (long long)w->pb[2], (long long)w->d[1], (long long)w->d[2],
+                (long long)p.R, (long long)p.ob, x, wp, bias, ep, nep, y, work);
         return nep;
     }
     WindowArrays a = emit_window(e, &s->w);

@@ -121,12 +121,12 @@ static void conv_band_kernel(const ConvCase *c, int64_t R, const struct ConvEpil
     WORK[wf] = 777.0f;
     y[c->N * c->OC * OH * OW] = 4242.0f;
     conv_band_f32(c->N, c->C, c->groups, c->OC / c->groups, c->H, c->W, c->KH, c->KW, OH, OW, c->sh,
-                  c->sw, c->pt, c->pl, c->dh, c->dw, R, X, WP, B, ep, nep, y, WORK);
+                  c->sw, c->pt, c->pl, c->dh, c->dw, R, CONV_OB, X, WP, B, ep, nep, y, WORK);
     check(WORK[wf] == 777.0f, "conv_band_f32 stays inside conv_band_work_floats");
 }
 
-/* Conv through conv_chan_f32 in bands of R output rows, on weights packed in blocks of
- * CONVC_OB channels. */
+/* Conv through conv_band_f32's channel-vector tiles in bands of R output rows, on weights
+ * packed in blocks of CONVC_OB channels. */
 static void conv_chan_kernel(const ConvCase *c, int64_t R, const struct ConvEpilogue *ep, int nep,
                              float *y)
 {
@@ -134,16 +134,16 @@ static void conv_chan_kernel(const ConvCase *c, int64_t R, const struct ConvEpil
     const int64_t OW = out_size(c->W, c->KW, c->sw, c->pl, c->pr, c->dw);
     const int64_t Cg = c->C / c->groups, OCg = c->OC / c->groups, taps = c->KH * c->KW;
     const int64_t packed = conv_packed_floats(c->groups, OCg, Cg, taps, CONVC_OB);
-    check(packed < 2 * MAXE, "conv_chan_f32 weights fit the test's buffer");
+    check(packed < 2 * MAXE, "channel-vector weights fit the test's buffer");
     WP32[packed] = 555.0f;
     conv_weight_pack_f32(c->groups, OCg, Cg, taps, CONVC_OB, Wt, WP32);
     check(WP32[packed] == 555.0f, "conv_weight_pack_f32 (32) stays inside conv_packed_floats");
     const int64_t wf = conv_band_work_floats(Cg, c->KH, c->KW, OW, c->sh, c->sw, c->dh, c->dw, R);
     WORK[wf] = 777.0f;
     y[c->N * c->OC * OH * OW] = 4242.0f;
-    conv_chan_f32(c->N, c->C, c->groups, OCg, c->H, c->W, c->KH, c->KW, OH, OW, c->sh, c->sw, c->pt,
-                  c->pl, c->dh, c->dw, R, X, WP32, B, ep, nep, y, WORK);
-    check(WORK[wf] == 777.0f, "conv_chan_f32 stays inside conv_band_work_floats");
+    conv_band_f32(c->N, c->C, c->groups, OCg, c->H, c->W, c->KH, c->KW, OH, OW, c->sh, c->sw, c->pt,
+                  c->pl, c->dh, c->dw, R, CONVC_OB, X, WP32, B, ep, nep, y, WORK);
+    check(WORK[wf] == 777.0f, "conv_band_f32 (32) stays inside conv_band_work_floats");
 }
 
 /* The dense kernels with the epilogues y + RES, Relu, Clip(-0.5, 0.75), RES + y (RES with
@@ -186,7 +186,7 @@ static void run_epilogues(const ConvCase *c, int64_t total, int64_t OH, int64_t 
             check(memcmp(D, E, (size_t)total * sizeof(float)) == 0, what);
             conv_chan_kernel(c, bands[i], ep, nep, D);
             snprintf(what, sizeof what,
-                     "conv_chan_f32 %s R=%d, %d epilogues: bits of conv + passes", c->name,
+                     "conv_band_f32 (32) %s R=%d, %d epilogues: bits of conv + passes", c->name,
                      (int)bands[i], nep);
             check(memcmp(D, E, (size_t)total * sizeof(float)) == 0, what);
         }
@@ -228,7 +228,7 @@ static void run_case(const ConvCase *c)
                  (int)bands[i]);
         check(memcmp(D, R, (size_t)total * sizeof(float)) == 0 && D[total] == 4242.0f, what);
         conv_chan_kernel(c, bands[i], NULL, 0, D);
-        snprintf(what, sizeof what, "conv_chan_f32 %s R=%d bit-identical to direct", c->name,
+        snprintf(what, sizeof what, "conv_band_f32 (32) %s R=%d bit-identical to direct", c->name,
                  (int)bands[i]);
         check(memcmp(D, R, (size_t)total * sizeof(float)) == 0 && D[total] == 4242.0f, what);
     }
