@@ -27,7 +27,7 @@ static const OpDef op_table[] = {
     {"Clip", 1, 3, 6, unary_infer, unary_fold, unary_emit, UNARY, numel_flops, NULL, "elementwise"},
     {"Gemm", 2, 3, 7, gemm_infer, gemm_fold, gemm_emit, NO_VIEW, gemm_flops, NULL, "gemm"},
     {"MatMul", 2, 2, 1, matmul_infer, matmul_fold, matmul_emit, NO_VIEW, matmul_flops, NULL, "gemm"},
-    {"Conv", 2, 3, 1, conv_infer, NULL, conv_emit, NO_VIEW, conv_flops, conv_scratch, "gemm conv elementwise"},
+    {"Conv", 2, 3, 1, conv_infer, NULL, conv_emit, NO_VIEW, conv_flops, conv_scratch, "gemm conv elementwise math"},
     {"MaxPool", 1, 1, 1, pool_infer, NULL, pool_emit, NO_VIEW, numel_flops, NULL, "pool"},
     {"AveragePool", 1, 1, 1, pool_infer, NULL, pool_emit, NO_VIEW, numel_flops, NULL, "pool"},
     {"GlobalAveragePool", 1, 1, 1, global_pool_infer, NULL, global_pool_emit, NO_VIEW, numel_flops, NULL, "pool"},
@@ -100,7 +100,7 @@ static const OpDef op_table[] = {
     {"ConstantOfShape", 1, 1, 9, constant_of_shape_infer, constant_of_shape_fold, NULL, NO_VIEW, NULL, NULL, NULL},
     {"Range", 3, 3, 11, range_infer, range_fold, NULL, NO_VIEW, NULL, NULL, NULL},
     /* ---- nn family: ops/conv.c (ConvTranspose, pools), ops/normalize.c (normalisations) ---- */
-    {"ConvTranspose", 2, 3, 1, convtranspose_infer, NULL, convtranspose_emit, NO_VIEW, convtranspose_flops, NULL, "conv elementwise"},
+    {"ConvTranspose", 2, 3, 1, convtranspose_infer, NULL, convtranspose_emit, NO_VIEW, convtranspose_flops, NULL, "conv elementwise math"},
     {"LpPool", 1, 1, 2, pool_infer, NULL, pool_emit, NO_VIEW, numel_flops, NULL, "pool"},
     {"GlobalMaxPool", 1, 1, 1, global_pool_infer, NULL, global_pool_emit, NO_VIEW, numel_flops, NULL, "pool"},
     {"MaxUnpool", 2, 3, 9, maxunpool_infer, NULL, maxunpool_emit, NO_VIEW, NULL, NULL, "pool"},

@@ -218,21 +218,30 @@ O2C_KERNEL void convtranspose_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, 
  * The ops fused after a Conv (compiler/fuse_epilogue.c: its activation, a residual Add) that
  * the dense kernels apply to each run of output they store, while it is in L1, instead of one
  * pass over the whole output per op. Each is computed by the op's own kernel (relu_f32 and
- * clip_f32 of elementwise.c, which the generated file pastes with this one) or, for Add, by
+ * clip_f32 of elementwise.c, swish_f32 and hard_swish_f32 of math.c, which the generated file
+ * pastes with this one) or, for Add, by
  * add_f32's expression (a + b, operands in the graph's order), on the values the separate
  * passes would read, in the graph's order: the bits are those of the unfused graph. */
-enum { CONV_EP_RELU = 1, CONV_EP_CLIP = 2, CONV_EP_ADD = 3 };
+enum {
+    CONV_EP_RELU = 1,
+    CONV_EP_CLIP = 2,
+    CONV_EP_ADD = 3,
+    CONV_EP_SWISH = 4,
+    CONV_EP_HARD_SWISH = 5
+};
 
 struct ConvEpilogue {
     int op;         /* CONV_EP_* */
     int r_first;    /* Add: y = r + y (the conv's result is Add's second input); else y + r */
-    float lo, hi;   /* Clip's bounds */
+    float lo, hi;   /* Clip's bounds; Swish's alpha in lo */
     const float *r; /* Add: the other operand, with the output's shape [N][OC][...] */
 };
 
-/* From elementwise.c, which the generated file pastes whenever it pastes this one. */
+/* From elementwise.c and math.c, which the generated file pastes whenever it pastes this one. */
 O2C_KERNEL void relu_f32(int64_t n, const float *x, float *y);
 O2C_KERNEL void clip_f32(int64_t n, float lo, float hi, const float *x, float *y);
+O2C_KERNEL void swish_f32(int64_t n, float alpha, const float *x, float *y);
+O2C_KERNEL void hard_swish_f32(int64_t n, const float *x, float *y);
 
 /* Applies ep[0 .. nep-1] in order to yr[0 .. len-1], elements at .. at+len-1 of the output. */
 static void conv_epilogue_f32(const struct ConvEpilogue *ep, int nep, int64_t at, int64_t len,
@@ -243,6 +252,10 @@ static void conv_epilogue_f32(const struct ConvEpilogue *ep, int nep, int64_t at
             relu_f32(len, yr, yr);
         } else if (ep[e].op == CONV_EP_CLIP) {
             clip_f32(len, ep[e].lo, ep[e].hi, yr, yr);
+        } else if (ep[e].op == CONV_EP_SWISH) {
+            swish_f32(len, ep[e].lo, yr, yr);
+        } else if (ep[e].op == CONV_EP_HARD_SWISH) {
+            hard_swish_f32(len, yr, yr);
         } else if (ep[e].r_first) {
             const float *r = ep[e].r + at;
             for (int64_t i = 0; i < len; i++)

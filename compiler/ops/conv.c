@@ -431,7 +431,11 @@ static const char *conv_packed_weights(Emitter *e, Node *n, const ConvShape *s, 
 static const struct {
     const char *op;
     const char *code;
-} conv_tile_ops[] = {{"Relu", "CONV_EP_RELU"}, {"Clip", "CONV_EP_CLIP"}, {"Add", "CONV_EP_ADD"}};
+} conv_tile_ops[] = {{"Relu", "CONV_EP_RELU"},
+                     {"Clip", "CONV_EP_CLIP"},
+                     {"Add", "CONV_EP_ADD"},
+                     {"Swish", "CONV_EP_SWISH"},
+                     {"HardSwish", "CONV_EP_HARD_SWISH"}};
 
 /* A Clip bound as a C float: input `input` (opset 11+) or attribute `attr`; NULL when it is
  * read at run time (that Clip stays a pass). */
@@ -464,6 +468,8 @@ static const char *conv_tile_epilogue(Emitter *e, const Epilogue *ep, const Valu
         const char *hi = clip_tile_bound(u, 2, "max", INFINITY);
         return lo && hi ? xprintf("{%s, 0, %s, %s, NULL}", code, lo, hi) : NULL;
     }
+    if (!strcmp(code, "CONV_EP_SWISH"))
+        return xprintf("{%s, 0, %s, 0.0f, NULL}", code, c_float(attr_float(u, "alpha", 1.0f)));
     if (!strcmp(code, "CONV_EP_ADD")) {
         Value *r = u->inputs[1 - ep->input];
         if (r->dtype != DT_FLOAT || r->rank != y->rank ||

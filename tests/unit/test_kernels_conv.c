@@ -6,13 +6,14 @@
  * The direct depthwise kernel (Cg == 1) must give the bits of im2col + gemm (signed zeros,
  * inf and NaN weights on padded taps included); the 3-D im2col is checked against a direct
  * 3-D gather and ConvTranspose against hand values and a scatter-form reference. The dense
- * kernels with tile-store epilogues (Add, Relu, Clip, Add with the residual first) must give
- * the bits of the direct conv followed by add_f32, relu_f32 and clip_f32 passes. */
+ * kernels with tile-store epilogues (Add, Relu, Clip, Add with the residual first, Swish,
+ * HardSwish) must give the bits of the direct conv followed by the ops' own kernels as passes. */
 /* gemm.c's float64 kernels are not called here (test_kernels_gemm.c tests them). */
 #define O2C_KERNEL static __attribute__((unused))
 #include "../../templates/conv.c"
 #include "../../templates/elementwise.c"
 #include "../../templates/gemm.c"
+#include "../../templates/math.c"
 
 #include <stdio.h>
 #include <string.h>
@@ -146,10 +147,22 @@ static void conv_chan_kernel(const ConvCase *c, int64_t R, const struct ConvEpil
     check(WORK[wf] == 777.0f, "conv_band_f32 (32) stays inside conv_band_work_floats");
 }
 
-/* The dense kernels with the epilogues y + RES, Relu, Clip(-0.5, 0.75), RES + y (RES with
- * -0.0f, exact cancellations, inf and NaN among random values), first the Add alone, then all
- * four, against R (the direct conv) followed by the passes the compiler emits without tile
- * epilogues: add_f32, relu_f32, clip_f32, add_f32. */
+/* a[i] and b[i] have the same bits for i < n; with any_nan, two NaNs also count as the same:
+ * the sign of the NaN that Swish or HardSwish makes of a NaN input is the compiler's choice of
+ * operand order in a product (x86 keeps the first operand's NaN), not the kernel's. */
+static int same_bits(const float *a, const float *b, int64_t n, int any_nan)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (memcmp(a + i, b + i, sizeof(float)) && !(any_nan && isnan(a[i]) && isnan(b[i])))
+            return 0;
+    return 1;
+}
+
+/* The dense kernels with the epilogues y + RES, Relu, Clip(-0.5, 0.75), RES + y, Swish(0.75),
+ * HardSwish (RES with -0.0f, exact cancellations, inf and NaN among random values): the Add
+ * alone, the first four, all six, against R (the direct conv) followed by the passes the compiler
+ * emits without tile epilogues: add_f32, relu_f32, clip_f32, add_f32, swish_f32,
+ * hard_swish_f32. */
 static void run_epilogues(const ConvCase *c, int64_t total, int64_t OH, int64_t OW)
 {
     for (int64_t i = 0; i < total; i++)
@@ -158,44 +171,50 @@ static void run_epilogues(const ConvCase *c, int64_t total, int64_t OH, int64_t 
                  : i % 23 == 0 ? INFINITY
                  : i % 29 == 0 ? NAN
                                : rnd();
-    const struct ConvEpilogue ep[4] = {{CONV_EP_ADD, 0, 0.0f, 0.0f, RES},
-                                       {CONV_EP_RELU, 0, 0.0f, 0.0f, NULL},
-                                       {CONV_EP_CLIP, 0, -0.5f, 0.75f, NULL},
-                                       {CONV_EP_ADD, 1, 0.0f, 0.0f, RES}};
+    const struct ConvEpilogue ep[6] = {
+        {CONV_EP_ADD, 0, 0.0f, 0.0f, RES},     {CONV_EP_RELU, 0, 0.0f, 0.0f, NULL},
+        {CONV_EP_CLIP, 0, -0.5f, 0.75f, NULL}, {CONV_EP_ADD, 1, 0.0f, 0.0f, RES},
+        {CONV_EP_SWISH, 0, 0.75f, 0.0f, NULL}, {CONV_EP_HARD_SWISH, 0, 0.0f, 0.0f, NULL}};
     const int64_t dims[1] = {total}, one[1] = {1};
     const int pointwise = c->KH == 1 && c->KW == 1 && c->sh == 1 && c->sw == 1 && !c->pt &&
                           !c->pl && !c->pb && !c->pr;
     char what[200];
-    for (int nep = 1; nep <= 4; nep += 3) {
+    const int neps[3] = {1, 4, 6};
+    for (int k = 0; k < 3; k++) {
+        const int nep = neps[k];
         add_f32(1, dims, one, one, R, RES, E);
-        if (nep == 4) {
+        if (nep >= 4) {
             relu_f32(total, E, E);
             clip_f32(total, -0.5f, 0.75f, E, E);
             add_f32(1, dims, one, one, RES, E, E);
         }
+        if (nep == 6) {
+            swish_f32(total, 0.75f, E, E);
+            hard_swish_f32(total, E, E);
+        }
         conv_direct_kernel(c, B, ep, nep, D);
         snprintf(what, sizeof what, "conv_f32 %s, %d epilogues: bits of conv + passes", c->name,
                  nep);
-        check(memcmp(D, E, (size_t)total * sizeof(float)) == 0, what);
+        check(same_bits(D, E, total, nep == 6), what);
         const int64_t bands[2] = {1, OH};
         for (int i = 0; i < 2; i++) {
             conv_band_kernel(c, bands[i], ep, nep, D);
             snprintf(what, sizeof what,
                      "conv_band_f32 %s R=%d, %d epilogues: bits of conv + passes", c->name,
                      (int)bands[i], nep);
-            check(memcmp(D, E, (size_t)total * sizeof(float)) == 0, what);
+            check(same_bits(D, E, total, nep == 6), what);
             conv_chan_kernel(c, bands[i], ep, nep, D);
             snprintf(what, sizeof what,
                      "conv_band_f32 (32) %s R=%d, %d epilogues: bits of conv + passes", c->name,
                      (int)bands[i], nep);
-            check(memcmp(D, E, (size_t)total * sizeof(float)) == 0, what);
+            check(same_bits(D, E, total, nep == 6), what);
         }
         if (pointwise) {
             conv_pointwise_f32(c->N, c->C, c->groups, c->OC / c->groups, OH * OW, X, WP, B, ep, nep,
                                D, WORK);
             snprintf(what, sizeof what,
                      "conv_pointwise_f32 %s, %d epilogues: bits of conv + passes", c->name, nep);
-            check(memcmp(D, E, (size_t)total * sizeof(float)) == 0, what);
+            check(same_bits(D, E, total, nep == 6), what);
         }
     }
 }
