@@ -1,9 +1,9 @@
 /* conv_layers.c — CPU time and GFLOP/s of the dense conv kernels (templates/conv.c) on the conv
  * layers of torchvision's ResNet-18 at 224x224, one layer at a time, each with a fused Relu:
- * kxk convs in conv_band_f32 with its 8x32 tiles ("band", on the band rows compiler/ops/conv.c
- * picks for them) and with its channel-vector tiles ("chan", on bands as large as the same
- * limit allows; what the compiler now picks for every layer here), strided 1x1 convs in
- * conv_f32. Both tile shapes give the same bits; the program checks that.
+ * "band": as the compiler ran them before the channel-vector tiles (kxk convs in conv_band_f32's
+ * 8x32 tiles on the band rows compiler/ops/conv.c picked, strided 1x1 convs in conv_f32);
+ * "chan": conv_band_f32's channel-vector tiles on bands as large as the limit allows, what the
+ * compiler picks now for every layer here. Both give the same bits; the program checks that.
  *
  *     cc -std=c99 -O3 -march=native benchmarks/conv_layers.c -o conv_layers -lm
  *     ./conv_layers [rounds]
@@ -20,6 +20,7 @@
 #define O2C_KERNEL static __attribute__((unused))
 #include "../templates/conv.c"
 #include "../templates/elementwise.c"
+#include "../templates/math.c"
 
 static double now_s(void)
 {
@@ -41,13 +42,13 @@ static const Layer layers[] = {
     {"3x3 64->64 56", 64, 56, 64, 3, 1, 1, 5, 8, 4},
     {"3x3 s2 64->128 56", 64, 56, 128, 3, 2, 1, 7, 7, 1},
     {"3x3 128->128 28", 128, 28, 128, 3, 1, 1, 15, 15, 3},
-    {"1x1 s2 64->128 56", 64, 56, 128, 1, 2, 0, 0, 0, 1},
+    {"1x1 s2 64->128 56", 64, 56, 128, 1, 2, 0, 0, 8, 1},
     {"3x3 s2 128->256 28", 128, 28, 256, 3, 2, 1, 6, 6, 1},
     {"3x3 256->256 14", 256, 14, 256, 3, 1, 1, 12, 12, 3},
-    {"1x1 s2 128->256 28", 128, 28, 256, 1, 2, 0, 0, 0, 1},
+    {"1x1 s2 128->256 28", 128, 28, 256, 1, 2, 0, 0, 8, 1},
     {"3x3 s2 256->512 14", 256, 14, 512, 3, 2, 1, 4, 4, 1},
     {"3x3 512->512 7", 512, 7, 512, 3, 1, 1, 7, 7, 3},
-    {"1x1 s2 256->512 14", 256, 14, 512, 1, 2, 0, 0, 0, 1},
+    {"1x1 s2 256->512 14", 256, 14, 512, 1, 2, 0, 0, 7, 1},
 };
 enum { NL = sizeof layers / sizeof layers[0] };
 
