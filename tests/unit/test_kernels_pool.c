@@ -206,8 +206,9 @@ static void test_hand(void)
 
 static void test_global_random(void)
 {
-    const int64_t NC = 5, HW = 49;
-    float g[5];
+    /* 37 channels: two blocks of 16 summed side by side and 5 alone */
+    const int64_t NC = 37, HW = 49;
+    float g[37];
     for (int64_t i = 0; i < NC * HW; i++)
         X[i] = rnd();
     global_avgpool_f32(NC, HW, X, g);
@@ -222,6 +223,22 @@ static void test_global_random(void)
     /* as avgpool with the whole image as window */
     avgpool_f32(NC, 7, 7, 1, 1, 7, 7, 1, 1, 0, 0, 0, 0, 1, 1, 0, X, Y);
     check(same_bits(Y, g, NC), "global_avgpool equals avgpool with a 7x7 window");
+    /* DS-CNN's pool: a 25x5 window over a 25x5 image, with and without count_include_pad */
+    for (int64_t i = 0; i < NC * 125; i++)
+        X[i] = rnd();
+    for (int inc = 0; inc < 2; inc++) {
+        avgpool_f32(NC, 25, 5, 1, 1, 25, 5, 25, 5, 0, 0, 0, 0, 1, 1, inc, X, Y);
+        ok = 1;
+        for (int64_t c = 0; c < NC; c++) {
+            volatile float s = 0.0f;
+            for (int64_t p = 0; p < 125; p++)
+                s = s + X[c * 125 + p];
+            const float want = s / 125.0f;
+            ok &= same_bits(&Y[c], &want, 1);
+        }
+        check(ok, inc ? "avgpool 25x5 window = image, include pad: ascending sum then divide"
+                      : "avgpool 25x5 window = image: ascending sum then divide");
+    }
 }
 
 static void test_nd_hand(void)
