@@ -46,7 +46,7 @@ MatMulShape matmul_geometry(const Node *n, const Value *a, const Value *b, int *
 void emit_product(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a, int64_t a_rs,
                   int64_t a_cs, const char *b, int64_t b_rs, int64_t b_cs, const char *y);
 bool emit_gemv_const(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a, int64_t a_cs,
-                     const float *B, int64_t b_rs, int64_t b_cs, const char *y);
+                     const float *B, int64_t b_rs, int64_t b_cs, const char *y, const char *step);
 void gemm_infer(Node *n);
 void gemm_fold(Node *n);
 void gemm_emit(Emitter *e, Node *n);

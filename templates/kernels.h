@@ -17,9 +17,10 @@ void gemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_rs, int
               const float *B, int64_t b_rs, int64_t b_cs, float *Y);
 void gemm_epilogue_f32(int64_t M, int64_t N, float alpha, const float *C, int64_t c_rs,
                        int64_t c_cs, float beta, float *Y);
-/* batch-1 product against a B packed in column panels by gemm_pack_b_f32 */
+/* batch-1 product against a B packed in column panels by gemm_pack_b_f32 (reverse: the
+ * panels last to first) */
 void gemm_rowpacked_f32(int64_t N, int64_t K, const float *a, int64_t a_cs, const float *Bp,
-                        float *y);
+                        float *y, int reverse);
 void gemm_pack_b_f32(int64_t N, int64_t K, const float *B, int64_t b_rs, int64_t b_cs, float *Bp);
 void gemm_f64(int64_t M, int64_t N, int64_t K, const double *A, int64_t a_rs, int64_t a_cs,
               const double *B, int64_t b_rs, int64_t b_cs, double *Y);

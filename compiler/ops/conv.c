@@ -514,7 +514,8 @@ static bool conv_emit_gemv(Emitter *e, Node *n, const ConvShape *s)
     if (!conv_is_pointwise(s) || s->N != 1 || s->P != 1 || s->G != 1 || !wt->data)
         return false;
     const char *y = value_cname(e, n->outputs[0]);
-    if (!emit_gemv_const(e, 1, s->OC, s->C, value_cname(e, n->inputs[0]), 1, wt->data, 1, s->C, y))
+    if (!emit_gemv_const(e, 1, s->OC, s->C, value_cname(e, n->inputs[0]), 1, wt->data, 1, s->C, y,
+                         NULL))
         return false;
     if (b)
         println(e, "add_channel_bias_f32(1, %lld, 1, %s, %s);", (long long)s->OC, value_cname(e, b),

@@ -300,14 +300,15 @@ static const char *weight_transposed(Emitter *e, const Node *n, const Value *w, 
 }
 
 /* y[M][N] = a[M][K] x (rows row0..row0+N of direction d of w [D][rows][K])^T: a libxsmm kernel
- * (emit_product) when w is constant, else the portable product reading w as it is. */
+ * (emit_product) when w is constant, else the portable product reading w as it is. step: as
+ * emit_gemv_const takes it (NULL, or "s" in the step loop). */
 static void emit_weight_product(Emitter *e, const Node *n, Value *w, int64_t d, int64_t rows,
                                 int64_t K, int64_t row0, int64_t N, int64_t M, const char *a,
-                                const char *y)
+                                const char *y, const char *step)
 {
     if (w->data) {
         const float *src = (const float *)w->data + (d * rows + row0) * K; /* [N][K] */
-        if (!emit_gemv_const(e, M, N, K, a, 1, src, 1, K, y))
+        if (!emit_gemv_const(e, M, N, K, a, 1, src, 1, K, y, step))
             emit_product(e, M, N, K, a, K, 1, weight_transposed(e, n, w, d, rows, K, row0, N), N, 1,
                          y);
         return;
@@ -434,7 +435,8 @@ void recurrent_emit(Emitter *e, Node *n)
                     (long long)H, (long long)s.D, s.layout, rev, (long long)d, sl);
         println(e, "/* direction %lld */", (long long)d);
         if (C == T)
-            emit_weight_product(e, n, w, d, GH, s.I, 0, GH, T * B, value_cname(e, x), "rnn_xw");
+            emit_weight_product(e, n, w, d, GH, s.I, 0, GH, T * B, value_cname(e, x), "rnn_xw",
+                                NULL);
         println(e, "rnn_begin_f32(%lld, %lld, %lld, %lld, %d, %lld, %s, %s, %s, rnn_h, %s, %s);",
                 (long long)T, (long long)B, (long long)H, (long long)s.D, s.layout, (long long)d,
                 sl, h0, c0, lstm ? "rnn_c" : "NULL", Y);
@@ -442,7 +444,7 @@ void recurrent_emit(Emitter *e, Node *n)
         e->indent++;
         if (C < T)
             emit_chunk_start(e, n, &s, d, rev, C);
-        emit_weight_product(e, n, r, d, GH, H, 0, hw, B, "rnn_h", "rnn_hr");
+        emit_weight_product(e, n, r, d, GH, H, 0, hw, B, "rnn_h", "rnn_hr", "s");
         if (G == 1) {
             println(e, "rnn_step_f32(%s, rnn_xw, %s, rnn_hr, %s, %d, %s, %s, %d, %s, rnn_h, %s);",
                     common, xt, wb, (int)a[0], c_float(al[0]), c_float(be[0]), s.has_clip, clip, Y);
@@ -453,7 +455,7 @@ void recurrent_emit(Emitter *e, Node *n)
                     (long long)T, (long long)B, (long long)H, s.layout, rev, sl, s.lbr, xt, wb,
                     (int)a[0], c_float(al[0]), c_float(be[0]), s.has_clip, clip);
             if (!s.lbr)
-                emit_weight_product(e, n, r, d, GH, H, 2 * H, H, B, "rnn_c", "rnn_hh");
+                emit_weight_product(e, n, r, d, GH, H, 2 * H, H, B, "rnn_c", "rnn_hh", "s");
             println(e,
                     "gru_update_f32(%s, %d, rnn_xw, %s, rnn_hr, rnn_hh, rnn_c, %s, %d, %s, %s, "
                     "%d, %s, %s, %d, %s, rnn_h, %s);",

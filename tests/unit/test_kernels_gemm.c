@@ -120,12 +120,17 @@ static void test_rowpacked(int64_t N, int64_t K, int b_trans)
         Y_got[i] = 1e30f;
     }
     gemm_pack_b_f32(N, K, B_buf, b_rs, b_cs, packed);
-    gemm_rowpacked_f32(N, K, A_buf, 1, packed, Y_got);
     for (int64_t j = 0; j < N; j++)
         Y_want[j] = dot_ref(K, A_buf, K, 1, 0, B_buf, b_rs, b_cs, j);
-    char what[128];
-    snprintf(what, sizeof what, "rowpacked N=%d K=%d b_trans=%d", (int)N, (int)K, b_trans);
-    check(same_bits(Y_got, Y_want, N) && Y_got[N] == 1e30f, what);
+    for (int reverse = 0; reverse < 2; reverse++) {
+        for (int64_t j = 0; j <= N; j++)
+            Y_got[j] = 1e30f;
+        gemm_rowpacked_f32(N, K, A_buf, 1, packed, Y_got, reverse);
+        char what[128];
+        snprintf(what, sizeof what, "rowpacked N=%d K=%d b_trans=%d reverse=%d", (int)N, (int)K,
+                 b_trans, reverse);
+        check(same_bits(Y_got, Y_want, N) && Y_got[N] == 1e30f, what);
+    }
 }
 
 /* The test must be able to see a wrong order: on the same data, an unfused ascending sum
