@@ -68,6 +68,38 @@ O2C_KERNEL void gemm_tile_f32(int64_t k0, int64_t k1, const float *restrict A, i
             Y[r * ldy + c] = acc[r][c];
 }
 
+/* Bottom tile: the last mr < MR rows of A (1 < mr), NR columns, B rows contiguous. The same
+ * arithmetic as gemm_tile_f32 on MR rows, rows mr..MR-1 repeating row mr-1 of A (no padding
+ * buffer, no read past A) and never stored; so the last M % MR rows read B once per tile
+ * instead of once per row (gemm_row_f32): M = 65 and 64 products, 6-row tiles and 5 or 4 rows
+ * left, were a third slower for it. */
+O2C_KERNEL void gemm_tile_rows_f32(int64_t mr, int64_t k0, int64_t k1, const float *restrict A,
+                                   int64_t a_rs, int64_t a_cs, const float *restrict B,
+                                   int64_t b_rs, float *restrict Y, int64_t ldy)
+{
+    float acc[GEMM_MR][GEMM_NR];
+    int64_t row[GEMM_MR]; /* offset of the A row that tile row r reads */
+    for (int r = 0; r < GEMM_MR; r++) {
+        row[r] = (r < mr ? r : mr - 1) * a_rs;
+        for (int c = 0; c < GEMM_NR; c++)
+            acc[r][c] = k0 == 0 || r >= mr ? 0.0f : Y[r * ldy + c];
+    }
+    for (int64_t k = k0; k < k1; k++) {
+        const float *restrict b = B + k * b_rs;
+#pragma GCC unroll 8
+        for (int r = 0; r < GEMM_MR; r++) {
+            const float a = A[row[r] + k * a_cs];
+#pragma GCC unroll 32
+            for (int c = 0; c < GEMM_NR; c++)
+                acc[r][c] = fmaf(a, b[c], acc[r][c]);
+        }
+    }
+    for (int r = 0; r < GEMM_MR; r++)
+        if (r < mr)
+            for (int c = 0; c < GEMM_NR; c++)
+                Y[r * ldy + c] = acc[r][c];
+}
+
 /* Edge tile: MR rows, nr <= NR columns, any B stride (a partial last column panel, or a
  * transposed B). Each k step first copies its B elements into a full-size local row (zeros
  * past nr), so the arithmetic is the full tile's; only the nr columns that exist are stored.
@@ -206,20 +238,29 @@ O2C_KERNEL void gemm_pack_b_f32(int64_t N, int64_t K, const float *B, int64_t b_
  *      (row-major B: b_rs = N, b_cs = 1; transposed, B stored [N][K]: b_rs = 1, b_cs = K)
  *   Y  [M][N], contiguous row-major; must not alias A or B.
  * K == 0 gives zeros. Rows in blocks of MR go through the tiles (loops: k blocks, row blocks
- * of MC, column panels of NR, row tiles of MR); the last M % MR rows through gemm_row_f32. */
+ * of MC, column panels of NR, row tiles of MR). The last mr = M % MR rows run as bottom tiles
+ * after the last row block's tiles of each panel, while its B panel is in L1, when B's rows
+ * are contiguous and the rows are more than two or too short for gemm_row_f32's column
+ * panels; else, and over a partial last panel, by rows (gemm_row_f32). Measured
+ * (gemm_kernels shapes, AVX-512): 2x784 x 784x128 3.5 us by rows, 5.0 as a tile; 3x784 5.3
+ * and 5.1; 5x784 8.7 and 5.2; 2x64 x 64x64 0.36 and 0.20; 65x384 x 128 67% -> 83% of peak. */
 O2C_KERNEL void gemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_rs,
                          int64_t a_cs, const float *B, int64_t b_rs, int64_t b_cs, float *Y)
 {
     if (M <= 0 || N <= 0)
         return;
-    const int64_t mt = M - M % GEMM_MR; /* rows covered by full-height tiles */
     if (K == 0) {
-        for (int64_t i = 0; i < mt * N; i++)
+        for (int64_t i = 0; i < M * N; i++)
             Y[i] = 0.0f;
+        return;
     }
+    const int64_t mt = M - M % GEMM_MR, mr = M - mt; /* rows in full tiles; rows left */
+    const int bottom = (mr > 2 || (mr == 2 && N < GEMM_NV)) && b_cs == 1;
+    const int64_t jt = bottom ? N - N % GEMM_NR : 0; /* columns of the bottom tiles */
+    const int64_t iend = mt > 0 ? mt : 1; /* at least one row block: bottom tiles of M < MR */
     for (int64_t k0 = 0; k0 < K; k0 += GEMM_KC) {
         const int64_t k1 = K - k0 > GEMM_KC ? k0 + GEMM_KC : K;
-        for (int64_t i0 = 0; i0 < mt; i0 += GEMM_MC) {
+        for (int64_t i0 = 0; i0 < iend; i0 += GEMM_MC) {
             const int64_t i1 = mt - i0 > GEMM_MC ? i0 + GEMM_MC : mt;
             for (int64_t j = 0; j < N; j += GEMM_NR) {
                 const int64_t nr = N - j < GEMM_NR ? N - j : GEMM_NR;
@@ -231,11 +272,15 @@ O2C_KERNEL void gemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_
                     else
                         gemm_edge_f32(nr, k0, k1, a, a_rs, a_cs, b, b_rs, b_cs, Y + i * N + j, N);
                 }
+                if (i1 == mt && j < jt)
+                    gemm_tile_rows_f32(mr, k0, k1, A + mt * a_rs, a_rs, a_cs, B + j, b_rs,
+                                       Y + mt * N + j, N);
             }
         }
     }
-    for (int64_t i = mt; i < M; i++)
-        gemm_row_f32(N, K, A + i * a_rs, a_cs, B, b_rs, b_cs, Y + i * N);
+    if (jt < N)
+        for (int64_t i = mt; i < M; i++)
+            gemm_row_f32(N - jt, K, A + i * a_rs, a_cs, B + jt * b_cs, b_rs, b_cs, Y + i * N + jt);
 }
 
 /* Gemm epilogue, applied to the product in place: Y = alpha*Y + beta*C, exactly as

@@ -329,6 +329,13 @@ int main(void)
         {1, 200, 300},
         {18, 1, 256},
         {5, 256, 7},
+        /* the last M % 6 rows as bottom tiles (3 to 5 rows; 2 when N < 128), k blocks
+         * resumed, column tails by rows */
+        {65, 200, 300},
+        {32, 64, 257},
+        {8, 160, 40},
+        {3, 96, 600},
+        {10, 33, 17},
     };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int at = 0; at < 2; at++)
