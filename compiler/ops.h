@@ -26,7 +26,7 @@ enum { TY_BYTES = 0, TY_F32 = 1, TY_I64 = 2, TY_F64 = 3, TY_I32 = 4 };
 void same_shape_infer(Node *n); /* output 0 = input 0's type and shape */
 
 /* ---- ops/elementwise.c ---- */
-void unary_infer(Node *n);
+void unary_infer(Node *n); /* every unary op of the kernel table in elementwise.c */
 void unary_fold(Node *n);
 void unary_emit(Emitter *e, Node *n);
 void binary_infer(Node *n);
@@ -128,9 +128,6 @@ void range_infer(Node *n);
 void range_fold(Node *n);
 
 /* ---- ops/math.c ---- */
-void math_unary_infer(Node *n);
-void math_unary_fold(Node *n);
-void math_unary_emit(Emitter *e, Node *n);
 void pow_infer(Node *n);
 void pow_fold(Node *n);
 void pow_emit(Emitter *e, Node *n);
@@ -226,9 +223,6 @@ void hardmax_infer(Node *n);
 void hardmax_fold(Node *n);
 void hardmax_emit(Emitter *e, Node *n);
 /* ops/activation.c */
-void act_infer(Node *n); /* Shrink, ThresholdedRelu, Celu, Mish */
-void act_fold(Node *n);
-void act_emit(Emitter *e, Node *n);
 void prelu_infer(Node *n);
 void prelu_fold(Node *n);
 void prelu_emit(Emitter *e, Node *n);

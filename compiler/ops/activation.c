@@ -1,57 +1,10 @@
-/* activation.c — the activations with kernels of their own in templates/data.c: Shrink,
- * ThresholdedRelu, Celu, Mish, and PRelu (its slope broadcast to the input). The others are
- * in elementwise.c (Relu, LeakyRelu, Sigmoid, Tanh, Clip) and math.c (the rest). */
+/* activation.c — PRelu (its slope broadcast to the input). The unary activations (Relu,
+ * Clip, Shrink, Celu, Mish, Gelu, ...) are rows of the unary table in elementwise.c. */
 #include "kernels.h"
 #include "ops.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- Shrink, ThresholdedRelu, Celu, Mish ---- */
-
-void act_infer(Node *n)
-{
-    if (half_infer(n, act_infer))
-        return;
-    require_float(n, n->inputs[0]);
-    same_shape_infer(n);
-}
-
-void act_fold(Node *n)
-{
-    if (half_fold(n, act_fold))
-        return;
-    int64_t len = value_numel(n->outputs[0]);
-    const float *x = n->inputs[0]->data;
-    float *y = n->outputs[0]->data;
-    const char *op = n->op_type;
-    if (!strcmp(op, "Shrink"))
-        shrink_f32(len, attr_float(n, "lambd", 0.5f), attr_float(n, "bias", 0.0f), x, y);
-    else if (!strcmp(op, "ThresholdedRelu"))
-        thresholded_relu_f32(len, attr_float(n, "alpha", 1.0f), x, y);
-    else if (!strcmp(op, "Celu"))
-        celu_f32(len, attr_float(n, "alpha", 1.0f), x, y);
-    else
-        mish_f32(len, x, y);
-}
-
-void act_emit(Emitter *e, Node *n)
-{
-    const char *op = n->op_type, *args;
-    const char *xn = value_cname(e, n->inputs[0]), *yn = value_cname(e, n->outputs[0]);
-    long long len = (long long)value_numel(n->outputs[0]);
-    if (!strcmp(op, "Shrink"))
-        args = xprintf("shrink_f32(%lld, %s, %s, ", len, c_float(attr_float(n, "lambd", 0.5f)),
-                       c_float(attr_float(n, "bias", 0.0f)));
-    else if (!strcmp(op, "ThresholdedRelu"))
-        args =
-            xprintf("thresholded_relu_f32(%lld, %s, ", len, c_float(attr_float(n, "alpha", 1.0f)));
-    else if (!strcmp(op, "Celu"))
-        args = xprintf("celu_f32(%lld, %s, ", len, c_float(attr_float(n, "alpha", 1.0f)));
-    else
-        args = xprintf("mish_f32(%lld, ", len);
-    println(e, "%s%s, %s);", args, xn, yn);
-}
 
 /* ---- PRelu: slope broadcast to the input (unidirectionally) ---- */
 

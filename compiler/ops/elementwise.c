@@ -1,18 +1,149 @@
-/* elementwise.c — unary activations and broadcasting binary arithmetic.
- * Each op maps to one template kernel: called here to fold, named in the emitted C. */
+/* elementwise.c — the unary ops (activations and math functions, one kernel table) and
+ * broadcasting binary arithmetic. Each op maps to one template kernel: called here to fold,
+ * named in the emitted C. */
 #include "kernels.h"
 #include "ops.h"
 
 #include <string.h>
 
-/* ---- unary: Relu, LeakyRelu, Sigmoid, Tanh, Clip (float32; float16 and bfloat16 through
- * promote_half.c) ---- */
+/* ---- unary: one table of kernels, read by binding, folding and emission ----
+ * Each row names the op, the element type, the template kernel (what emission writes) and the
+ * same kernel as the compiler links it (what folding calls), with the kernel's float parameters
+ * and the attributes they come from. float16 and bfloat16 go through promote_half.c. */
 
-typedef struct UnaryArgs {
+/* The kernel's signature (which member of fn) and where its parameters come from. UK_CLIP is
+ * UK_F32_2 whose bounds are inputs 1 and 2 from opset 11, with integer kernels of its own. */
+typedef enum { UK_F32, UK_F32_1, UK_F32_2, UK_CLIP, UK_I64, UK_F64 } UnaryForm;
+
+typedef struct UnaryKernel {
+    const char *op;
+    DType t;
     const char *kernel;
-    float lo, hi; /* Clip */
-    float alpha;  /* LeakyRelu */
-} UnaryArgs;
+    UnaryForm form;
+    union {
+        void (*f32)(int64_t, const float *, float *);
+        void (*f32_1)(int64_t, float, const float *, float *);
+        void (*f32_2)(int64_t, float, float, const float *, float *);
+        void (*i64)(int64_t, const int64_t *, int64_t *);
+        void (*f64)(int64_t, const double *, double *);
+    } fn;
+    struct {
+        const char *attr;
+        float dflt;
+    } p[2];
+    const char *select; /* Gelu: the value of attribute "approximate" this row implements */
+    bool list_types;    /* a wrong type is named with the op's types (else "float32 only") */
+} UnaryKernel;
+
+/* Rows by signature; NAMED rows name a wrong type as "supports float32 only". */
+// clang-format off
+#define F32(OP, K)             {OP, DT_FLOAT, #K, UK_F32, {.f32 = K}, {{0}}, NULL, true}
+#define F32_1(OP, K, A, D)     {OP, DT_FLOAT, #K, UK_F32_1, {.f32_1 = K}, {{A, D}}, NULL, true}
+#define F32_2(OP, K, A, DA, B, DB) \
+    {OP, DT_FLOAT, #K, UK_F32_2, {.f32_2 = K}, {{A, DA}, {B, DB}}, NULL, true}
+#define NAMED(OP, K)           {OP, DT_FLOAT, #K, UK_F32, {.f32 = K}, {{0}}, NULL, false}
+#define NAMED_1(OP, K, A, D)   {OP, DT_FLOAT, #K, UK_F32_1, {.f32_1 = K}, {{A, D}}, NULL, false}
+#define NAMED_2(OP, K, A, DA, B, DB) \
+    {OP, DT_FLOAT, #K, UK_F32_2, {.f32_2 = K}, {{A, DA}, {B, DB}}, NULL, false}
+#define I64(OP, K)             {OP, DT_INT64, #K, UK_I64, {.i64 = K}, {{0}}, NULL, true}
+#define F64(OP, K)             {OP, DT_DOUBLE, #K, UK_F64, {.f64 = K}, {{0}}, NULL, true}
+
+/* Rows of one op are adjacent. */
+static const UnaryKernel unary_kernels[] = {
+    NAMED("Relu", relu_f32),
+    NAMED_1("LeakyRelu", leaky_relu_f32, "alpha", 0.01f),
+    NAMED("Sigmoid", sigmoid_f32),
+    NAMED("Tanh", tanh_f32),
+    {"Clip", DT_FLOAT, "clip_f32", UK_CLIP, {.f32_2 = clip_f32},
+     {{"min", -INFINITY}, {"max", INFINITY}}, NULL, false},
+    NAMED_2("Shrink", shrink_f32, "lambd", 0.5f, "bias", 0.0f),
+    NAMED_1("ThresholdedRelu", thresholded_relu_f32, "alpha", 1.0f),
+    NAMED_1("Celu", celu_f32, "alpha", 1.0f),
+    NAMED("Mish", mish_f32),
+    F32("Abs", abs_f32),               I64("Abs", abs_i64),
+    F32("Neg", neg_f32),               I64("Neg", neg_i64),
+    F32("Exp", exp_f32),               F64("Exp", exp_f64),
+    F32("Log", log_f32),               F64("Log", log_f64),
+    F32("Sqrt", sqrt_f32),             F32("Reciprocal", reciprocal_f32),
+    F32("Erf", erf_f32),               F32("Floor", floor_f32),
+    F32("Ceil", ceil_f32),             F32("Sign", sign_f32),
+    F32("Sin", sin_f32),               F32("Cos", cos_f32),
+    F32("Tan", tan_f32),               F32("Asin", asin_f32),
+    F32("Acos", acos_f32),             F32("Atan", atan_f32),
+    F32("Sinh", sinh_f32),             F32("Cosh", cosh_f32),
+    F32("Asinh", asinh_f32),           F32("Acosh", acosh_f32),
+    F32("Atanh", atanh_f32),           F32("Softplus", softplus_f32),
+    F32("Softsign", softsign_f32),     F32("Round", round_f32),
+    F32("HardSwish", hard_swish_f32),
+    F32_2("HardSigmoid", hard_sigmoid_f32, "alpha", 0.2f, "beta", 0.5f),
+    F32_1("Elu", elu_f32, "alpha", 1.0f),
+    F32_1("Swish", swish_f32, "alpha", 1.0f),
+    F32_2("Selu", selu_f32, "alpha", 1.67326319217681884765625f,
+          "gamma", 1.05070102214813232421875f),
+    /* Gelu: one row per value of attribute "approximate", the first the default */
+    {"Gelu", DT_FLOAT, "gelu_f32", UK_F32, {.f32 = gelu_f32}, {{0}}, "none", true},
+    {"Gelu", DT_FLOAT, "gelu_tanh_f32", UK_F32, {.f32 = gelu_tanh_f32}, {{0}}, "tanh", true},
+};
+// clang-format on
+#undef F32
+#undef F32_1
+#undef F32_2
+#undef NAMED
+#undef NAMED_1
+#undef NAMED_2
+#undef I64
+#undef F64
+
+#define NUNARY (int)(sizeof unary_kernels / sizeof unary_kernels[0])
+
+static int unary_first_row(const Node *n)
+{
+    for (int i = 0; i < NUNARY; i++)
+        if (!strcmp(unary_kernels[i].op, n->op_type))
+            return i;
+    unreachable();
+}
+
+/* "float32 and int64 are": the types of the op's rows, for the error message. */
+static const char *unary_type_list(int first)
+{
+    const char *list = "";
+    int count = 0;
+    for (int i = first; i < NUNARY && !strcmp(unary_kernels[i].op, unary_kernels[first].op); i++)
+        if (i == first || unary_kernels[i].t != unary_kernels[i - 1].t) {
+            list = xprintf("%s%s%s", list, count ? " and " : "", dtype_name(unary_kernels[i].t));
+            count++;
+        }
+    return xprintf("%s %s", list, count > 1 ? "are" : "is");
+}
+
+/* The row of n's op for its input type (and Gelu's "approximate"); errors name what is
+ * supported. Rows of one op are adjacent. */
+static const UnaryKernel *unary_kernel(const Node *n)
+{
+    int first = unary_first_row(n);
+    const char *op = unary_kernels[first].op;
+    const char *sel = unary_kernels[first].select
+                          ? attr_string(n, "approximate", unary_kernels[first].select)
+                          : NULL;
+    DType t = n->inputs[0]->dtype;
+    bool type_ok = false;
+    const char *choices = "";
+    for (int i = first; i < NUNARY && !strcmp(unary_kernels[i].op, op); i++) {
+        const UnaryKernel *k = &unary_kernels[i];
+        if (k->t != t)
+            continue;
+        type_ok = true;
+        if (!sel || !strcmp(k->select, sel))
+            return k;
+        choices = xprintf("%s%s%s", choices, *choices ? ", " : "", k->select);
+    }
+    if (type_ok)
+        fatal_at(n, "approximate='%s' is not one of %s", sel, choices);
+    if (!unary_kernels[first].list_types)
+        require_dtype(n, n->inputs[0], unary_kernels[first].t);
+    fatal_at(n, "type %s is not supported (%s)", dtype_name(t), unary_type_list(first));
+}
 
 static float clip_bound(const Node *n, int input, float dflt)
 {
@@ -23,36 +154,18 @@ static float clip_bound(const Node *n, int input, float dflt)
     if (value_numel(v) != 1)
         fatal_at(n, "Clip bound '%s' must be a scalar", v->name);
     if (!v->data)
-        return NAN; /* read at run time, see clip_bound_cname */
+        return NAN; /* read at run time, see unary_param_cname */
     return *(const float *)v->data;
 }
 
-static UnaryArgs unary_args(const Node *n)
+/* The kernel's float parameters: attributes, or Clip's bound inputs from opset 11. */
+static int unary_params(const Node *n, const UnaryKernel *k, float p[2])
 {
-    UnaryArgs a = {0};
-    const char *op = n->op_type;
-    if (!strcmp(op, "Relu")) {
-        a.kernel = "relu_f32";
-    } else if (!strcmp(op, "LeakyRelu")) {
-        a.kernel = "leaky_relu_f32";
-        a.alpha = attr_float(n, "alpha", 0.01f);
-    } else if (!strcmp(op, "Sigmoid")) {
-        a.kernel = "sigmoid_f32";
-    } else if (!strcmp(op, "Tanh")) {
-        a.kernel = "tanh_f32";
-    } else if (!strcmp(op, "Clip")) {
-        a.kernel = "clip_f32";
-        if (n->opset < 11) {
-            a.lo = attr_float(n, "min", -INFINITY);
-            a.hi = attr_float(n, "max", INFINITY);
-        } else {
-            a.lo = clip_bound(n, 1, -INFINITY);
-            a.hi = clip_bound(n, 2, INFINITY);
-        }
-    } else {
-        unreachable();
-    }
-    return a;
+    int np = k->form == UK_F32_1 ? 1 : k->form == UK_F32_2 || k->form == UK_CLIP ? 2 : 0;
+    for (int i = 0; i < np; i++)
+        p[i] = k->form == UK_CLIP && n->opset >= 11 ? clip_bound(n, i + 1, k->p[i].dflt)
+                                                    : attr_float(n, k->p[i].attr, k->p[i].dflt);
+    return np;
 }
 
 /* ---- Clip on integer types (opset 12+): bounds of x's type, constant or read at run time ---- */
@@ -69,7 +182,7 @@ static const struct {
 
 static int clip_int_index(const Node *n)
 {
-    if (strcmp(n->op_type, "Clip") != 0)
+    if (unary_kernels[unary_first_row(n)].form != UK_CLIP)
         return -1;
     for (int i = 0; i < (int)(sizeof clip_int_types / sizeof clip_int_types[0]); i++)
         if (clip_int_types[i].t == n->inputs[0]->dtype)
@@ -141,8 +254,8 @@ void unary_infer(Node *n)
     }
     if (half_infer(n, unary_infer))
         return;
-    require_float(n, n->inputs[0]);
-    unary_args(n); /* checks attributes and bounds */
+    float p[2];
+    unary_params(n, unary_kernel(n), p); /* checks the type, attributes and bounds */
     same_shape_infer(n);
 }
 
@@ -154,29 +267,29 @@ void unary_fold(Node *n)
         clip_int_fold(n);
         return;
     }
-    UnaryArgs a = unary_args(n);
+    const UnaryKernel *k = unary_kernel(n);
+    float p[2];
+    unary_params(n, k, p);
     int64_t len = value_numel(n->outputs[0]);
-    const float *x = n->inputs[0]->data;
-    float *y = n->outputs[0]->data;
-    if (!strcmp(a.kernel, "relu_f32"))
-        relu_f32(len, x, y);
-    else if (!strcmp(a.kernel, "leaky_relu_f32"))
-        leaky_relu_f32(len, a.alpha, x, y);
-    else if (!strcmp(a.kernel, "sigmoid_f32"))
-        sigmoid_f32(len, x, y);
-    else if (!strcmp(a.kernel, "tanh_f32"))
-        tanh_f32(len, x, y);
-    else
-        clip_f32(len, a.lo, a.hi, x, y);
+    void *x = n->inputs[0]->data, *y = n->outputs[0]->data;
+    switch (k->form) {
+    case UK_F32: k->fn.f32(len, x, y); break;
+    case UK_F32_1: k->fn.f32_1(len, p[0], x, y); break;
+    case UK_F32_2:
+    case UK_CLIP: k->fn.f32_2(len, p[0], p[1], x, y); break;
+    case UK_I64: k->fn.i64(len, x, y); break;
+    case UK_F64: k->fn.f64(len, x, y); break;
+    }
 }
 
-/* A Clip bound that is not a constant is read from its tensor when the model runs. */
-static const char *clip_bound_cname(Emitter *e, Node *n, int input, float folded)
+/* A parameter's C expression: a Clip bound that is not a constant is read from its tensor
+ * when the model runs. */
+static const char *unary_param_cname(Emitter *e, Node *n, const UnaryKernel *k, int i, float p)
 {
-    Value *v = node_input(n, input);
+    Value *v = k->form == UK_CLIP && n->opset >= 11 ? node_input(n, i + 1) : NULL;
     if (v && !v->data)
         return xprintf("%s[0]", value_cname(e, v));
-    return c_float(folded);
+    return c_float(p);
 }
 
 void unary_emit(Emitter *e, Node *n)
@@ -185,17 +298,14 @@ void unary_emit(Emitter *e, Node *n)
         clip_int_emit(e, n, clip_int_index(n));
         return;
     }
-    UnaryArgs a = unary_args(n);
-    long long len = (long long)value_numel(n->outputs[0]);
-    const char *x = value_cname(e, n->inputs[0]), *y = value_cname(e, n->outputs[0]);
-    if (!strcmp(a.kernel, "leaky_relu_f32"))
-        println(e, "%s(%lld, %s, %s, %s);", a.kernel, len, c_float(a.alpha), x, y);
-    else if (!strcmp(a.kernel, "clip_f32"))
-        println(e, "%s(%lld, %s, %s, %s, %s);", a.kernel, len,
-                n->opset < 11 ? c_float(a.lo) : clip_bound_cname(e, n, 1, a.lo),
-                n->opset < 11 ? c_float(a.hi) : clip_bound_cname(e, n, 2, a.hi), x, y);
-    else
-        println(e, "%s(%lld, %s, %s);", a.kernel, len, x, y);
+    const UnaryKernel *k = unary_kernel(n);
+    float p[2];
+    int np = unary_params(n, k, p);
+    const char *params = "";
+    for (int i = 0; i < np; i++)
+        params = xprintf("%s%s, ", params, unary_param_cname(e, n, k, i, p[i]));
+    println(e, "%s(%lld, %s%s, %s);", k->kernel, (long long)value_numel(n->outputs[0]), params,
+            value_cname(e, n->inputs[0]), value_cname(e, n->outputs[0]));
 }
 
 /* ---- binary: Add, Sub, Mul, Div with numpy broadcasting, every numeric type ---- */
