@@ -1056,7 +1056,8 @@ O2C_DW_NOIPA static void depthwise_block_f32(int64_t KH, int64_t KW, int64_t str
 }
 
 /* depthwise_block_f32 for a block across channels: vector v of the block (grid positions
- * g0 + 16*v ...) has the weights wv[v] [KH][KW]. */
+ * g0 + 16*v ...) has the weights wv[v] [KH][KW]. A copy of the tap stepping on purpose: one
+ * function for both blocks made gcc -O3 emit scalar fmas for the plain block. */
 O2C_DW_NOIPA static void depthwise_block_mixed_f32(int64_t KH, int64_t KW, int64_t stride_h,
                                                    int64_t stride_w, int64_t dil_h, int64_t dil_w,
                                                    const DepthwiseGeom *g, const float *const *wv,
