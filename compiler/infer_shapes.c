@@ -2,6 +2,7 @@
  * shapes, and fold the node when all its inputs are compile-time constants. Folding here is
  * what turns exported shape arithmetic (Shape -> Gather -> Concat -> Reshape) into fixed shapes. */
 #include "onnx2c.h"
+#include "ops.h"
 
 #include <string.h>
 
@@ -126,7 +127,8 @@ static void fold_node(Graph *g, Node *n)
                      (long long)g->folded_bytes, (long long)total);
         v->data = xcalloc(1, (size_t)bytes + 1);
     }
-    n->op->fold(n);
+    if (!(node_has(n, OP_HALF) && half_fold(n, n->op->fold)))
+        n->op->fold(n);
     name_folded_outputs(n);
     node_retire(n);
 }
@@ -150,7 +152,8 @@ void infer_shapes(Model *m)
             if (n->inputs[j] && n->inputs[j]->rank < 0)
                 fatal_at(n, "input '%s' has no known shape%s", n->inputs[j]->name,
                          is_sequence_value(n->inputs[j]) ? " (it is a sequence)" : "");
-        n->op->infer(n);
+        if (!(node_has(n, OP_HALF) && half_infer(n, n->op->infer)))
+            n->op->infer(n);
         for (int j = 0; j < n->noutputs; j++) {
             Value *y = n->outputs[j];
             if (y->rank >= 0)

@@ -353,6 +353,8 @@ typedef enum OpFlag {
     OP_PASS_THROUGH = 1 << 5,     /* y equals input 0 when it has input 0's type and shape */
     OP_SHAPE_ONLY_INPUT = 1 << 6, /* input 1 is read for its type and shape, never its data */
     OP_CAST = 1 << 7, /* converts element types with tensor.c's cast (promote_half: 16-bit ends) */
+    OP_HALF = 1 << 8, /* float16/bfloat16 operands: inferred and folded in float32, then run
+                       * between Casts (promote_half.c) */
 } OpFlag;
 struct OpDef {
     const char *name;

@@ -1,5 +1,5 @@
 /* ops.h — the per-op functions the op table in ops.c is built from, grouped by family
- * (one ops_<family>.c file each), and the helpers they share. */
+ * (one compiler/ops/<family>.c file each), and the helpers they share. */
 #ifndef OPS_H
 #define OPS_H
 
@@ -242,9 +242,12 @@ void bitnot_emit(Emitter *e, Node *n);
 void classify_infer(Node *n); /* IsNaN, IsInf */
 void classify_fold(Node *n);
 void classify_emit(Emitter *e, Node *n);
-/* promote_half.c: an op supporting float32 supports float16/bfloat16 by starting its infer
- * with `if (half_infer(n, this_infer)) return;` and its fold with the same for half_fold;
- * promote_half() then makes the node compute in float32 between Casts. */
+/* promote_half.c: an op supporting float32 supports float16/bfloat16 by the OP_HALF flag in
+ * its table row: infer_shapes then infers and folds it through half_infer / half_fold (on
+ * float32 copies of the operands), and promote_half() makes the node compute in float32
+ * between Casts. An op whose checks need the 16-bit types themselves (Attention,
+ * RMSNormalization, LinearAttention) makes them first, then calls half_infer / half_fold
+ * itself: `if (half_infer(n, this_infer)) return;`. */
 bool is_half_type(DType t);
 bool half_infer(Node *n, void (*infer)(Node *n));
 bool half_fold(Node *n, void (*fold)(Node *n));

@@ -1,9 +1,10 @@
 /* promote_half.c — float16 and bfloat16 compute in float32.
  *
  * onnx2c stores 16-bit floats (as their bits) but has no 16-bit arithmetic. An op that
- * supports float32 supports them by calling half_infer / half_fold first in its infer and
- * fold functions: they run the float32 version on float32 copies of the operands and give the
- * float32 results the 16-bit type back (constant folding converts its results at once). This
+ * supports float32 supports them with the OP_HALF flag in its table row: infer_shapes then
+ * infers and folds it through half_infer / half_fold, which run the float32 version on
+ * float32 copies of the operands and give the float32 results the 16-bit type back (constant
+ * folding converts its results at once; ops.h: the three ops that call them themselves). This
  * pass, run right after shape inference, then rewrites every such node that was not folded:
  *
  *     x (half) -> Cast(to float) -> node in float32 -> Cast(to half) -> y (half)

@@ -99,8 +99,6 @@ static TypesKernel types_binary_kernel(const Node *n)
 
 void types_binary_infer(Node *n)
 {
-    if (half_infer(n, types_binary_infer))
-        return;
     const Value *a = n->inputs[0], *b = n->inputs[1];
     if (a->dtype != b->dtype)
         fatal_at(n, "inputs have different types (%s, %s)", dtype_name(a->dtype),
@@ -114,8 +112,6 @@ void types_binary_infer(Node *n)
 
 void types_binary_fold(Node *n)
 {
-    if (half_fold(n, types_binary_fold))
-        return;
     Value *y = n->outputs[0];
     LoopSpace l = broadcast_loop(y, 2, n->inputs);
     types_binary_kernel(n).fn(l.rank, l.dims, l.strides[0], l.strides[1], n->inputs[0]->data,
@@ -176,8 +172,6 @@ static int detect(const Node *n, const char *name)
 
 void classify_infer(Node *n)
 {
-    if (half_infer(n, classify_infer))
-        return;
     classify_suffix(n);
     if (!strcmp(n->op_type, "IsInf")) {
         detect(n, "detect_positive");
@@ -189,8 +183,6 @@ void classify_infer(Node *n)
 
 void classify_fold(Node *n)
 {
-    if (half_fold(n, classify_fold))
-        return;
     bool f32 = !strcmp(classify_suffix(n), "f32");
     int64_t len = value_numel(n->outputs[0]);
     const void *x = n->inputs[0]->data;

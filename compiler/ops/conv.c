@@ -210,8 +210,6 @@ static ConvShape conv_shape(const Node *n)
 
 void conv_infer(Node *n)
 {
-    if (half_infer(n, conv_infer))
-        return;
     for (int i = 0; i < n->ninputs; i++)
         if (n->inputs[i])
             require_float(n, n->inputs[i]);

@@ -202,8 +202,6 @@ void einsum_infer(Node *n)
     for (int i = 0; i < n->ninputs; i++)
         if (!n->inputs[i])
             fatal_at(n, "operand %d is missing (its name is empty)", i);
-    if (half_infer(n, einsum_infer))
-        return;
     DType t = n->inputs[0]->dtype;
     if (t != DT_FLOAT && t != DT_DOUBLE)
         fatal_at(n, "type %s is not supported (float32, float64 are)", dtype_name(t));
@@ -218,8 +216,6 @@ void einsum_infer(Node *n)
 
 void einsum_fold(Node *n)
 {
-    if (half_fold(n, einsum_fold))
-        return;
     EinsumPlan p = einsum_plan(n, NULL, NULL);
     const void *b = p.nops == 2 ? n->inputs[1]->data : NULL;
     if (n->inputs[0]->dtype == DT_FLOAT)

@@ -252,8 +252,6 @@ void unary_infer(Node *n)
         clip_int_infer(n);
         return;
     }
-    if (half_infer(n, unary_infer))
-        return;
     float p[2];
     unary_params(n, unary_kernel(n), p); /* checks the type, attributes and bounds */
     same_shape_infer(n);
@@ -261,8 +259,6 @@ void unary_infer(Node *n)
 
 void unary_fold(Node *n)
 {
-    if (half_fold(n, unary_fold))
-        return;
     if (clip_int_index(n) >= 0) {
         clip_int_fold(n);
         return;
@@ -344,8 +340,6 @@ static const char *binary_suffix(const Node *n, DType t)
 
 void binary_infer(Node *n)
 {
-    if (half_infer(n, binary_infer))
-        return;
     const Value *a = n->inputs[0], *b = n->inputs[1];
     if (a->dtype != b->dtype)
         fatal_at(n, "inputs have different types (%s, %s)", dtype_name(a->dtype),
@@ -375,8 +369,6 @@ void binary_infer(Node *n)
 
 void binary_fold(Node *n)
 {
-    if (half_fold(n, binary_fold))
-        return;
     const Value *a = n->inputs[0], *b = n->inputs[1], *y = n->outputs[0];
     int64_t sa[MAX_RANK], sb[MAX_RANK];
     broadcast_strides(a, y->rank, y->dims, sa);

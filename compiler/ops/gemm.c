@@ -131,8 +131,6 @@ static GemmShape gemm_shape(const Node *n)
 
 void gemm_infer(Node *n)
 {
-    if (half_infer(n, gemm_infer))
-        return;
     DType t = product_dtype(n);
     GemmShape s = gemm_shape(n);
     int64_t dims[2] = {s.M, s.N};
@@ -146,8 +144,6 @@ static bool gemm_has_epilogue(const Node *n, const GemmShape *s)
 
 void gemm_fold(Node *n)
 {
-    if (half_fold(n, gemm_fold))
-        return;
     GemmShape s = gemm_shape(n);
     const Value *c = node_input(n, 2);
     if (n->outputs[0]->dtype == DT_DOUBLE) {
@@ -277,8 +273,6 @@ static MatMulShape matmul_shape(const Node *n, int *out_rank, int64_t *out_dims)
 
 void matmul_infer(Node *n)
 {
-    if (half_infer(n, matmul_infer))
-        return;
     DType t = product_dtype(n);
     int rank;
     int64_t dims[MAX_RANK + 2];
@@ -290,8 +284,6 @@ void matmul_infer(Node *n)
 
 void matmul_fold(Node *n)
 {
-    if (half_fold(n, matmul_fold))
-        return;
     int rank;
     int64_t dims[MAX_RANK + 2];
     MatMulShape s = matmul_shape(n, &rank, dims);

@@ -152,8 +152,6 @@ static RopeShape rope_shape(const Node *n)
 
 void rope_infer(Node *n)
 {
-    if (half_infer(n, rope_infer))
-        return;
     for (int i = 0; i < 3; i++)
         require_float(n, in(n, i));
     rope_shape(n);
@@ -162,8 +160,6 @@ void rope_infer(Node *n)
 
 void rope_fold(Node *n)
 {
-    if (half_fold(n, rope_fold))
-        return;
     RopeShape r = rope_shape(n);
     rotary_embedding_f32(r.B, r.S, r.H, r.D, r.sb, r.ss, r.sh, r.rd,
                          attr_int(n, "interleaved", 0) != 0, in_data(n, 0), in_data(n, 1),
@@ -186,8 +182,6 @@ void rope_emit(Emitter *e, Node *n)
 
 void swiglu_infer(Node *n)
 {
-    if (half_infer(n, swiglu_infer))
-        return;
     require_float(n, in(n, 0));
     require_float(n, in(n, 1));
     require_dims(n, in(n, 1), in(n, 0)->rank, in(n, 0)->dims); /* no broadcasting */
@@ -196,8 +190,6 @@ void swiglu_infer(Node *n)
 
 void swiglu_fold(Node *n)
 {
-    if (half_fold(n, swiglu_fold))
-        return;
     swiglu_f32(value_numel(n->outputs[0]), attr_float(n, "alpha", 1.0f), in_data(n, 0),
                in_data(n, 1), n->outputs[0]->data);
 }
@@ -238,8 +230,6 @@ static CausalShape causal_shape(const Node *n)
 
 void causal_conv_infer(Node *n)
 {
-    if (half_infer(n, causal_conv_infer))
-        return;
     for (int i = 0; i < n->ninputs; i++)
         if (in(n, i))
             require_float(n, in(n, i));
@@ -251,8 +241,6 @@ void causal_conv_infer(Node *n)
 
 void causal_conv_fold(Node *n)
 {
-    if (half_fold(n, causal_conv_fold))
-        return;
     CausalShape s = causal_shape(n);
     causal_conv_f32(s.B, s.C, s.L, s.K, in_data(n, 0), in_data(n, 1), in_data(n, 2), in_data(n, 3),
                     s.silu, n->outputs[0]->data, n->noutputs > 1 ? n->outputs[1]->data : NULL);

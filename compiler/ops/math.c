@@ -41,8 +41,6 @@ static const char *pow_kernel(const Node *n)
 
 void pow_infer(Node *n)
 {
-    if (half_infer(n, pow_infer))
-        return;
     pow_kernel(n);
     if (n->opset < 12 && (n->inputs[0]->dtype != DT_FLOAT || n->inputs[1]->dtype != DT_FLOAT))
         fatal_at(n, "integer operands need opset 12 or newer");
@@ -54,8 +52,6 @@ void pow_infer(Node *n)
 
 void pow_fold(Node *n)
 {
-    if (half_fold(n, pow_fold))
-        return;
     Value *y = n->outputs[0];
     LoopSpace l = broadcast_loop(y, 2, n->inputs);
     const char *k = pow_kernel(n);
@@ -117,8 +113,6 @@ static const char *variadic_kernel(const Node *n)
 
 void variadic_infer(Node *n)
 {
-    if (half_infer(n, variadic_infer))
-        return;
     variadic_kernel(n);
     Value acc = *n->inputs[0];
     for (int i = 1; i < n->ninputs; i++) {
@@ -184,8 +178,6 @@ static LoopSpace mean_loop(const Node *n)
 
 void variadic_fold(Node *n)
 {
-    if (half_fold(n, variadic_fold))
-        return;
     Value *y = n->outputs[0];
     const char *k = variadic_kernel(n);
     if (n->ninputs == 1)
@@ -251,8 +243,6 @@ static void det_geometry(const Node *n, int64_t *batch, int64_t *m)
 
 void det_infer(Node *n)
 {
-    if (half_infer(n, det_infer))
-        return;
     const Value *x = n->inputs[0];
     require_float(n, x);
     int64_t batch, m;
@@ -263,8 +253,6 @@ void det_infer(Node *n)
 
 void det_fold(Node *n)
 {
-    if (half_fold(n, det_fold))
-        return;
     int64_t batch, m;
     det_geometry(n, &batch, &m);
     double *a = xcalloc((size_t)(m * m) + 1, sizeof(double));

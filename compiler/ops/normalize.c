@@ -334,8 +334,6 @@ static void softmax_geometry(const Node *n, int64_t *outer, int64_t *len, int64_
 
 void softmax_infer(Node *n)
 {
-    if (half_infer(n, softmax_infer))
-        return;
     if (n->inputs[0]->dtype != DT_DOUBLE)
         require_float(n, n->inputs[0]);
     int64_t o, l, i;
@@ -345,8 +343,6 @@ void softmax_infer(Node *n)
 
 void softmax_fold(Node *n)
 {
-    if (half_fold(n, softmax_fold))
-        return;
     int64_t o, l, i;
     softmax_geometry(n, &o, &l, &i);
     bool soft = !strcmp(n->op_type, "Softmax");

@@ -169,8 +169,6 @@ void quantize_emit(Emitter *e, Node *n)
 
 void dequantize_infer(Node *n)
 {
-    if (half_infer(n, dequantize_infer)) /* float16 scale: computed in float32 */
-        return;
     const Value *x = n->inputs[0], *scale = n->inputs[1], *zp = node_input(n, 2);
     if (!is_q_int(x->dtype) && !is_q_float(x->dtype) && x->dtype != DT_INT32)
         fatal_at(n,
@@ -198,8 +196,6 @@ void dequantize_infer(Node *n)
 void dequantize_fold(Node *n)
 {
     const Value *x = n->inputs[0], *scale = n->inputs[1], *zp = node_input(n, 2);
-    if (half_fold(n, dequantize_fold))
-        return;
     QAxis q = q_axis(n, x, scale, zp);
     if (is_q_float(x->dtype))
         dequantize_linear_low(q.outer, q.len, q.inner, q.block, q.s, (int)x->dtype, x->data,

@@ -87,8 +87,6 @@ static void reduce_axes(const Node *n, bool *reduced)
 
 void reduce_infer(Node *n)
 {
-    if (half_infer(n, reduce_infer))
-        return;
     const Value *x = n->inputs[0];
     reduce_kernel(n); /* checks the type */
     bool reduced[MAX_RANK];
@@ -148,8 +146,6 @@ static ReduceGeometry reduce_geometry(const Node *n)
 
 void reduce_fold(Node *n)
 {
-    if (half_fold(n, reduce_fold))
-        return;
     ReduceGeometry g = reduce_geometry(n);
     const char *k = reduce_kernel(n);
     const void *x = n->inputs[0]->data;

@@ -200,8 +200,6 @@ static void broadcast_infer(Node *n, DType out_type)
 
 void compare_infer(Node *n)
 {
-    if (half_infer(n, compare_infer)) /* exact: float16/bfloat16 widen to float32 exactly */
-        return;
     const Value *a = n->inputs[0], *b = n->inputs[1];
     if (a->dtype != b->dtype)
         fatal_at(n, "inputs have different types (%s, %s)", dtype_name(a->dtype),
@@ -212,8 +210,6 @@ void compare_infer(Node *n)
 
 void compare_fold(Node *n)
 {
-    if (half_fold(n, compare_fold))
-        return;
     Value *y = n->outputs[0];
     LoopSpace l = broadcast_loop(y, 2, n->inputs);
     compare_ops[compare_index(n)].fns[tensor_type_index(n->inputs[0]->dtype)](
@@ -810,16 +806,12 @@ static int64_t range_count(const Node *n)
 
 void range_infer(Node *n)
 {
-    if (half_infer(n, range_infer))
-        return;
     int64_t count = range_count(n);
     set_shape(n->outputs[0], n->inputs[0]->dtype, 1, &count);
 }
 
 void range_fold(Node *n)
 {
-    if (half_fold(n, range_fold))
-        return;
     Value *y = n->outputs[0];
     int64_t count = y->dims[0];
     DType t = y->dtype;
