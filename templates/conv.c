@@ -357,9 +357,8 @@ static inline void conv_phase_row_f32(const float *xr, int64_t W, int64_t step, 
     if (step == 1 && hi > lo) {
         memcpy(d + lo, xr + lo + off, (size_t)(hi - lo) * sizeof(float));
     } else if (step == 2) { /* a constant stride: gcc vectorises it with permutes */
-        const float *src = xr + off;
         for (int64_t q = lo; q < hi; q++)
-            d[q] = src[2 * q];
+            d[q] = xr[2 * q + off]; /* not (xr + off)[2 * q]: xr may be NULL, off negative */
     } else {
         for (int64_t q = lo; q < hi; q++)
             d[q] = xr[q * step + off];
