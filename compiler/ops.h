@@ -34,6 +34,8 @@ void binary_fold(Node *n);
 void binary_emit(Emitter *e, Node *n);
 
 /* ---- ops/gemm.c ---- */
+/* A static const int64_t table of n offsets in the emitted function; returns its name. */
+const char *offsets_array(Emitter *e, const int64_t *off, int64_t n);
 /* numpy matmul of a [.., M, K] and b [.., K, N]: batch broadcasting, 1-D operands. */
 typedef struct MatMulShape {
     int64_t M, N, K;

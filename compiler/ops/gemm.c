@@ -301,7 +301,7 @@ void matmul_fold(Node *n)
         gemm_f32(s.M, s.N, s.K, a + s.a_off[p], s.K, 1, b + s.b_off[p], s.N, 1, y + p * s.M * s.N);
 }
 
-static const char *offsets_array(Emitter *e, const int64_t *off, int64_t n)
+const char *offsets_array(Emitter *e, const int64_t *off, int64_t n)
 {
     const char *name = xprintf("offsets%d", e->counter++);
     FILE *f = e->out;

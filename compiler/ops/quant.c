@@ -370,17 +370,6 @@ static const char *opt_input_name(Emitter *e, const Node *n, int i)
     return v ? value_cname(e, v) : "NULL";
 }
 
-static const char *offsets_table(Emitter *e, const int64_t *off, int64_t count)
-{
-    const char *name = xprintf("offsets%d", e->counter++);
-    FILE *f = e->out;
-    fprintf(f, "%*sstatic const int64_t %s[%lld] = {", 4 * e->indent, "", name, (long long)count);
-    for (int64_t i = 0; i < count; i++)
-        fprintf(f, "%s%lld", i ? ", " : "", (long long)off[i]);
-    fprintf(f, "};\n");
-    return name;
-}
-
 void qmatmul_emit(Emitter *e, Node *n)
 {
     QMatMul q = qmatmul_shape(n);
@@ -389,8 +378,8 @@ void qmatmul_emit(Emitter *e, Node *n)
     const char *yn = value_cname(e, n->outputs[0]);
     const char *ap = an, *bp = bn, *yp = yn;
     if (q.batch > 1) {
-        const char *oa = offsets_table(e, q.a_off, q.batch),
-                   *ob = offsets_table(e, q.b_off, q.batch);
+        const char *oa = offsets_array(e, q.a_off, q.batch),
+                   *ob = offsets_array(e, q.b_off, q.batch);
         println(e, "for (int64_t p = 0; p < %lld; p++) {", (long long)q.batch);
         e->indent++;
         ap = xprintf("%s + %s[p]", an, oa);
