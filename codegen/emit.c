@@ -474,6 +474,7 @@ static const char *const template_order[] = {
     /* sequence family */
     "recurrent",
     "quant",
+    "quant_nhwc", /* calls quant.c */
     /* loss family */
     "loss",
     "random",

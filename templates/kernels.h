@@ -883,6 +883,13 @@ int qconv_s8_prepare(const int64_t *geo, int x_type, const void *x_zp, const int
 void qconv_s8(const int64_t *geo, int x_type, const void *x, const void *x_zp, const int8_t *w,
               const int32_t *bias_adj, const double *mult, int y_type, const void *y_zp, void *y,
               uint8_t *scratch);
+/* quant_nhwc.c — qconv_s8 on channels-last tensors: x [N][D][H][W][C], y [N][OD][OH][OW][OC]. */
+int64_t qconv_nhwc_s8_wbytes(const int64_t *geo);
+void qconv_nhwc_s8_weights(const int64_t *geo, const int8_t *w, int8_t *wp);
+int64_t qconv_nhwc_s8_scratch(const int64_t *geo);
+void qconv_nhwc_s8(const int64_t *geo, int x_type, const void *x, const void *x_zp, const int8_t *w,
+                   const int32_t *bias_adj, const double *mult, int y_type, const void *y_zp,
+                   void *y, uint8_t *scratch);
 
 /* ---- loss family ---- */
 /* loss.c — NegativeLogLikelihoodLoss over x [N][C][D] (log-probabilities), target [N][D];

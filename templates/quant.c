@@ -39,7 +39,7 @@
 /* ---- element access ---- */
 
 /* Element i of a quantised tensor of `type` (2, 3, 4, 5, 6); 0 when p is NULL. */
-static int64_t quant_load(int type, const void *p, int64_t i)
+O2C_KERNEL int64_t quant_load(int type, const void *p, int64_t i)
 {
     if (!p)
         return 0;
@@ -642,7 +642,7 @@ O2C_KERNEL int qconv_s8_prepare(const int64_t *geo, int x_type, const void *x_zp
 
 /* One requantised value as qconv computes it (the product and the sum in double, rint half to
  * even, saturation); finite multipliers, so no NaN to saturate. Branch-free once inlined. */
-static int32_t qconv_s8_round(int32_t a, double m, double yz, double lo, double hi)
+O2C_KERNEL int32_t qconv_s8_round(int32_t a, double m, double yz, double lo, double hi)
 {
     const double p = (double)a * m;
     double v = nearbyint(p + yz);
@@ -654,7 +654,7 @@ static int32_t qconv_s8_round(int32_t a, double m, double yz, double lo, double 
 /* Whether every sum of output channel with bias_adj `bias` and multiplier m has
  * |acc * m| + |yz| < 2^30 (|acc| <= |bias| + K * 255 * 128): then qconv_s8_round_small gives
  * qconv_s8_round's values. The margin to 2^31 covers the rounding of this bound. */
-static int qconv_s8_fits(const int64_t *geo, int32_t bias, double m, double yz)
+O2C_KERNEL int qconv_s8_fits(const int64_t *geo, int32_t bias, double m, double yz)
 {
     const double K = (double)(geo[1] / geo[6] * geo[7] * geo[8] * geo[9]);
     return (fabs((double)bias) + K * 32640.0) * fabs(m) + fabs(yz) < 1073741824.0;
@@ -663,7 +663,7 @@ static int qconv_s8_fits(const int64_t *geo, int32_t bias, double m, double yz)
 /* qconv_s8_round where |a * m| + |yz| < 2^30: the rounded value is integral and within int32,
  * so the clamp can follow the conversion, as integer min and max (half the vector work of the
  * double compares and blends). */
-static int32_t qconv_s8_round_small(int32_t a, double m, double yz, int32_t lo, int32_t hi)
+O2C_KERNEL int32_t qconv_s8_round_small(int32_t a, double m, double yz, int32_t lo, int32_t hi)
 {
     int32_t v = (int32_t)nearbyint((double)a * m + yz);
     v = v < lo ? lo : v;

@@ -24,6 +24,7 @@
 #include "../../templates/norm.c"
 #include "../../templates/pool.c"
 #include "../../templates/quant.c"
+#include "../../templates/quant_nhwc.c"
 #include "../../templates/random.c"
 #include "../../templates/recurrent.c"
 #include "../../templates/reduce.c"

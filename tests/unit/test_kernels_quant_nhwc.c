@@ -1,0 +1,155 @@
+/* Unit test of templates/quant_nhwc.c: qconv_nhwc_s8 on random geometries (1-D to 3-D, padding,
+ * strides, dilations, groups, depthwise, one-pixel products; uint8 and int8 activations and
+ * outputs, per-tensor and per-channel scales, multipliers past the int32 clamp) gives exactly
+ * the bytes of quant.c's plain qconv on the same data transposed to channels-first. The
+ * templates are compiled after kernels.h with extern kernels, so the prototypes are checked. */
+#include "../../templates/kernels.h"
+
+#define O2C_KERNEL
+#include "../../templates/quant.c"
+#include "../../templates/quant_nhwc.c"
+
+#include <stdio.h>
+
+#include "check.h"
+
+static uint32_t qstate = 2463534242u;
+static uint32_t qrand(void)
+{
+    qstate ^= qstate << 13;
+    qstate ^= qstate >> 17;
+    qstate ^= qstate << 5;
+    return qstate;
+}
+
+/* dst [N][C][S] = src [N][S][C] (to = 1) or back (to = 0), bytes. */
+static void transpose(int64_t N, int64_t C, int64_t S, const uint8_t *src, uint8_t *dst, int to)
+{
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t s = 0; s < S; s++) {
+                const int64_t cf = (n * C + c) * S + s, cl = (n * S + s) * C + c;
+                if (to)
+                    dst[cf] = src[cl];
+                else
+                    dst[cl] = src[cf];
+            }
+}
+
+static void test_conv_nhwc(void)
+{
+    enum { MAXB = 1 << 16 };
+    static uint8_t x[MAXB], xf[MAXB], y_ref[MAXB], y_refl[MAXB], y_fast[MAXB], scratch[MAXB];
+    static int8_t w[MAXB], wp[MAXB];
+    static int32_t bias[512], bias_adj[512];
+    static double mult[512];
+    static float ws[512];
+    int failures = 0, runs = 0, depthwise = 0, wide = 0, grouped = 0, pixel1 = 0, clamp = 0;
+    int tails = 0;
+    for (int trial = 0; trial < 800; trial++) {
+        const int sp = trial % 4 == 0 ? 1 + (int)(qrand() % 3) : 2; /* mostly 2-D */
+        int64_t G = qrand() % 3 == 0 ? 1 + qrand() % 8 : 1;
+        const int dw = G > 1 && qrand() % 2;
+        const int big = trial % 5 == 4; /* several tiles of 4 blocks, wide depthwise blocks */
+        const int64_t Cg = dw ? 1 : 1 + qrand() % (big ? 80 : 9);
+        const int64_t OCg = dw ? 1 : 1 + qrand() % (big ? 140 : 20);
+        int64_t geo[22] = {1 + qrand() % 2, G * Cg, 1, 1, 1, G * OCg, G};
+        if (dw && big)
+            geo[1] = geo[5] = geo[6] = G = 60 + qrand() % 140;
+        for (int j = 0; j < 3; j++)
+            geo[7 + j] = geo[10 + j] = geo[13 + j] = geo[19 + j] = 1;
+        for (int j = 3 - sp; j < 3; j++) {
+            const int64_t k = 1 + qrand() % 3, dl = 1 + qrand() % 2, st = 1 + qrand() % 2;
+            const int64_t pb = qrand() % 2, pe = qrand() % 2;
+            const int64_t in = (dl * (k - 1) + 1) + qrand() % (sp == 1 ? 30 : 7);
+            geo[2 + j] = in, geo[7 + j] = k, geo[13 + j] = st, geo[16 + j] = pb, geo[19 + j] = dl;
+            geo[10 + j] = (in + pb + pe - (dl * (k - 1) + 1)) / st + 1;
+        }
+        if (trial % 16 == 3) { /* a batch-1 product: one pixel, up to 200 channels */
+            const int64_t pg[22] = {1 + qrand() % 3,
+                                    1 + qrand() % 200,
+                                    1,
+                                    1,
+                                    1,
+                                    1 + qrand() % 200,
+                                    1,
+                                    1,
+                                    1,
+                                    1,
+                                    1,
+                                    1,
+                                    1,
+                                    1,
+                                    1,
+                                    1,
+                                    0,
+                                    0,
+                                    0,
+                                    1,
+                                    1,
+                                    1};
+            memcpy(geo, pg, sizeof geo);
+        }
+        const int64_t K = geo[1] / geo[6] * geo[7] * geo[8] * geo[9];
+        const int64_t S = geo[2] * geo[3] * geo[4], P = geo[10] * geo[11] * geo[12];
+        const int64_t xn = geo[0] * geo[1] * S, yn = geo[0] * geo[5] * P;
+        if (xn > MAXB || yn > MAXB || geo[5] * K > MAXB || qconv_nhwc_s8_scratch(geo) > MAXB ||
+            qconv_nhwc_s8_wbytes(geo) > MAXB || geo[5] > 512)
+            continue;
+        const int x_type = qrand() % 2 ? 2 : 3, y_type = qrand() % 2 ? 2 : 3;
+        for (int64_t i = 0; i < xn; i++)
+            x[i] = (uint8_t)qrand();
+        for (int64_t i = 0; i < geo[5] * K; i++)
+            w[i] = (int8_t)qrand();
+        const int per_channel = qrand() % 2;
+        for (int64_t i = 0; i < geo[5]; i++) {
+            bias[i] = (int32_t)(qrand() % 20001) - 10000;
+            ws[i] = ldexpf(1.0f + (float)(qrand() % 8) / 8.0f, -(int)(qrand() % 4));
+        }
+        const uint8_t xz = (uint8_t)qrand(), yz = (uint8_t)qrand();
+        const float xs = ldexpf(1.0f, -(int)(qrand() % 6)); /* ties: half to even */
+        const float ys = ldexpf(1.0f, trial % 7 == 1 ? -24 : (int)(qrand() % 5));
+        const int32_t *b = qrand() % 4 ? bias : NULL;
+        transpose(geo[0], geo[1], S, x, xf, 1);
+        qconv(geo, x_type, xf, &xz, 3, w, NULL, 0, b, 1, &xs, ws, per_channel, &ys, y_type, &yz,
+              y_ref);
+        transpose(geo[0], geo[5], P, y_ref, y_refl, 0);
+        if (!qconv_s8_prepare(geo, x_type, &xz, w, b, 1, &xs, ws, per_channel, &ys, bias_adj,
+                              mult)) {
+            failures++;
+            continue;
+        }
+        memset(y_fast, 0xA5, (size_t)yn);
+        qconv_nhwc_s8_weights(geo, w, wp);
+        qconv_nhwc_s8(geo, x_type, x, &xz, wp, bias_adj, mult, y_type, &yz, y_fast, scratch);
+        runs++;
+        depthwise += qnhwc_depthwise(geo) && geo[6] > 1;
+        wide += qnhwc_depthwise(geo) ? geo[1] > QNHWC_DWB : geo[5] / geo[6] > QNHWC_NOB * QNHWC_OB;
+        grouped += !qnhwc_depthwise(geo) && geo[6] > 1;
+        pixel1 += P == 1;
+        tails += !qnhwc_depthwise(geo) && geo[1] / geo[6] % 4 && geo[1] / geo[6] > 4;
+        for (int64_t oc = 0; oc < geo[5]; oc++)
+            if (!qconv_s8_fits(geo, bias_adj[oc], mult[oc], (double)yz)) {
+                clamp++;
+                break;
+            }
+        if (memcmp(y_refl, y_fast, (size_t)yn)) {
+            failures++;
+            printf("  trial %d differs (G %lld C %lld OC %lld, K %lld)\n", trial, (long long)G,
+                   (long long)geo[1], (long long)geo[5], (long long)K);
+        }
+    }
+    printf("  qconv_nhwc_s8: %d geometries (%d depthwise, %d wider than a tile, %d grouped, %d "
+           "with channel tails, %d of one pixel, %d with multipliers past the int32 clamp)\n",
+           runs, depthwise, wide, grouped, tails, pixel1, clamp);
+    check(!failures && runs > 300 && depthwise > 30 && wide > 20 && grouped > 20 && tails > 20 &&
+              pixel1 > 20 && clamp > 20,
+          "qconv_nhwc_s8 equals qconv byte for byte (channels-last)");
+}
+
+int main(void)
+{
+    test_conv_nhwc();
+    printf("%d passed, %d failed\n", n_passed, n_failed);
+    return n_failed ? 1 : 0;
+}
