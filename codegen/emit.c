@@ -454,6 +454,7 @@ static bool uses_template(const Graph *g, const char *file)
 static const char *const template_order[] = {
     "gemm",
     "conv",
+    "depthwise_nhwc", /* after conv: its store calls conv_epilogue_f32 */
     "pool",
     "norm",
     "softmax",

@@ -424,6 +424,35 @@ void convtranspose_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64
                        const int64_t *out, const int64_t *k, const int64_t *stride,
                        const int64_t *pad, const int64_t *dil, const float *x, const float *w,
                        float *y);
+void conv_epilogue_f32(const struct ConvEpilogue *ep, int nep, int64_t at, int64_t len, float *yr);
+/* depthwise_nhwc.c — depthwise conv (multiplier 1), channels last: x [N][H][W][C] ->
+ * y [N][OH][OW][C], weights [KH][KW][C] (depthwise_nhwc_pack_f32), epilogues in the store;
+ * the bits of depthwise_conv_f32. geo[NHWC_GEO_LEN] (also pool_nhwc.c's): */
+#ifndef O2C_NHWC_GEO
+#define O2C_NHWC_GEO
+enum {
+    NHWC_GEO_N,
+    NHWC_GEO_H,
+    NHWC_GEO_W,
+    NHWC_GEO_C,
+    NHWC_GEO_OH,
+    NHWC_GEO_OW,
+    NHWC_GEO_KH,
+    NHWC_GEO_KW,
+    NHWC_GEO_SH,
+    NHWC_GEO_SW,
+    NHWC_GEO_PT,
+    NHWC_GEO_PL,
+    NHWC_GEO_PB,
+    NHWC_GEO_PR,
+    NHWC_GEO_DH,
+    NHWC_GEO_DW,
+    NHWC_GEO_LEN
+};
+#endif
+void depthwise_nhwc_pack_f32(int64_t C, int64_t KH, int64_t KW, const float *w, float *wp);
+void depthwise_nhwc_f32(const int64_t *geo, const float *x, const float *wp, const float *bias,
+                        const struct ConvEpilogue *ep, int nep, float *y);
 /* pool.c — N-d pools: x [NC][D][H][W] -> y [NC][OD][OH][OW]; pad [6] = begins, ends. */
 int pool_tap_nd(const int64_t *in, const int64_t *k, const int64_t *stride, const int64_t *pad,
                 const int64_t *dil, const int64_t *o, int64_t t, int64_t *pos, int *padded);
