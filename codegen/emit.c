@@ -455,6 +455,7 @@ static const char *const template_order[] = {
     "gemm",
     "conv",
     "depthwise_nhwc", /* after conv: its store calls conv_epilogue_f32 */
+    "conv_nhwc", /* after conv.c: uses its ConvEpilogue and tiles */
     "pool",
     "norm",
     "softmax",

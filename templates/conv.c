@@ -244,7 +244,7 @@ O2C_KERNEL void swish_f32(int64_t n, float alpha, const float *x, float *y);
 O2C_KERNEL void hard_swish_f32(int64_t n, const float *x, float *y);
 
 /* Applies ep[0 .. nep-1] in order to yr[0 .. len-1], elements at .. at+len-1 of the output
- * (also the store of depthwise_nhwc.c and pool_nhwc.c, on runs of NHWC output). */
+ * (also the store of conv_nhwc.c, depthwise_nhwc.c and pool_nhwc.c, on runs of NHWC output). */
 O2C_KERNEL void conv_epilogue_f32(const struct ConvEpilogue *ep, int nep, int64_t at, int64_t len,
                                   float *yr)
 {

@@ -453,6 +453,34 @@ enum {
 void depthwise_nhwc_pack_f32(int64_t C, int64_t KH, int64_t KW, const float *w, float *wp);
 void depthwise_nhwc_f32(const int64_t *geo, const float *x, const float *wp, const float *bias,
                         const struct ConvEpilogue *ep, int nep, float *y);
+/* conv_nhwc.c — float 2-D/1-D conv in NHWC with conv.c's bits; geo[] indices (the template
+ * declares the same enum). */
+enum {
+    CONV_NHWC_N,
+    CONV_NHWC_H,
+    CONV_NHWC_W,
+    CONV_NHWC_C,
+    CONV_NHWC_G,
+    CONV_NHWC_OCG,
+    CONV_NHWC_KH,
+    CONV_NHWC_KW,
+    CONV_NHWC_OH,
+    CONV_NHWC_OW,
+    CONV_NHWC_SH,
+    CONV_NHWC_SW,
+    CONV_NHWC_PT,
+    CONV_NHWC_PL,
+    CONV_NHWC_DH,
+    CONV_NHWC_DW,
+    CONV_NHWC_R,
+    CONV_NHWC_NGEO
+};
+int64_t conv_nhwc_packed_floats(const int64_t *geo);
+void conv_nhwc_pack_f32(const int64_t *geo, const float *w, float *wp);
+int64_t conv_nhwc_rows(const int64_t *geo, int64_t max_floats);
+int64_t conv_nhwc_work_floats(const int64_t *geo);
+void conv_nhwc_f32(const int64_t *geo, const float *x, const float *wp, const float *bias,
+                   const struct ConvEpilogue *ep, int nep, float *y, float *work);
 /* pool.c — N-d pools: x [NC][D][H][W] -> y [NC][OD][OH][OW]; pad [6] = begins, ends. */
 int pool_tap_nd(const int64_t *in, const int64_t *k, const int64_t *stride, const int64_t *pad,
                 const int64_t *dil, const int64_t *o, int64_t t, int64_t *pos, int *padded);

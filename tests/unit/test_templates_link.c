@@ -10,6 +10,7 @@
 #define O2C_KERNEL
 #include "../../templates/attention.c"
 #include "../../templates/conv.c"
+#include "../../templates/conv_nhwc.c"
 #include "../../templates/data.c"
 #include "../../templates/depthwise_nhwc.c"
 #include "../../templates/elementwise.c"

@@ -1,0 +1,304 @@
+/* Unit test of templates/conv_nhwc.c: the NHWC convolution must give, element by element, the
+ * bits of the NCHW formulation of conv.c (im2col_f32 + gemm_f32 + add_channel_bias_f32: taps
+ * outer, channels inner, fmaf from +0.0f, padded taps included, the bias after the sum) on
+ * inputs and outputs transposed between the layouts, and those of a direct NHWC loop in the
+ * same order. Covers strides, dilations, asymmetric padding, groups, 1-D, kernels larger than
+ * the input, taps wholly in the padding, batches, few and many channels, output channel counts
+ * that are not a multiple of the weight block, band rows from 1 to the whole output; inf and
+ * NaN weights on padded taps; the tile-store epilogues (Add, Relu, Clip, Add with the residual
+ * first, Swish, HardSwish) against the ops' own kernels run as passes over the NHWC output;
+ * that the kernel stays inside its packed weight, work memory and output. */
+#define O2C_KERNEL static __attribute__((unused))
+#include "../../templates/conv.c"
+#include "../../templates/conv_nhwc.c"
+#include "../../templates/elementwise.c"
+#include "../../templates/gemm.c"
+#include "../../templates/math.c"
+
+#include <stdio.h>
+#include <string.h>
+
+static uint32_t rng_state = 2463534242u; /* seeds rnd() in check.h */
+#define CHECK_WITH_RND
+#include "check.h"
+
+typedef struct {
+    const char *name;
+    int64_t N, C, H, W, OC, groups, KH, KW;
+    int64_t sh, sw, pt, pl, pb, pr, dh, dw;
+} ConvCase;
+
+#define MAXE 131072
+static float XC[MAXE], XN[MAXE], Wt[MAXE], Wr[MAXE], WP[2 * MAXE], B[1024], COL[4 * MAXE];
+static float YC[MAXE], REF[MAXE], D[MAXE], RES[MAXE], E[MAXE], WORK[4 * MAXE];
+
+static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t d)
+{
+    return (in + p0 + p1 - d * (k - 1) - 1) / s + 1;
+}
+
+static void case_geo(const ConvCase *c, int64_t R, int64_t *geo)
+{
+    geo[CONV_NHWC_N] = c->N;
+    geo[CONV_NHWC_H] = c->H;
+    geo[CONV_NHWC_W] = c->W;
+    geo[CONV_NHWC_C] = c->C;
+    geo[CONV_NHWC_G] = c->groups;
+    geo[CONV_NHWC_OCG] = c->OC / c->groups;
+    geo[CONV_NHWC_KH] = c->KH;
+    geo[CONV_NHWC_KW] = c->KW;
+    geo[CONV_NHWC_OH] = out_size(c->H, c->KH, c->sh, c->pt, c->pb, c->dh);
+    geo[CONV_NHWC_OW] = out_size(c->W, c->KW, c->sw, c->pl, c->pr, c->dw);
+    geo[CONV_NHWC_SH] = c->sh;
+    geo[CONV_NHWC_SW] = c->sw;
+    geo[CONV_NHWC_PT] = c->pt;
+    geo[CONV_NHWC_PL] = c->pl;
+    geo[CONV_NHWC_DH] = c->dh;
+    geo[CONV_NHWC_DW] = c->dw;
+    geo[CONV_NHWC_R] = R;
+}
+
+/* [N][C][P] -> [N][P][C] */
+static void to_nhwc(int64_t N, int64_t C, int64_t P, const float *x, float *y)
+{
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t p = 0; p < P; p++)
+                y[(n * P + p) * C + c] = x[(n * C + c) * P + p];
+}
+
+/* The NCHW conv of conv.c's plain formulation, transposed to NHWC into ref. */
+static void conv_nchw_ref(const ConvCase *c, const int64_t *geo, float *ref)
+{
+    const int64_t OH = geo[CONV_NHWC_OH], OW = geo[CONV_NHWC_OW], P = OH * OW;
+    const int64_t Cg = c->C / c->groups, OCg = c->OC / c->groups, K = c->KH * c->KW * Cg;
+    conv_weight_reorder_f32(c->OC, Cg, c->KH, c->KW, Wt, Wr);
+    for (int64_t n = 0; n < c->N; n++)
+        for (int64_t g = 0; g < c->groups; g++) {
+            im2col_f32(c->C, c->H, c->W, g * Cg, Cg, c->KH, c->KW, OH, OW, c->sh, c->sw, c->pt,
+                       c->pl, c->dh, c->dw, XC + n * c->C * c->H * c->W, COL);
+            gemm_f32(OCg, P, K, Wr + g * OCg * K, K, 1, COL, P, 1, YC + (n * c->OC + g * OCg) * P);
+        }
+    add_channel_bias_f32(c->N, c->OC, P, B, YC);
+    to_nhwc(c->N, c->OC, P, YC, ref);
+}
+
+/* Direct NHWC loop; channels_inner = 0 sums the channels outer (only to show that the test
+ * tells the orders apart). */
+static void conv_nhwc_direct(const ConvCase *c, const int64_t *geo, int channels_inner, float *y)
+{
+    const int64_t OH = geo[CONV_NHWC_OH], OW = geo[CONV_NHWC_OW];
+    const int64_t Cg = c->C / c->groups, OCg = c->OC / c->groups, K = c->KH * c->KW * Cg;
+    for (int64_t n = 0; n < c->N; n++)
+        for (int64_t oh = 0; oh < OH; oh++)
+            for (int64_t ow = 0; ow < OW; ow++)
+                for (int64_t oc = 0; oc < c->OC; oc++) {
+                    const int64_t g = oc / OCg;
+                    float acc = 0.0f;
+                    for (int64_t t = 0; t < K; t++) {
+                        const int64_t ic = channels_inner ? t % Cg : t / (c->KH * c->KW);
+                        const int64_t tap = channels_inner ? t / Cg : t % (c->KH * c->KW);
+                        const int64_t kh = tap / c->KW, kw = tap % c->KW;
+                        const int64_t ih = oh * c->sh - c->pt + kh * c->dh;
+                        const int64_t iw = ow * c->sw - c->pl + kw * c->dw;
+                        float xv = 0.0f;
+                        if (ih >= 0 && ih < c->H && iw >= 0 && iw < c->W)
+                            xv = XN[((n * c->H + ih) * c->W + iw) * c->C + g * Cg + ic];
+                        acc = fmaf(Wt[((oc * Cg + ic) * c->KH + kh) * c->KW + kw], xv, acc);
+                    }
+                    y[((n * OH + oh) * OW + ow) * c->OC + oc] = acc + B[oc];
+                }
+}
+
+/* a[i] and b[i] have the same bits for i < n; with any_nan two NaNs count as the same (the sign
+ * of the NaN Swish or HardSwish makes of a NaN is the compiler's choice of operand order). */
+static int same_bits(const float *a, const float *b, int64_t n, int any_nan)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (memcmp(a + i, b + i, sizeof(float)) && !(any_nan && isnan(a[i]) && isnan(b[i])))
+            return 0;
+    return 1;
+}
+
+/* conv_nhwc_f32 into y with guards after the packed weight, the work memory and the output. */
+static void run_kernel(const ConvCase *c, const int64_t *geo, const float *bias,
+                       const struct ConvEpilogue *ep, int nep, float *y)
+{
+    const int64_t packed = conv_nhwc_packed_floats(geo), wf = conv_nhwc_work_floats(geo);
+    const int64_t total = c->N * geo[CONV_NHWC_OH] * geo[CONV_NHWC_OW] * c->OC;
+    check(packed < 2 * MAXE && wf < 4 * MAXE && total < MAXE, "the case fits the test's buffers");
+    WP[packed] = 555.0f;
+    conv_nhwc_pack_f32(geo, Wt, WP);
+    check(WP[packed] == 555.0f, "conv_nhwc_pack_f32 stays inside conv_nhwc_packed_floats");
+    WORK[wf] = 777.0f;
+    y[total] = 4242.0f;
+    conv_nhwc_f32(geo, XN, WP, bias, ep, nep, y, WORK);
+    check(WORK[wf] == 777.0f, "conv_nhwc_f32 stays inside conv_nhwc_work_floats");
+    check(y[total] == 4242.0f, "conv_nhwc_f32 stays inside its output");
+}
+
+/* The epilogues y + RES, Relu, Clip(-0.5, 0.75), RES + y, Swish(0.75), HardSwish (RES with
+ * -0.0f, exact cancellations, inf and NaN among random values): the Add alone, the first four,
+ * all six, against the conv followed by the passes the compiler emits without tile
+ * epilogues. */
+static void run_epilogues(const ConvCase *c, const int64_t *geo, int64_t total)
+{
+    for (int64_t i = 0; i < total; i++)
+        RES[i] = i % 11 == 0   ? -REF[i]
+                 : i % 17 == 0 ? -0.0f
+                 : i % 23 == 0 ? INFINITY
+                 : i % 29 == 0 ? NAN
+                               : rnd();
+    const struct ConvEpilogue ep[6] = {
+        {CONV_EP_ADD, 0, 0.0f, 0.0f, RES},     {CONV_EP_RELU, 0, 0.0f, 0.0f, NULL},
+        {CONV_EP_CLIP, 0, -0.5f, 0.75f, NULL}, {CONV_EP_ADD, 1, 0.0f, 0.0f, RES},
+        {CONV_EP_SWISH, 0, 0.75f, 0.0f, NULL}, {CONV_EP_HARD_SWISH, 0, 0.0f, 0.0f, NULL}};
+    const int64_t dims[1] = {total}, one[1] = {1};
+    const int neps[3] = {1, 4, 6};
+    char what[200];
+    for (int k = 0; k < 3; k++) {
+        const int nep = neps[k];
+        add_f32(1, dims, one, one, REF, RES, E);
+        if (nep >= 4) {
+            relu_f32(total, E, E);
+            clip_f32(total, -0.5f, 0.75f, E, E);
+            add_f32(1, dims, one, one, RES, E, E);
+        }
+        if (nep == 6) {
+            swish_f32(total, 0.75f, E, E);
+            hard_swish_f32(total, E, E);
+        }
+        run_kernel(c, geo, B, ep, nep, D);
+        snprintf(what, sizeof what, "conv_nhwc_f32 %s R=%d, %d epilogues: bits of conv + passes",
+                 c->name, (int)geo[CONV_NHWC_R], nep);
+        check(same_bits(D, E, total, nep == 6), what);
+    }
+}
+
+static void run_case(const ConvCase *c)
+{
+    int64_t geo[CONV_NHWC_NGEO];
+    case_geo(c, 1, geo);
+    const int64_t OH = geo[CONV_NHWC_OH], OW = geo[CONV_NHWC_OW], P = OH * OW;
+    const int64_t total = c->N * c->OC * P;
+    for (int64_t i = 0; i < c->N * c->C * c->H * c->W; i++)
+        XC[i] = rnd();
+    to_nhwc(c->N, c->C, c->H * c->W, XC, XN);
+    for (int64_t i = 0; i < c->OC * (c->C / c->groups) * c->KH * c->KW; i++)
+        Wt[i] = rnd();
+    for (int64_t i = 0; i < c->OC; i++)
+        B[i] = rnd();
+    conv_nchw_ref(c, geo, REF);
+    conv_nhwc_direct(c, geo, 1, D);
+    char what[200];
+    snprintf(what, sizeof what, "direct NHWC loop %s = NCHW im2col + gemm", c->name);
+    check(same_bits(D, REF, total, 0), what);
+    /* band rows: one, two, what conv_nhwc_rows picks for a small and a large budget, all */
+    const int64_t rows[5] = {1, 2, conv_nhwc_rows(geo, 4096), conv_nhwc_rows(geo, 1 << 20), OH};
+    for (int i = 0; i < 5; i++) {
+        case_geo(c, rows[i] < OH ? rows[i] : OH, geo);
+        check(geo[CONV_NHWC_R] >= 1, "conv_nhwc_rows gives at least one row");
+        run_kernel(c, geo, B, NULL, 0, D);
+        snprintf(what, sizeof what, "conv_nhwc_f32 %s (OH=%d OW=%d R=%d) = NCHW im2col + gemm",
+                 c->name, (int)OH, (int)OW, (int)geo[CONV_NHWC_R]);
+        check(same_bits(D, REF, total, 0), what);
+    }
+    /* no bias: y = acc, not acc + 0.0f (which would turn -0.0f into +0.0f) */
+    for (int64_t i = 0; i < c->OC; i++)
+        B[i] = -0.0f;
+    conv_nchw_ref(c, geo, REF);
+    run_kernel(c, geo, NULL, NULL, 0, D);
+    snprintf(what, sizeof what, "conv_nhwc_f32 %s without bias = NCHW with a -0.0f bias", c->name);
+    check(same_bits(D, REF, total, 0), what);
+    for (int64_t i = 0; i < c->OC; i++)
+        B[i] = rnd();
+    conv_nchw_ref(c, geo, REF);
+    run_epilogues(c, geo, total);
+}
+
+static const ConvCase cases[] = {
+    /* name, N, C, H, W, OC, groups, KH, KW, sh, sw, pt, pl, pb, pr, dh, dw */
+    {"3x3 valid", 1, 3, 5, 5, 4, 1, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1},
+    {"3x3 pad 1", 1, 3, 6, 7, 4, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"stride 2 asym pad", 1, 2, 7, 8, 3, 1, 3, 3, 2, 2, 1, 0, 0, 1, 1, 1},
+    {"dilation 2 pad 2", 1, 2, 9, 9, 3, 1, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},
+    {"dilation (2,3) stride (1,2)", 1, 3, 10, 12, 2, 1, 2, 3, 1, 2, 1, 3, 0, 2, 2, 3},
+    {"groups 2", 1, 4, 6, 6, 6, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"groups 3, 33 channels each", 1, 9, 5, 6, 99, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"one input channel", 1, 1, 9, 9, 40, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"1-D", 1, 3, 1, 20, 4, 1, 1, 5, 1, 3, 0, 2, 0, 2, 1, 2},
+    {"1-D batch 2 groups 3", 2, 6, 1, 16, 3, 3, 1, 3, 1, 1, 0, 1, 0, 1, 1, 1},
+    {"1x1", 1, 8, 5, 5, 4, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
+    {"1x1 stride 2", 1, 16, 9, 10, 40, 1, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1},
+    {"kernel larger than input", 1, 2, 2, 2, 3, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"taps entirely in padding", 1, 2, 4, 4, 2, 1, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3},
+    {"batch 2", 2, 3, 6, 5, 4, 1, 3, 2, 1, 1, 1, 0, 1, 0, 1, 1},
+    {"non-square 7x3 kernel 1x3", 1, 2, 7, 3, 3, 1, 1, 3, 2, 1, 0, 1, 1, 1, 1, 1},
+    {"many channels", 1, 64, 4, 4, 8, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"5x5 stride 3 big pad", 1, 3, 11, 9, 2, 1, 5, 5, 3, 3, 4, 4, 4, 4, 1, 1},
+    {"7x7 stride 2, 3 channels (ResNet conv1)", 1, 3, 30, 29, 40, 1, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1},
+    {"3x3 32->64 wide rows", 1, 32, 9, 31, 64, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"3x3 stride 2 48->72, 2 images", 2, 48, 10, 11, 72, 1, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+    {"3x3 96->32 7x7", 1, 96, 7, 7, 32, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"3x3 16->16 8x8", 1, 16, 8, 8, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+};
+
+/* inf and NaN weights, on taps that are padding for some outputs: channel 3 has an inf weight
+ * on its top-left tap, which makes NaN (fmaf(inf, 0.0f, acc)) of exactly the outputs in the
+ * first row or column, as in NCHW, and +-inf of the others; channel 7 a NaN weight, channel 10
+ * a -inf one on its bottom-right tap. */
+static void test_special_weights(void)
+{
+    const ConvCase c = {"inf/NaN weights", 1, 5, 6, 6, 35, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+    int64_t geo[CONV_NHWC_NGEO];
+    case_geo(&c, 2, geo);
+    const int64_t OH = geo[CONV_NHWC_OH], OW = geo[CONV_NHWC_OW], total = c.OC * OH * OW;
+    for (int64_t i = 0; i < c.C * c.H * c.W; i++)
+        XC[i] = rnd();
+    to_nhwc(1, c.C, c.H * c.W, XC, XN);
+    for (int64_t i = 0; i < c.OC * c.C * 9; i++)
+        Wt[i] = rnd();
+    Wt[(3 * c.C + 1) * 9 + 0] = INFINITY;
+    Wt[(7 * c.C + 2) * 9 + 4] = NAN;
+    Wt[(10 * c.C + 4) * 9 + 8] = -INFINITY;
+    for (int64_t i = 0; i < c.OC; i++)
+        B[i] = rnd();
+    conv_nchw_ref(&c, geo, REF);
+    run_kernel(&c, geo, B, NULL, 0, D);
+    int64_t nan3 = 0, inf3 = 0;
+    for (int64_t p = 0; p < OH * OW; p++) {
+        nan3 += isnan(D[p * c.OC + 3]) != 0;
+        inf3 += isinf(D[p * c.OC + 3]) != 0;
+    }
+    check(nan3 == OH + OW - 1 && inf3 == OH * OW - nan3,
+          "an inf weight on a padded tap gives NaN exactly where the tap is padding");
+    check(same_bits(D, REF, total, 0), "conv_nhwc_f32 with inf/NaN weights = NCHW im2col + gemm");
+}
+
+/* The direct loop with the channels outer differs from the documented order: the comparisons
+ * above can fail. */
+static void test_sensitivity(void)
+{
+    const ConvCase *c = &cases[16]; /* many channels */
+    int64_t geo[CONV_NHWC_NGEO];
+    case_geo(c, 1, geo);
+    for (int64_t i = 0; i < c->C * c->H * c->W; i++)
+        XC[i] = rnd();
+    to_nhwc(1, c->C, c->H * c->W, XC, XN);
+    for (int64_t i = 0; i < c->OC * c->C * 9; i++)
+        Wt[i] = rnd();
+    conv_nchw_ref(c, geo, REF);
+    conv_nhwc_direct(c, geo, 0, D);
+    check(!same_bits(D, REF, c->OC * 16, 0), "channels-outer order gives other bits");
+}
+
+int main(void)
+{
+    (void)gemm_epilogue_f32; /* gemm.c is included for gemm_f32 only */
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_case(&cases[i]);
+    test_special_weights();
+    test_sensitivity();
+    printf("%d passed, %d failed\n", n_passed, n_failed);
+    return n_failed != 0;
+}
