@@ -457,6 +457,7 @@ static const char *const template_order[] = {
     "depthwise_nhwc", /* after conv: its store calls conv_epilogue_f32 */
     "conv_nhwc", /* after conv.c: uses its ConvEpilogue and tiles */
     "pool",
+    "pool_nhwc",
     "norm",
     "softmax",
     "elementwise",

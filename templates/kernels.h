@@ -481,6 +481,11 @@ int64_t conv_nhwc_rows(const int64_t *geo, int64_t max_floats);
 int64_t conv_nhwc_work_floats(const int64_t *geo);
 void conv_nhwc_f32(const int64_t *geo, const float *x, const float *wp, const float *bias,
                    const struct ConvEpilogue *ep, int nep, float *y, float *work);
+/* pool_nhwc.c — channels-last pools, the bits of pool.c's: x [N][H][W][C] -> y [N][OH][OW][C],
+ * geo[NHWC_GEO_LEN]; global: x [N][HW][C] -> y [N][C] (also ReduceMean over H, W). */
+void maxpool_nhwc_f32(const int64_t *geo, const float *x, float *y);
+void avgpool_nhwc_f32(const int64_t *geo, int count_include_pad, const float *x, float *y);
+void global_avgpool_nhwc_f32(int64_t N, int64_t HW, int64_t C, const float *x, float *y);
 /* pool.c — N-d pools: x [NC][D][H][W] -> y [NC][OD][OH][OW]; pad [6] = begins, ends. */
 int pool_tap_nd(const int64_t *in, const int64_t *k, const int64_t *stride, const int64_t *pad,
                 const int64_t *dil, const int64_t *o, int64_t t, int64_t *pos, int *padded);

@@ -25,6 +25,7 @@
 #include "../../templates/nn.c"
 #include "../../templates/norm.c"
 #include "../../templates/pool.c"
+#include "../../templates/pool_nhwc.c"
 #include "../../templates/quant.c"
 #include "../../templates/quant_nhwc.c"
 #include "../../templates/random.c"
