@@ -42,10 +42,11 @@ O2C_KERNEL int32_t qconv_s8_round(int32_t a, double m, double yz, double lo, dou
 O2C_KERNEL int32_t qconv_s8_round_small(int32_t a, double m, double yz, int32_t lo, int32_t hi);
 O2C_KERNEL int qconv_s8_fits(const int64_t *geo, int32_t bias, double m, double yz);
 
-#define QNHWC_OB  16 /* output channels per weight block: 16 int32 sums, one 512-bit vector */
-#define QNHWC_NOB 4  /* most weight blocks per tile */
-#define QNHWC_T   8  /* most output pixels per tile */
-#define QNHWC_DWB 64 /* most channels per depthwise block */
+#define QNHWC_OB   16 /* output channels per weight block: 16 int32 sums, one 512-bit vector */
+#define QNHWC_NOB  3  /* most weight blocks per tile (24 vectors of sums) */
+#define QNHWC_T    8  /* most output pixels per tile */
+#define QNHWC_DWB  64 /* most channels per depthwise block */
+#define QNHWC_TAPS 64 /* most taps of the direct form */
 
 static int qnhwc_depthwise(const int64_t *geo)
 {
@@ -57,13 +58,29 @@ static int64_t qnhwc_up(int64_t n, int64_t m)
     return (n + m - 1) / m * m;
 }
 
+/* The general form's tile: QNHWC_T output pixels (a partial tile repeats its last pixel; those
+ * sums are dropped) x nob blocks of 16 output channels. The packed weights' k is
+ * (tap, input channel), Kq = ceil(taps * Cg / 4) quads: with Cg a multiple of 4 (and at most
+ * QNHWC_TAPS taps) each quad is one 32-bit lane of a pixel, read in place ("direct"); else the
+ * tile's patches are copied first, [QNHWC_T][4 Kq] bytes ("patch", what the first layers with
+ * 1 or 3 channels take). */
+static int qnhwc_direct(const int64_t *geo)
+{
+    return geo[1] / geo[6] % 4 == 0 && geo[7] * geo[8] * geo[9] <= QNHWC_TAPS;
+}
+
+static int64_t qnhwc_kq(const int64_t *geo)
+{
+    return (geo[1] / geo[6] * geo[7] * geo[8] * geo[9] + 3) / 4;
+}
+
 /* Bytes of qconv_nhwc_s8's packed weights. */
 O2C_KERNEL int64_t qconv_nhwc_s8_wbytes(const int64_t *geo)
 {
     const int64_t taps = geo[7] * geo[8] * geo[9], G = geo[6];
     if (qnhwc_depthwise(geo))
         return taps * qnhwc_up(geo[1], 16);
-    return G * qnhwc_up(geo[5] / G, QNHWC_OB) * taps * qnhwc_up(geo[1] / G, 4);
+    return G * qnhwc_up(geo[5] / G, QNHWC_OB) * 4 * qnhwc_kq(geo);
 }
 
 /* wp = w [OC][Cg][KD][KH][KW] (the model's layout) in qconv_nhwc_s8's: depthwise [taps][Cp],
@@ -79,39 +96,55 @@ O2C_KERNEL void qconv_nhwc_s8_weights(const int64_t *geo, const int8_t *w, int8_
                 wp[k * Cp + c] = w[c * taps + k];
         return;
     }
-    const int64_t Cq = qnhwc_up(Cg, 4) / 4, OCgp = qnhwc_up(OCg, QNHWC_OB);
+    const int64_t Kq = qnhwc_kq(geo), OCgp = qnhwc_up(OCg, QNHWC_OB);
     for (int64_t g = 0; g < G; g++)
         for (int64_t o = 0; o < OCg; o++)
             for (int64_t ic = 0; ic < Cg; ic++)
                 for (int64_t k = 0; k < taps; k++) {
                     const int64_t b = (g * OCgp + o) / QNHWC_OB, j = o % QNHWC_OB;
-                    const int64_t at =
-                        ((b * taps + k) * Cq + ic / 4) * 4 * QNHWC_OB + j * 4 + ic % 4;
-                    wp[at] = w[((g * OCg + o) * Cg + ic) * taps + k];
+                    const int64_t kk = k * Cg + ic; /* (tap, channel) */
+                    wp[((b * Kq + kk / 4) * QNHWC_OB + j) * 4 + kk % 4] =
+                        w[((g * OCg + o) * Cg + ic) * taps + k];
                 }
 }
 
-/* Scratch bytes: one padding pixel of C bytes, rounded up to whole blocks and quads. */
-O2C_KERNEL int64_t qconv_nhwc_s8_scratch(const int64_t *geo)
+/* Scratch bytes: one padding pixel of C bytes, rounded up to whole blocks and quads, then the
+ * patch form's patches. */
+static int64_t qnhwc_pad_bytes(const int64_t *geo)
 {
-    return qnhwc_up(geo[1], QNHWC_DWB) + 4;
+    return qnhwc_up(geo[1], QNHWC_DWB) + 64;
 }
 
-/* The requantisation of qconv_s8 (qconv_s8_round) of n sums acc of consecutive output channels
- * with multipliers m, as bytes (uint8, or int8's two's complement); small: every channel
- * qconv_s8_fits, so the int32 clamp of qconv_s8_round_small gives the same values. */
-static void qnhwc_requant(int64_t n, const int32_t *restrict acc, const double *restrict m,
-                          double yz, int y_type, int small, uint8_t *restrict y)
+O2C_KERNEL int64_t qconv_nhwc_s8_scratch(const int64_t *geo)
 {
+    return qnhwc_pad_bytes(geo) + QNHWC_T * 4 * qnhwc_kq(geo);
+}
+
+/* y[0..n) = the requantisation of qconv_s8 (qconv_s8_round) of 16 sums acc of consecutive output
+ * channels with multipliers m[16], as bytes (uint8, or int8's two's complement); small: every
+ * channel qconv_s8_fits, so the int32 clamp of qconv_s8_round_small gives the same values.
+ * Always 16 values, so that the loop is whole vectors; n <= 16 are stored. */
+static void qnhwc_requant16(int64_t n, const int32_t *restrict acc, const double *restrict m,
+                            double yz, int y_type, int small, uint8_t *restrict y)
+{
+    uint8_t v[16];
     if (small) {
         const int32_t lo = y_type == 2 ? 0 : -128, hi = y_type == 2 ? 255 : 127;
-        for (int64_t j = 0; j < n; j++)
-            y[j] = (uint8_t)qconv_s8_round_small(acc[j], m[j], yz, lo, hi);
-        return;
+        for (int j = 0; j < 16; j++)
+            v[j] = (uint8_t)qconv_s8_round_small(acc[j], m[j], yz, lo, hi);
+    } else {
+        const double lo = y_type == 2 ? 0.0 : -128.0, hi = y_type == 2 ? 255.0 : 127.0;
+        for (int j = 0; j < 16; j++)
+            v[j] = (uint8_t)qconv_s8_round(acc[j], m[j], yz, lo, hi);
     }
-    const double lo = y_type == 2 ? 0.0 : -128.0, hi = y_type == 2 ? 255.0 : 127.0;
-    for (int64_t j = 0; j < n; j++)
-        y[j] = (uint8_t)qconv_s8_round(acc[j], m[j], yz, lo, hi);
+    memcpy(y, v, (size_t)n);
+}
+
+/* mb[0..n) = mult[0..n), then zeros up to a multiple of 16 (whole vectors of qnhwc_requant16). */
+static void qnhwc_mult_block(int64_t n, const double *mult, double *mb)
+{
+    for (int64_t j = 0; j < qnhwc_up(n, 16); j++)
+        mb[j] = j < n ? mult[j] : 0.0;
 }
 
 /* The input pixel (id, ih, iw) of an image xn [D][H][W][C], or the padding pixel. */
@@ -140,6 +173,7 @@ static void qnhwc_depthwise_image(const int64_t *geo, const uint8_t *xn, const u
     const int64_t C = geo[1], KD = geo[7], KH = geo[8], KW = geo[9];
     const int64_t P = geo[10] * geo[11] * geo[12], Cp = qnhwc_up(C, 16);
     int32_t acc[QNHWC_DWB];
+    double mb[QNHWC_DWB];
     for (int64_t p = 0; p < P; p++) {
         int64_t org[3];
         qnhwc_origin(geo, p, org);
@@ -159,98 +193,202 @@ static void qnhwc_depthwise_image(const int64_t *geo, const uint8_t *xn, const u
                         for (int64_t c = 0; c < cb; c++)
                             acc[c] += (int32_t)(uint8_t)(src[c] ^ flip) * wk[c];
                     }
-            qnhwc_requant(cb, acc, mult + c0, yz, y_type, small, y + p * C + c0);
+            qnhwc_mult_block(cb, mult + c0, mb); /* (few: the channels of one pixel) */
+            for (int64_t j = 0; j < cb; j += 16)
+                qnhwc_requant16(cb - j < 16 ? cb - j : 16, acc + j, mb + j, yz, y_type, small,
+                                y + p * C + c0 + j);
         }
     }
 }
 
-/* The 32-bit lane of input channels 4q .. 4q+3 of pixel px (n of them left, the rest 0). */
-static uint32_t qnhwc_lane(const uint8_t *px, int64_t n)
-{
-    uint32_t v = 0;
-    for (int64_t c = 0; c < n && c < 4; c++)
-        v |= (uint32_t)px[c] << 8 * c;
-    return v;
-}
+/* gcc and clang keep the tile in registers once nob is a constant: the body is inlined into one
+ * function per nob. */
+#if defined(__GNUC__)
+#define QNHWC_INLINE __attribute__((always_inline)) inline
+#else
+#define QNHWC_INLINE inline
+#endif
 
-/* acc [nob][T][16] = bias + the sums of T output pixels whose windows start at org[t], for nob
- * blocks of 16 output channels of one group (xg: the image at the group's first channel; wb:
- * the first block's packed weights, blocks taps * Cq * 64 bytes apart). */
-static void qnhwc_tile(const int64_t *geo, const uint8_t *xg, const uint8_t *pad, uint32_t flip4,
-                       const int64_t (*org)[3], int64_t T, int64_t nob, const int8_t *wb,
-                       const int32_t *bias, int32_t *restrict acc)
+/* acc [nob][QNHWC_T][16] = bias + the sums over nsrc sources of qper quads each: source s of
+ * pixel t starts at src[s][t], its quad q is the lane at byte 4q (offset to uint8 by flip4);
+ * wb the first block's weights [Kq][16][4], blocks bs bytes apart. */
+static QNHWC_INLINE void qnhwc_core(int nob, int64_t nsrc, int64_t qper,
+                                    const uint8_t *const (*src)[QNHWC_T], uint32_t flip4,
+                                    const int8_t *wb, int64_t bs, const int32_t *bias,
+                                    int32_t *restrict acc)
 {
-    const int64_t Cg = geo[1] / geo[6], Cf = Cg / 4, Cq = (Cg + 3) / 4;
-    const int64_t KD = geo[7], KH = geo[8], KW = geo[9], bs = KD * KH * KW * Cq * 4 * QNHWC_OB;
-    for (int64_t b = 0; b < nob; b++)
-        for (int64_t t = 0; t < T; t++)
-            for (int64_t j = 0; j < QNHWC_OB; j++)
+    const int8_t *w = wb;
+#ifdef QNHWC_VNNI
+    __m512i c[QNHWC_NOB][QNHWC_T];
+    const __m512i f = _mm512_set1_epi32((int)flip4);
+    for (int b = 0; b < nob; b++) {
+        const __m512i v = _mm512_loadu_si512((const void *)(bias + b * QNHWC_OB));
+        for (int t = 0; t < QNHWC_T; t++)
+            c[b][t] = v;
+    }
+    for (int64_t s = 0; s < nsrc; s++)
+        for (int64_t q = 0; q < qper; q++, w += 4 * QNHWC_OB) {
+            __m512i wv[QNHWC_NOB];
+            for (int b = 0; b < nob; b++)
+                wv[b] = _mm512_loadu_si512((const void *)(w + b * bs));
+            for (int t = 0; t < QNHWC_T; t++) {
+                int32_t v;
+                memcpy(&v, src[s][t] + 4 * q, 4);
+                const __m512i a = _mm512_xor_si512(_mm512_set1_epi32(v), f);
+                for (int b = 0; b < nob; b++)
+                    c[b][t] = _mm512_dpbusd_epi32(c[b][t], a, wv[b]);
+            }
+        }
+    for (int b = 0; b < nob; b++)
+        for (int t = 0; t < QNHWC_T; t++)
+            _mm512_storeu_si512((void *)(acc + (b * QNHWC_T + t) * QNHWC_OB), c[b][t]);
+#else
+    for (int b = 0; b < nob; b++)
+        for (int t = 0; t < QNHWC_T; t++)
+            for (int j = 0; j < QNHWC_OB; j++)
                 acc[(b * QNHWC_T + t) * QNHWC_OB + j] = bias[b * QNHWC_OB + j];
-    const int8_t *wk = wb;
-    for (int64_t kd = 0; kd < KD; kd++)
-        for (int64_t kh = 0; kh < KH; kh++)
-            for (int64_t kw = 0; kw < KW; kw++, wk += Cq * 4 * QNHWC_OB) {
-                const uint8_t *px[QNHWC_T];
-                for (int64_t t = 0; t < T; t++) {
-                    px[t] = qnhwc_pixel(geo, xg, pad, org[t][0] + kd * geo[19],
-                                        org[t][1] + kh * geo[20], org[t][2] + kw * geo[21]);
-                }
-                for (int64_t q = 0; q < Cq; q++) {
-                    uint32_t a[QNHWC_T];
-                    for (int64_t t = 0; t < T; t++) {
-                        uint32_t v;
-                        if (q < Cf)
-                            memcpy(&v, px[t] + 4 * q, 4);
-                        else
-                            v = qnhwc_lane(px[t] + 4 * q, Cg - 4 * q);
-                        a[t] = v ^ flip4;
-                    }
-                    for (int64_t b = 0; b < nob; b++) {
-                        const int8_t *w = wk + b * bs + q * 4 * QNHWC_OB;
-                        for (int64_t t = 0; t < T; t++) {
-                            const int32_t a0 = (uint8_t)a[t], a1 = (uint8_t)(a[t] >> 8);
-                            const int32_t a2 = (uint8_t)(a[t] >> 16), a3 = (uint8_t)(a[t] >> 24);
-                            int32_t *r = acc + (b * QNHWC_T + t) * QNHWC_OB;
-                            for (int64_t j = 0; j < QNHWC_OB; j++)
-                                r[j] += a0 * w[4 * j] + a1 * w[4 * j + 1] + a2 * w[4 * j + 2] +
-                                        a3 * w[4 * j + 3];
-                        }
-                    }
+    for (int64_t s = 0; s < nsrc; s++)
+        for (int64_t q = 0; q < qper; q++, w += 4 * QNHWC_OB)
+            for (int t = 0; t < QNHWC_T; t++) {
+                uint32_t v;
+                memcpy(&v, src[s][t] + 4 * q, 4);
+                v ^= flip4;
+                const int32_t a0 = (uint8_t)v, a1 = (uint8_t)(v >> 8);
+                const int32_t a2 = (uint8_t)(v >> 16), a3 = (uint8_t)(v >> 24);
+                for (int b = 0; b < nob; b++) {
+                    const int8_t *wq = w + b * bs;
+                    int32_t *r = acc + (b * QNHWC_T + t) * QNHWC_OB;
+                    for (int j = 0; j < QNHWC_OB; j++)
+                        r[j] += a0 * wq[4 * j] + a1 * wq[4 * j + 1] + a2 * wq[4 * j + 2] +
+                                a3 * wq[4 * j + 3];
                 }
             }
+#endif
 }
 
-/* One image of the general form: y [P][OC] from xn [D][H][W][C]. */
+static void qnhwc_core_n(int nob, int64_t nsrc, int64_t qper, const uint8_t *const (*src)[QNHWC_T],
+                         uint32_t flip4, const int8_t *wb, int64_t bs, const int32_t *bias,
+                         int32_t *restrict acc)
+{
+    if (nob == 1)
+        qnhwc_core(1, nsrc, qper, src, flip4, wb, bs, bias, acc);
+    else if (nob == 2)
+        qnhwc_core(2, nsrc, qper, src, flip4, wb, bs, bias, acc);
+    else
+        qnhwc_core(QNHWC_NOB, nsrc, qper, src, flip4, wb, bs, bias, acc);
+}
+
+/* Where tap k reads, in bytes from its window's first pixel: off[k] = ((kd*dd*H + kh*dh)*W +
+ * kw*dw)*C; and span[j] = the window's extent - 1 along depth, rows, columns. Once per call. */
+static void qnhwc_taps(const int64_t *geo, int64_t *off, int64_t *span)
+{
+    const int64_t H = geo[3], W = geo[4], C = geo[1];
+    int64_t k = 0;
+    for (int64_t kd = 0; kd < geo[7]; kd++)
+        for (int64_t kh = 0; kh < geo[8]; kh++)
+            for (int64_t kw = 0; kw < geo[9]; kw++, k++)
+                off[k] = ((kd * geo[19] * H + kh * geo[20]) * W + kw * geo[21]) * C;
+    for (int j = 0; j < 3; j++)
+        span[j] = (geo[7 + j] - 1) * geo[19 + j];
+}
+
+/* The sources of tile pixel t whose window starts at org (see qnhwc_core): direct form
+ * src[k][t] = the pixel tap k reads (at the group's first channel xg - xn), patch form the
+ * patch row [4 Kq] of the tile's pixel t, copied. Windows inside the image take the tap
+ * offsets; those that cross its border look each pixel up. */
+static void qnhwc_sources(const int64_t *geo, const uint8_t *xn, int64_t g0, const uint8_t *pad,
+                          const int64_t *off, const int64_t *span, const int64_t *org, int direct,
+                          uint8_t *row, const uint8_t *(*src)[QNHWC_T], int64_t t)
+{
+    const int64_t D = geo[2], H = geo[3], W = geo[4], C = geo[1], Cg = C / geo[6];
+    const int64_t KD = geo[7], KH = geo[8], KW = geo[9], taps = KD * KH * KW;
+    const int inside = org[0] >= 0 && org[0] + span[0] < D && org[1] >= 0 && org[1] + span[1] < H &&
+                       org[2] >= 0 && org[2] + span[2] < W;
+    if (inside) {
+        const uint8_t *base = xn + ((org[0] * H + org[1]) * W + org[2]) * C + g0;
+        if (direct) {
+            for (int64_t k = 0; k < taps; k++)
+                src[k][t] = base + off[k];
+            return;
+        }
+        src[0][t] = row;
+        if (Cg == C && geo[21] == 1) { /* a window row is KW * C contiguous bytes */
+            for (int64_t r = 0; r < KD * KH; r++)
+                memcpy(row + r * KW * C, base + off[r * KW], (size_t)(KW * C));
+            return;
+        }
+        for (int64_t k = 0; k < taps; k++)
+            memcpy(row + k * Cg, base + off[k], (size_t)Cg);
+        return;
+    }
+    int64_t k = 0;
+    for (int64_t kd = 0; kd < KD; kd++)
+        for (int64_t kh = 0; kh < KH; kh++)
+            for (int64_t kw = 0; kw < KW; kw++, k++) {
+                const uint8_t *px = qnhwc_pixel(geo, xn, pad, org[0] + kd * geo[19],
+                                                org[1] + kh * geo[20], org[2] + kw * geo[21]);
+                px += px == pad ? 0 : g0;
+                if (direct)
+                    src[k][t] = px;
+                else
+                    memcpy(row + k * Cg, px, (size_t)Cg);
+            }
+    if (!direct)
+        src[0][t] = row;
+}
+
+/* One image of the general form: y [P][OC] from xn [D][H][W][C]; patch: the patch form's
+ * scratch. */
 static void qnhwc_image(const int64_t *geo, const uint8_t *xn, const uint8_t *pad, uint8_t flip,
                         const int8_t *w, const int32_t *bias_adj, const double *mult, int y_type,
-                        double yz, int small, uint8_t *y)
+                        double yz, int small, uint8_t *y, uint8_t *patch)
 {
     const int64_t G = geo[6], Cg = geo[1] / G, OC = geo[5], OCg = OC / G;
-    const int64_t P = geo[10] * geo[11] * geo[12], taps = geo[7] * geo[8] * geo[9];
-    const int64_t OCgp = qnhwc_up(OCg, QNHWC_OB), Cq = (Cg + 3) / 4;
+    const int64_t taps = geo[7] * geo[8] * geo[9], OH = geo[11], OW = geo[12];
+    const int64_t P = geo[10] * OH * OW, Kq = qnhwc_kq(geo);
+    const int64_t OCgp = qnhwc_up(OCg, QNHWC_OB), bs = Kq * 4 * QNHWC_OB;
     const uint32_t flip4 = (uint32_t)flip * 0x01010101u;
+    const int direct = qnhwc_direct(geo);
     int32_t acc[QNHWC_NOB * QNHWC_T * QNHWC_OB], bias[QNHWC_NOB * QNHWC_OB];
+    double mb[QNHWC_NOB * QNHWC_OB];
+    const uint8_t *src[QNHWC_TAPS][QNHWC_T]; /* direct: [tap][pixel]; patch: [0][pixel] */
+    int64_t off[QNHWC_TAPS], span[3];
+    if (direct)
+        qnhwc_taps(geo, off, span);
+    else if (taps <= QNHWC_TAPS)
+        qnhwc_taps(geo, off, span);
+    else
+        span[0] = geo[2], span[1] = geo[3], span[2] = geo[4]; /* no window is inside */
     for (int64_t g = 0; g < G; g++)
         for (int64_t p0 = 0; p0 < P; p0 += QNHWC_T) {
             const int64_t T = P - p0 < QNHWC_T ? P - p0 : QNHWC_T;
-            int64_t org[QNHWC_T][3];
-            for (int64_t t = 0; t < T; t++)
-                qnhwc_origin(geo, p0 + t, org[t]);
+            int64_t od = p0 / (OH * OW), oh = p0 / OW % OH, ow = p0 % OW; /* then counted */
+            for (int64_t t = 0; t < QNHWC_T; t++) {
+                const int64_t org[3] = {od * geo[13] - geo[16], oh * geo[14] - geo[17],
+                                        ow * geo[15] - geo[18]};
+                qnhwc_sources(geo, xn, g * Cg, pad, off, span, org, direct, patch + t * 4 * Kq, src,
+                              t);
+                if (t + 1 < T && ++ow == OW) /* a partial tile repeats its last pixel */
+                    if (ow = 0, ++oh == OH)
+                        oh = 0, od++;
+            }
             for (int64_t o0 = 0; o0 < OCg; o0 += QNHWC_NOB * QNHWC_OB) {
                 const int64_t no =
                     OCg - o0 < QNHWC_NOB * QNHWC_OB ? OCg - o0 : QNHWC_NOB * QNHWC_OB;
-                const int64_t nob = (no + QNHWC_OB - 1) / QNHWC_OB;
+                const int nob = (int)((no + QNHWC_OB - 1) / QNHWC_OB);
                 for (int64_t j = 0; j < nob * QNHWC_OB; j++)
                     bias[j] = j < no ? bias_adj[g * OCg + o0 + j] : 0;
-                qnhwc_tile(geo, xn + g * Cg, pad, flip4, (const int64_t(*)[3])org, T, nob,
-                           w + (g * OCgp + o0) * taps * Cq * 4, bias, acc);
+                qnhwc_mult_block(no, mult + g * OCg + o0, mb);
+                qnhwc_core_n(nob, direct ? taps : 1, direct ? Cg / 4 : Kq,
+                             (const uint8_t *const(*)[QNHWC_T])src, flip4,
+                             w + (g * OCgp + o0) * 4 * Kq, bs, bias, acc);
                 for (int64_t t = 0; t < T; t++)
                     for (int64_t b = 0; b < nob; b++) {
                         const int64_t n =
                             no - b * QNHWC_OB < QNHWC_OB ? no - b * QNHWC_OB : QNHWC_OB;
                         const int64_t oc = g * OCg + o0 + b * QNHWC_OB;
-                        qnhwc_requant(n, acc + (b * QNHWC_T + t) * QNHWC_OB, mult + oc, yz, y_type,
-                                      small, y + (p0 + t) * OC + oc);
+                        qnhwc_requant16(n, acc + (b * QNHWC_T + t) * QNHWC_OB, mb + b * QNHWC_OB,
+                                        yz, y_type, small, y + (p0 + t) * OC + oc);
                     }
             }
         }
@@ -274,13 +412,15 @@ O2C_KERNEL void qconv_nhwc_s8(const int64_t *geo, int x_type, const void *x, con
     for (int64_t oc = 0; oc < OC; oc++)
         small = small && qconv_s8_fits(geo, bias_adj[oc], mult[oc], yz);
     /* the padding pixel: bytes that read as the zero point once offset */
-    memset(scratch, xz ^ flip, (size_t)qconv_nhwc_s8_scratch(geo));
+    memset(scratch, xz ^ flip, (size_t)qnhwc_pad_bytes(geo));
+    memset(scratch + qnhwc_pad_bytes(geo), 0, (size_t)(QNHWC_T * 4 * qnhwc_kq(geo))); /* k >= K */
     for (int64_t n = 0; n < N; n++) {
         const uint8_t *xn = (const uint8_t *)x + n * plane * C;
         uint8_t *yn = (uint8_t *)y + n * P * OC;
         if (qnhwc_depthwise(geo))
             qnhwc_depthwise_image(geo, xn, scratch, flip, w, bias_adj, mult, y_type, yz, small, yn);
         else
-            qnhwc_image(geo, xn, scratch, flip, w, bias_adj, mult, y_type, yz, small, yn);
+            qnhwc_image(geo, xn, scratch, flip, w, bias_adj, mult, y_type, yz, small, yn,
+                        scratch + qnhwc_pad_bytes(geo));
     }
 }
