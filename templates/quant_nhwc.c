@@ -58,6 +58,49 @@ static int64_t qnhwc_up(int64_t n, int64_t m)
     return (n + m - 1) / m * m;
 }
 
+/* The depthwise row form (2-D, fewer than 64 channels): the zero-point-padded image is copied
+ * once, split by column phase (stride), xp [sw][Hp][Wq][C]; then each tap of an output row is
+ * one contiguous run of OW*C bytes of xp, times the tap's weights repeated along the row
+ * ([taps][Lw], Lw = lcm(C, 64): whole vectors of 64 bytes keep their channels), summed into the
+ * row's OW*C accumulators, which are y's row: no per-pixel work. Up to QNHWC_DW_BYTES of
+ * padded image; otherwise (and for 64 channels or more) each pixel sums its taps across its
+ * channels. */
+#ifndef QNHWC_DW_BYTES /* (the unit test lowers it to cover both forms) */
+#define QNHWC_DW_BYTES 131072
+#endif
+
+static int64_t qnhwc_lw(int64_t C)
+{
+    int64_t a = C, b = 64; /* lcm(C, 64) = C * 64 / gcd */
+    while (b)
+        a %= b, a ^= b, b ^= a, a ^= b; /* (a, b) = (b, a % b) */
+    return C * 64 / a;
+}
+
+/* {Hp, Wq, bytes of xp} of the row form. */
+static void qnhwc_dw_extents(const int64_t *geo, int64_t *e)
+{
+    const int64_t sw = geo[15];
+    e[0] = (geo[11] - 1) * geo[14] + (geo[8] - 1) * geo[20] + 1;
+    e[1] = ((geo[12] - 1) * sw + (geo[9] - 1) * geo[21] + 1 + sw - 1) / sw;
+    e[2] = sw * e[0] * e[1] * geo[1] + 64; /* the last run's vector reads past it */
+}
+
+static int qnhwc_dw_rows(const int64_t *geo)
+{
+    int64_t e[3];
+    if (!qnhwc_depthwise(geo) || geo[1] >= 64 || geo[2] != 1 || geo[7] != 1)
+        return 0;
+    qnhwc_dw_extents(geo, e);
+    return qnhwc_lw(geo[1]) <= 256 && e[2] <= QNHWC_DW_BYTES;
+}
+
+/* Accumulators per output row of the row form: OW*C in whole vectors of 64. */
+static int64_t qnhwc_dw_la(const int64_t *geo)
+{
+    return qnhwc_up(geo[12] * geo[1], 64);
+}
+
 /* The general form's tile: QNHWC_T output pixels (a partial tile repeats its last pixel; those
  * sums are dropped) x nob blocks of 16 output channels. The packed weights' k is
  * (tap, input channel), Kq = ceil(taps * Cg / 4) quads: with Cg a multiple of 4 (and at most
@@ -78,6 +121,8 @@ static int64_t qnhwc_kq(const int64_t *geo)
 O2C_KERNEL int64_t qconv_nhwc_s8_wbytes(const int64_t *geo)
 {
     const int64_t taps = geo[7] * geo[8] * geo[9], G = geo[6];
+    if (qnhwc_dw_rows(geo))
+        return taps * qnhwc_lw(geo[1]);
     if (qnhwc_depthwise(geo))
         return taps * qnhwc_up(geo[1], 16);
     return G * qnhwc_up(geo[5] / G, QNHWC_OB) * 4 * qnhwc_kq(geo);
@@ -89,6 +134,13 @@ O2C_KERNEL void qconv_nhwc_s8_weights(const int64_t *geo, const int8_t *w, int8_
 {
     const int64_t taps = geo[7] * geo[8] * geo[9], G = geo[6], Cg = geo[1] / G, OCg = geo[5] / G;
     memset(wp, 0, (size_t)qconv_nhwc_s8_wbytes(geo));
+    if (qnhwc_dw_rows(geo)) { /* each tap's weights repeated along a run */
+        const int64_t Lw = qnhwc_lw(geo[1]);
+        for (int64_t k = 0; k < taps; k++)
+            for (int64_t i = 0; i < Lw; i++)
+                wp[k * Lw + i] = w[i % geo[1] * taps + k];
+        return;
+    }
     if (qnhwc_depthwise(geo)) {
         const int64_t Cp = qnhwc_up(geo[1], 16);
         for (int64_t c = 0; c < geo[1]; c++)
@@ -117,6 +169,11 @@ static int64_t qnhwc_pad_bytes(const int64_t *geo)
 
 O2C_KERNEL int64_t qconv_nhwc_s8_scratch(const int64_t *geo)
 {
+    if (qnhwc_dw_rows(geo)) { /* xp, then the bias, multipliers and sums of a row */
+        int64_t e[3];
+        qnhwc_dw_extents(geo, e);
+        return qnhwc_up(e[2], 64) + 16 * qnhwc_dw_la(geo);
+    }
     return qnhwc_pad_bytes(geo) + QNHWC_T * 4 * qnhwc_kq(geo);
 }
 
@@ -128,6 +185,26 @@ static void qnhwc_requant16(int64_t n, const int32_t *restrict acc, const double
                             double yz, int y_type, int small, uint8_t *restrict y)
 {
     uint8_t v[16];
+#ifdef QNHWC_VNNI /* (AVX-512F) the same operations, 8 doubles at a time */
+    const __m512i a = _mm512_loadu_si512((const void *)acc);
+    const __m512d z = _mm512_set1_pd(yz);
+    __m512d p0 = _mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(a)), _mm512_loadu_pd(m));
+    __m512d p1 =
+        _mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(a, 1)), _mm512_loadu_pd(m + 8));
+    p0 = _mm512_roundscale_pd(_mm512_add_pd(p0, z), _MM_FROUND_CUR_DIRECTION | _MM_FROUND_NO_EXC);
+    p1 = _mm512_roundscale_pd(_mm512_add_pd(p1, z), _MM_FROUND_CUR_DIRECTION | _MM_FROUND_NO_EXC);
+    if (!small) { /* the double clamp of qconv_s8_round */
+        const __m512d lo = _mm512_set1_pd(y_type == 2 ? 0.0 : -128.0);
+        const __m512d hi = _mm512_set1_pd(y_type == 2 ? 255.0 : 127.0);
+        p0 = _mm512_min_pd(_mm512_max_pd(p0, lo), hi);
+        p1 = _mm512_min_pd(_mm512_max_pd(p1, lo), hi);
+    }
+    __m512i r = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtpd_epi32(p0)),
+                                   _mm512_cvtpd_epi32(p1), 1);
+    r = _mm512_max_epi32(r, _mm512_set1_epi32(y_type == 2 ? 0 : -128));
+    r = _mm512_min_epi32(r, _mm512_set1_epi32(y_type == 2 ? 255 : 127));
+    _mm_storeu_si128((__m128i *)(void *)v, _mm512_cvtepi32_epi8(r));
+#else
     if (small) {
         const int32_t lo = y_type == 2 ? 0 : -128, hi = y_type == 2 ? 255 : 127;
         for (int j = 0; j < 16; j++)
@@ -137,7 +214,11 @@ static void qnhwc_requant16(int64_t n, const int32_t *restrict acc, const double
         for (int j = 0; j < 16; j++)
             v[j] = (uint8_t)qconv_s8_round(acc[j], m[j], yz, lo, hi);
     }
-    memcpy(y, v, (size_t)n);
+#endif
+    if (n == 16)
+        memcpy(y, v, 16);
+    else
+        memcpy(y, v, (size_t)n);
 }
 
 /* mb[0..n) = mult[0..n), then zeros up to a multiple of 16 (whole vectors of qnhwc_requant16). */
@@ -278,6 +359,68 @@ static void qnhwc_core_n(int nob, int64_t nsrc, int64_t qper, const uint8_t *con
         qnhwc_core(QNHWC_NOB, nsrc, qper, src, flip4, wb, bs, bias, acc);
 }
 
+/* xp (see qnhwc_dw_rows) = image xn [H][W][C] offset to uint8 (flip), zero-point padded. */
+static void qnhwc_dw_fill(const int64_t *geo, const int64_t *e, const uint8_t *xn, uint8_t flip,
+                          uint8_t xz, uint8_t *restrict xp)
+{
+    const int64_t H = geo[3], W = geo[4], C = geo[1], sw = geo[15], pt = geo[17], pl = geo[18];
+    const int64_t Hp = e[0], Wq = e[1];
+    memset(xp, xz, (size_t)e[2]);
+    for (int64_t ih = 0; ih < H && ih + pt < Hp; ih++) {
+        const uint8_t *restrict src = xn + ih * W * C;
+        if (sw == 1) {
+            const int64_t n = (W < Wq - pl ? W : Wq - pl) * C;
+            uint8_t *restrict dst = xp + ((ih + pt) * Wq + pl) * C;
+            for (int64_t i = 0; i < n; i++)
+                dst[i] = (uint8_t)(src[i] ^ flip);
+            continue;
+        }
+        for (int64_t iw = 0; iw < W; iw++) { /* padded column j = iw + pl: phase j % sw */
+            const int64_t j = iw + pl, b = j % sw, jq = j / sw;
+            if (jq >= Wq)
+                break;
+            uint8_t *restrict dst = xp + ((b * Hp + ih + pt) * Wq + jq) * C;
+            for (int64_t c = 0; c < C; c++)
+                dst[c] = (uint8_t)(src[iw * C + c] ^ flip);
+        }
+    }
+}
+
+/* The depthwise row form, one image: y [OH][OW][C] from xn [H][W][C]; w [taps][Lw]. */
+static void qnhwc_dw_rows_image(const int64_t *geo, const uint8_t *xn, uint8_t flip, uint8_t xz,
+                                const int8_t *w, const int32_t *bias_adj, const double *mult,
+                                int y_type, double yz, int small, uint8_t *y, uint8_t *scratch)
+{
+    const int64_t C = geo[1], KH = geo[8], KW = geo[9], OH = geo[11], OW = geo[12];
+    const int64_t sh = geo[14], sw = geo[15], dh = geo[20], dw = geo[21];
+    const int64_t La = qnhwc_dw_la(geo), Lw = qnhwc_lw(C), n = OW * C;
+    int64_t e[3];
+    qnhwc_dw_extents(geo, e);
+    uint8_t *xp = scratch;
+    int32_t *brow = (int32_t *)(void *)(scratch + qnhwc_up(e[2], 64));
+    int32_t *restrict acc = brow + La;
+    double *mrow = (double *)(void *)(acc + La);
+    qnhwc_dw_fill(geo, e, xn, flip, xz, xp);
+    for (int64_t i = 0; i < La; i++) /* the row's bias and multipliers, channel i % C */
+        brow[i] = bias_adj[i % C], mrow[i] = mult[i % C];
+    for (int64_t oh = 0; oh < OH; oh++) {
+        memcpy(acc, brow, (size_t)La * sizeof *acc);
+        for (int64_t kh = 0; kh < KH; kh++)
+            for (int64_t kw = 0; kw < KW; kw++) {
+                const int64_t c0 = kw * dw;
+                const uint8_t *restrict src =
+                    xp + ((c0 % sw * e[0] + oh * sh + kh * dh) * e[1] + c0 / sw) * C;
+                const int8_t *restrict wk = w + (kh * KW + kw) * Lw;
+                for (int64_t i0 = 0, r = 0; i0 < La; i0 += 64, r = r + 64 == Lw ? 0 : r + 64)
+                    for (int i = 0; i < 64; i++)
+                        acc[i0 + i] += (int32_t)src[i0 + i] * wk[r + i];
+            }
+        for (int64_t i = 0; i < n; i += 16)
+            qnhwc_requant16(n - i < 16 ? n - i : 16, acc + i, mrow + i, yz, y_type, small,
+                            y + oh * n + i);
+    }
+}
+
 /* Where tap k reads, in bytes from its window's first pixel: off[k] = ((kd*dd*H + kh*dh)*W +
  * kw*dw)*C; and span[j] = the window's extent - 1 along depth, rows, columns. Once per call. */
 static void qnhwc_taps(const int64_t *geo, int64_t *off, int64_t *span)
@@ -411,13 +554,17 @@ O2C_KERNEL void qconv_nhwc_s8(const int64_t *geo, int x_type, const void *x, con
     int small = 1;
     for (int64_t oc = 0; oc < OC; oc++)
         small = small && qconv_s8_fits(geo, bias_adj[oc], mult[oc], yz);
-    /* the padding pixel: bytes that read as the zero point once offset */
-    memset(scratch, xz ^ flip, (size_t)qnhwc_pad_bytes(geo));
-    memset(scratch + qnhwc_pad_bytes(geo), 0, (size_t)(QNHWC_T * 4 * qnhwc_kq(geo))); /* k >= K */
+    if (!qnhwc_dw_rows(geo)) { /* the padding pixel: bytes that read as the zero point */
+        memset(scratch, xz ^ flip, (size_t)qnhwc_pad_bytes(geo));
+        memset(scratch + qnhwc_pad_bytes(geo), 0, (size_t)(QNHWC_T * 4 * qnhwc_kq(geo)));
+    }
     for (int64_t n = 0; n < N; n++) {
         const uint8_t *xn = (const uint8_t *)x + n * plane * C;
         uint8_t *yn = (uint8_t *)y + n * P * OC;
-        if (qnhwc_depthwise(geo))
+        if (qnhwc_dw_rows(geo))
+            qnhwc_dw_rows_image(geo, xn, flip, xz, w, bias_adj, mult, y_type, yz, small, yn,
+                                scratch);
+        else if (qnhwc_depthwise(geo))
             qnhwc_depthwise_image(geo, xn, scratch, flip, w, bias_adj, mult, y_type, yz, small, yn);
         else
             qnhwc_image(geo, xn, scratch, flip, w, bias_adj, mult, y_type, yz, small, yn,
