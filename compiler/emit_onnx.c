@@ -228,25 +228,65 @@ static void push_swish_formula(Writer *w, const Node *n, const char *x, const ch
     push_simple(w, xprintf("%s/swish_mul", p), "Mul", x, s, y);
 }
 
-/* Ops the rewrites create that may be newer than the model's opset, and the formula an older
- * model gets instead (x: the name of input 0, y: of the output). */
+static void add_node(Writer *w, const Node *n, int ninputs, Value *const *inputs, const char *out);
+
+static void push_transpose(Writer *w, const char *name, const char *x, const int64_t *perm,
+                           const char *y)
+{
+    push_simple(w, name, "Transpose", x, NULL, y);
+    Onnx__NodeProto *p = w->graph->node[w->graph->n_node - 1];
+    Attr a = {.name = "perm", .type = ATTR_INTS, .n = 4, .ints = (int64_t *)perm};
+    p->attribute = xcalloc(2, sizeof(Onnx__AttributeProto *));
+    p->attribute[p->n_attribute++] = attr_proto(&a); /* keeps the (static) perm */
+}
+
+/* layout_nhwc's NhwcConv (onnxruntime's com.microsoft NhwcConv, which its CPU provider does
+ * not run) as the Conv it is, between transposes: a model onnxruntime runs. */
+static void push_nhwc_conv(Writer *w, const Node *n, const char *x, const char *y)
+{
+    static const int64_t to_nchw[4] = {0, 3, 1, 2}, to_nhwc[4] = {0, 2, 3, 1};
+    const char *xt = xprintf("%s/nchw_in", n->name), *yt = xprintf("%s/nchw_out", n->name);
+    push_transpose(w, xt, x, to_nchw, xt);
+    Node conv = *n;
+    Value *ins[3] = {NULL, n->inputs[1], node_input(n, 2)};
+    Value xv = {.name = (char *)xt, .id = -1};
+    ins[0] = &xv;
+    conv.op_type = "Conv";
+    conv.domain = "";
+    conv.op = op_lookup("Conv");
+    conv.ninputs = ins[2] ? 3 : 2;
+    conv.inputs = ins;
+    conv.nepilogue = 0;
+    add_initializer(w, ins[1]);
+    add_node(w, &conv, conv.ninputs, ins, yt);
+    push_transpose(w, xprintf("%s/nhwc_out", n->name), yt, to_nhwc, y);
+}
+
+/* Ops the rewrites create that may be newer than the model's opset (or that no runtime
+ * runs, `always`), and the formula an older model gets instead (x: the name of input 0, y: of
+ * the output). */
 typedef struct Formula {
     const char *op;
     void (*push)(Writer *w, const Node *n, const char *x, const char *y);
+    bool always;
 } Formula;
 
 static const Formula formulas[] = {
-    {"Gelu", push_gelu_formula},
-    {"Swish", push_swish_formula},
+    {"Gelu", push_gelu_formula, false},
+    {"Swish", push_swish_formula, false},
+    {"com.microsoft.NhwcConv", push_nhwc_conv, true},
 };
 
 static const Formula *formula_for(const Writer *w, const Node *n)
 {
-    if (!n->op || n->op->min_opset <= w->opset)
+    if (!n->op)
         return NULL;
     for (size_t k = 0; k < sizeof formulas / sizeof formulas[0]; k++)
-        if (!strcmp(formulas[k].op, n->op->name))
+        if (!strcmp(formulas[k].op, n->op->name) &&
+            (formulas[k].always || n->op->min_opset > w->opset))
             return &formulas[k];
+    if (n->op->min_opset <= w->opset)
+        return NULL;
     /* e.g. onnxruntime's Attention, which becomes the ONNX Attention op of opset 23 */
     fatal_at(n,
              "--emit-onnx cannot write it: the compiler made an ONNX %s, an op of opset %d, "

@@ -30,6 +30,10 @@ static const char usage_text[] =
     "                           onnx2c m.onnx -o m.c --bind-input mask=mask.pb\n"
     "  --gemm=libxsmm|portable  product backend (default: libxsmm on x86-64, else portable)\n"
     "                           onnx2c m.onnx -o m.c --gemm=portable   (microcontrollers)\n"
+    "  --layout=nchw|nhwc|auto  tensor layout between 2-D convs: nhwc runs them and the ops\n"
+    "                         between them channels-last (default: auto, the layout the cost\n"
+    "                         rule in README picks)\n"
+    "                           onnx2c mobilenet.onnx -o m.c --layout=nhwc\n"
     "  --harness              also emit a main() test harness\n"
     "                           onnx2c m.onnx -o m.c --harness && cc -O3 m.c -o m -lm &&\n"
     "                           ./m test_data_set_0\n"
@@ -238,6 +242,7 @@ static void unknown_option(const char *arg)
                                         "--shape",
                                         "--bind-input",
                                         "--gemm",
+                                        "--layout",
                                         "--harness",
                                         "--report",
                                         "--report-json",
@@ -306,6 +311,16 @@ static Options parse_args(int argc, char **argv)
                 o.gemm = GEMM_PORTABLE;
             else
                 usage_error("--gemm must be libxsmm or portable, not '%s'", v);
+        } else if (is_option(a, "--layout")) {
+            const char *v = option_value(argc, argv, &i, "--layout");
+            if (!strcmp(v, "nchw"))
+                o.layout = LAYOUT_NCHW;
+            else if (!strcmp(v, "nhwc"))
+                o.layout = LAYOUT_NHWC;
+            else if (!strcmp(v, "auto"))
+                o.layout = LAYOUT_AUTO;
+            else
+                usage_error("--layout must be nchw, nhwc or auto, not '%s'", v);
         } else if (!strcmp(a, "--harness")) {
             o.harness = true;
         } else if (!strcmp(a, "--report")) {

@@ -22,6 +22,8 @@
  *   fuse_epilogue.c   (-O1) BatchNorm/affine into Conv/Gemm weights; activations, bias,
  *                     residual Add into the Gemm/Conv that produces their input; elementwise
  *                     chains into their first node (../codegen/emit_chain.c tiles them)
+ *   layout_nhwc.c     (--layout nhwc|auto) regions of 2-D convs and the layout-agnostic ops
+ *                     between them run on [N][H][W][C] tensors, transposed at their edges
  *   eliminate_dead.c  drop nodes and values no graph output needs
  *   schedule.c        deterministic topological order
  *   ../codegen/plan_arena.c   offsets in one arena over lifetimes (greedy by size), views share
@@ -170,6 +172,7 @@ struct Node {
      * (same type and size, read by no other slot), 0 for none: set by the op's infer (a
      * recurrent layer's Y over its X); elementwise ops have their flag instead */
     int output_over_input;
+    bool channels_last; /* layout_nhwc: runs on [N][H][W][C] tensors */
 };
 
 typedef struct Graph {
@@ -206,6 +209,7 @@ typedef struct OpCount {
 
 /* ---- options (main.c) ---- */
 typedef enum { GEMM_PORTABLE, GEMM_LIBXSMM } GemmBackend;
+typedef enum { LAYOUT_AUTO, LAYOUT_NCHW, LAYOUT_NHWC } Layout; /* --layout */
 
 typedef struct Binding {
     char *name;
@@ -219,6 +223,7 @@ typedef struct Options {
     const char *header_path;
     const char *name;
     GemmBackend gemm;
+    Layout layout;
     bool harness;
     bool report;
     const char *report_json_path;
@@ -409,6 +414,9 @@ void fuse_gemm(Graph *g);
 void fuse_gelu(Graph *g);
 void fuse_epilogues(Graph *g);
 void fuse_elementwise(Graph *g);
+
+/* ---- layout_nhwc.c (after the fusions, before eliminate_dead) ---- */
+void layout_nhwc(Model *m, Layout layout);
 
 /* ---- eliminate_dead.c / schedule.c ---- */
 int eliminate_dead(Graph *g);

@@ -68,6 +68,13 @@ void pool_emit(Emitter *e, Node *n);
 void global_pool_infer(Node *n);
 void global_pool_emit(Emitter *e, Node *n);
 
+/* ---- ops/conv_nhwc.c: the channels-last conv of layout_nhwc.c ---- */
+bool nhwc_conv_supported(const Node *conv); /* a Conv that has a channels-last kernel */
+void nhwc_conv_infer(Node *n);
+void nhwc_conv_emit(Emitter *e, Node *n);
+double nhwc_conv_flops(const Node *n);
+int64_t nhwc_conv_scratch(const Node *n);
+
 /* ---- ops/shape.c ---- */
 void constant_infer(Node *n);
 void constant_fold(Node *n);

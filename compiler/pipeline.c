@@ -18,6 +18,7 @@ ArenaPlan compile_model(Model *m, const Options *opt)
         fuse_gelu(m->graph);
         fuse_epilogues(m->graph);
         fuse_elementwise(m->graph);
+        layout_nhwc(m, opt->layout);
     }
     eliminate_dead(m->graph);
     schedule(m->graph);

@@ -300,6 +300,15 @@ static int64_t code_bytes_estimate(const Model *m)
     return m->code_text_bytes / CODE_TEXT_PER_BYTE;
 }
 
+/* The nodes layout_nhwc made channels-last (--layout). */
+static int channels_last_nodes(const Graph *g)
+{
+    int k = 0;
+    for (int i = 0; i < g->nnodes; i++)
+        k += !g->nodes[i]->dead && g->nodes[i]->channels_last;
+    return k;
+}
+
 void print_report(FILE *f, const Model *m, const ArenaPlan *plan)
 {
     const Graph *g = m->graph;
@@ -323,6 +332,8 @@ void print_report(FILE *f, const Model *m, const ArenaPlan *plan)
             (long long)plan->arena_bytes, (long long)plan->naive_bytes,
             (long long)plan->lower_bound_bytes, plan->in_place);
     fprintf(f, "node-order bound: %lld bytes\n", (long long)m->node_order_bound_bytes);
+    fprintf(f, "channels-last: %d nodes run on [N][H][W][C] tensors (--layout)\n",
+            channels_last_nodes(g));
     fprintf(f, "weights: %lld bytes\n", (long long)model_weight_bytes(g));
     fprintf(f, "compute: %.3f MFLOPs per inference\n", model_mflops(g));
     int64_t in = values_bytes(g->inputs, g->ninputs), out = values_bytes(g->outputs, g->noutputs);
@@ -419,5 +430,11 @@ void write_report_json(FILE *f, const Model *m, const ArenaPlan *plan)
             (long long)code_bytes_estimate(m),
             (long long)(code_bytes_estimate(m) + model_weight_bytes(g)));
     json_layers(f, g);
-    fprintf(f, "}\n");
+    fprintf(f, ", \"nhwc_nodes\": [");
+    for (int i = 0, k = 0; i < g->nnodes; i++)
+        if (!g->nodes[i]->dead && g->nodes[i]->channels_last) {
+            fprintf(f, "%s", k++ ? ", " : "");
+            json_string(f, g->nodes[i]->name);
+        }
+    fprintf(f, "]}\n");
 }

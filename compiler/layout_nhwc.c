@@ -1,0 +1,351 @@
+/* layout_nhwc.c — channels-last regions (--layout nhwc|auto).
+ *
+ * Depthwise-separable nets keep small spatial maps with many channels, where NCHW is the wrong
+ * layout: a conv's inner loops then run over a few positions. This pass runs 2-D convs and the
+ * layout-agnostic ops between them on [N][H][W][C] tensors:
+ *   - a conv with a channels-last kernel (a "seed": NhwcConv, ops/conv_nhwc.c) reads its input
+ *     in NHWC, made by a Transpose(0,2,3,1) where that input is not NHWC yet;
+ *   - an agnostic op (unary and broadcasting elementwise ops, Concat and Split on the channel
+ *     axis, GlobalAveragePool as ReduceMean over H,W) joins when an input is NHWC already and
+ *     its other operands are too, or are constants (transposed at compile time) or scalars;
+ *   - every value a converted node computes keeps its NCHW self as the output of a
+ *     Transpose(0,3,1,2) placed after the node, which eliminate_dead drops when only NHWC
+ *     readers remain: so adjacent inverse transposes never both run, and a region's edges
+ *     are the only transposes left;
+ *   - a transpose that moves only dims of size 1 (a 1x1 map after GlobalAveragePool, one
+ *     channel) becomes a Reshape, a view that costs nothing.
+ * Which ops join and how each is converted is the table `converters`. The layout never changes
+ * a result: every channels-last kernel sums in its NCHW kernel's order (DESIGN.md). */
+#include "rewrite.h"
+
+#include <string.h>
+
+typedef struct Pass {
+    Graph *g;
+    int opset;    /* the model's default domain, for the nodes the pass makes */
+    Value **twin; /* per value id: its [N][H][W][C] twin, once made */
+    int cap;
+    int64_t after; /* placement of the nodes that follow a converted node */
+    int converted, transposes;
+} Pass;
+
+static const int64_t TO_NHWC[4] = {0, 2, 3, 1}, TO_NCHW[4] = {0, 3, 1, 2};
+
+static Value *twin_of(const Pass *p, const Value *v)
+{
+    return v->id < p->cap ? p->twin[v->id] : NULL;
+}
+
+static void set_twin(Pass *p, const Value *v, Value *t)
+{
+    if (v->id >= p->cap) {
+        int cap = 2 * v->id + 64;
+        p->twin = xrealloc(p->twin, (size_t)cap * sizeof(Value *));
+        memset(p->twin + p->cap, 0, (size_t)(cap - p->cap) * sizeof(Value *));
+        p->cap = cap;
+    }
+    p->twin[v->id] = t;
+}
+
+static void permute4(const int64_t *d, const int64_t *perm, int64_t *out)
+{
+    int64_t o[4];
+    for (int i = 0; i < 4; i++)
+        o[i] = d[perm[i]];
+    memcpy(out, o, sizeof o);
+}
+
+static Node *transpose_node(Pass *p, Value *x, const int64_t *perm, Value *y, const char *name)
+{
+    Node *t = node_new(p->g, name, "Transpose", 1, 1);
+    t->op = op_lookup("Transpose");
+    t->opset = p->opset;
+    t->attrs = xcalloc(1, sizeof(Attr));
+    t->attrs[0] = (Attr){.name = xstrdup("perm"), .type = ATTR_INTS, .n = 4};
+    t->attrs[0].ints = xcalloc(4, sizeof(int64_t));
+    memcpy(t->attrs[0].ints, perm, 4 * sizeof(int64_t));
+    t->nattrs = 1;
+    node_set_input(t, 0, x);
+    t->outputs[0] = y;
+    y->producer = t;
+    p->transposes++;
+    return t;
+}
+
+/* A constant operand of a 4-D NCHW op (rank <= 4, broadcasting) for the op's NHWC twin: its
+ * dims aligned to rank 4 and transposed, the data with them (scalars stay as they are). */
+static Value *constant_nhwc(Pass *p, Value *v)
+{
+    if (value_numel(v) == 1)
+        return v;
+    int64_t d[4] = {1, 1, 1, 1}, nd[4];
+    memcpy(d + 4 - v->rank, v->dims, (size_t)v->rank * sizeof(int64_t));
+    permute4(d, TO_NHWC, nd);
+    Value *c = constant_new(p->g, xprintf("%s/nhwc", v->name), v->dtype, 4, nd);
+    const size_t es = dtype_size(v->dtype);
+    const char *src = v->data;
+    char *dst = c->data;
+    for (int64_t n = 0, i = 0; n < d[0]; n++)
+        for (int64_t h = 0; h < d[2]; h++)
+            for (int64_t w = 0; w < d[3]; w++)
+                for (int64_t ch = 0; ch < d[1]; ch++, i++)
+                    memcpy(dst + (size_t)i * es,
+                           src + (size_t)(((n * d[1] + ch) * d[2] + h) * d[3] + w) * es, es);
+    c->folded_from = v->folded_from ? v->folded_from : v->name;
+    return c;
+}
+
+/* The NHWC twin of a 4-D value for a node at `anchor`: made once, by a Transpose before the
+ * first converted reader. */
+static Value *to_nhwc(Pass *p, Value *v, const Node *anchor)
+{
+    Value *t = twin_of(p, v);
+    if (t)
+        return t;
+    if (v->data)
+        t = constant_nhwc(p, v);
+    else {
+        int64_t d[4];
+        permute4(v->dims, TO_NHWC, d);
+        t = value_new(p->g, "");
+        t->name = xprintf("%s/nhwc_%d", v->name, t->id);
+        set_shape(t, v->dtype, 4, d);
+        Node *tr = transpose_node(p, v, TO_NHWC, t, xprintf("%s/to_nhwc", v->name));
+        node_place_before(p->g, tr, anchor);
+    }
+    set_twin(p, v, t);
+    return t;
+}
+
+/* An operand the converted node may read in NHWC at no extra pass over a full tensor: a
+ * twin, a constant, a scalar, or a 4-D value whose transpose moves only dims of size 1. */
+static bool operand_ready(const Pass *p, const Value *v)
+{
+    if (!v || twin_of(p, v) || value_numel(v) == 1 || (v->data && v->rank <= 4))
+        return true;
+    return v->rank == 4 && (v->dims[1] == 1 || v->dims[2] * v->dims[3] == 1);
+}
+
+/* Rewires input i of n (and the epilogues that read it) to its NHWC form. */
+static void convert_input(Pass *p, Node *n, int i)
+{
+    Value *v = n->inputs[i];
+    if (!v || (value_numel(v) == 1 && v->rank != 4))
+        return;
+    Value *t = to_nhwc(p, v, n);
+    node_set_input(n, i, t);
+    for (int k = 0; k < n->nepilogue; k++) {
+        Node *u = n->epilogue[k].node; /* retired: its inputs hold no uses */
+        for (int j = 0; j < u->ninputs; j++)
+            if (u->inputs[j] == v)
+                u->inputs[j] = t;
+    }
+}
+
+/* n now writes NHWC twins of its outputs; each NCHW output is a Transpose of its twin. */
+static void convert_outputs(Pass *p, Node *n)
+{
+    for (int k = 0; k < n->noutputs; k++) {
+        Value *y = n->outputs[k];
+        if (!y)
+            continue;
+        int64_t d[4];
+        permute4(y->dims, TO_NHWC, d);
+        Value *t = value_new(p->g, "");
+        t->name = xprintf("%s/nhwc_%d", y->name, t->id);
+        set_shape(t, y->dtype, 4, d);
+        n->outputs[k] = t;
+        t->producer = n;
+        Node *tr = transpose_node(p, t, TO_NCHW, y, xprintf("%s/to_nchw", y->name));
+        tr->order = n->order + 1 + p->after++;
+        set_twin(p, y, t);
+    }
+    n->channels_last = true;
+    p->converted++;
+}
+
+static bool all_ready(const Pass *p, const Node *n, int from)
+{
+    for (int i = from; i < n->ninputs; i++)
+        if (!operand_ready(p, n->inputs[i]))
+            return false;
+    return true;
+}
+
+static bool any_twin(const Pass *p, const Node *n)
+{
+    for (int i = 0; i < n->ninputs; i++)
+        if (n->inputs[i] && !n->inputs[i]->data && twin_of(p, n->inputs[i]))
+            return true;
+    return false;
+}
+
+static bool rank4_outputs(const Node *n)
+{
+    for (int k = 0; k < n->noutputs; k++)
+        if (n->outputs[k] && n->outputs[k]->rank != 4)
+            return false;
+    return true;
+}
+
+/* ---- converters: each checks that the node may join, then rewrites it ---- */
+
+/* Conv with a channels-last kernel -> NhwcConv: its input and residual operands in NHWC (by a
+ * Transpose where they are not yet), its weight and bias as they are. */
+static bool convert_conv(Pass *p, Node *n)
+{
+    if (!nhwc_conv_supported(n))
+        return false;
+    convert_input(p, n, 0);
+    for (int i = 3; i < n->ninputs; i++)
+        convert_input(p, n, i);
+    n->op_type = xstrdup("NhwcConv");
+    n->domain = xstrdup("com.microsoft");
+    n->op = op_lookup("com.microsoft.NhwcConv");
+    convert_outputs(p, n);
+    record_fusion("nhwc_conv");
+    return true;
+}
+
+/* Elementwise ops (and what fuse_elementwise chained into them): y[i] = f(operands at i), any
+ * layout, once every operand is NHWC, a transposed constant or a scalar. */
+static bool convert_elementwise(Pass *p, Node *n)
+{
+    if (!any_twin(p, n) || !all_ready(p, n, 0) || !rank4_outputs(n))
+        return false;
+    for (int i = 0; i < n->ninputs; i++)
+        convert_input(p, n, i);
+    convert_outputs(p, n);
+    return true;
+}
+
+/* Concat and Split on the channel axis: the same op on axis 3. */
+static bool convert_channel_axis(Pass *p, Node *n)
+{
+    const Value *x = n->inputs[0];
+    if (x->rank != 4 || normalize_axis(n, attr_int(n, "axis", 0), 4) != 1)
+        return false;
+    int data = !strcmp(n->op_type, "Split") ? 1 : n->ninputs; /* Split's sizes stay */
+    for (int i = 0; i < data; i++)
+        if (!n->inputs[i] || (!twin_of(p, n->inputs[i]) && !operand_ready(p, n->inputs[i])))
+            return false;
+    if (!any_twin(p, n))
+        return false;
+    for (int i = 0; i < data; i++)
+        convert_input(p, n, i);
+    attr_set_int(n, "axis", 3);
+    convert_outputs(p, n);
+    return true;
+}
+
+/* GlobalAveragePool of an NHWC tensor: ReduceMean over H and W, keeping them, whose sums run
+ * over each channel's positions in the same ascending order (templates/reduce.c, pool.c). */
+static bool convert_global_avgpool(Pass *p, Node *n)
+{
+    if (!twin_of(p, n->inputs[0]) || n->inputs[0]->rank != 4)
+        return false;
+    convert_input(p, n, 0);
+    n->op_type = xstrdup("ReduceMean");
+    n->op = op_lookup("ReduceMean");
+    int64_t axes[2] = {1, 2};
+    if (n->opset >= 18) {
+        int64_t len = 2;
+        Value *a = constant_new(p->g, xprintf("%s/axes", n->name), DT_INT64, 1, &len);
+        memcpy(a->data, axes, sizeof axes);
+        node_resize_inputs(n, 2);
+        node_set_input(n, 1, a);
+    } else {
+        Attr *at = NULL;
+        for (int i = 0; i < n->nattrs; i++)
+            if (!strcmp(n->attrs[i].name, "axes"))
+                at = &n->attrs[i];
+        if (!at) {
+            n->attrs = xrealloc(n->attrs, (size_t)(n->nattrs + 1) * sizeof(Attr));
+            at = &n->attrs[n->nattrs++];
+        }
+        *at = (Attr){.name = xstrdup("axes"), .type = ATTR_INTS, .n = 2};
+        at->ints = xcalloc(2, sizeof(int64_t));
+        memcpy(at->ints, axes, sizeof axes);
+    }
+    attr_set_int(n, "keepdims", 1);
+    convert_outputs(p, n);
+    return true;
+}
+
+/* The ops that may run channels-last: by op name, or (op NULL) by an op-table flag. A seed
+ * joins whatever its inputs are; the others only next to an NHWC input. */
+typedef struct Converter {
+    const char *op;
+    unsigned flags;
+    bool (*convert)(Pass *p, Node *n);
+} Converter;
+
+static const Converter converters[] = {
+    {"Conv", 0, convert_conv},
+    {"Concat", 0, convert_channel_axis},
+    {"Split", 0, convert_channel_axis},
+    {"GlobalAveragePool", 0, convert_global_avgpool},
+    {NULL, OP_ELEMENTWISE, convert_elementwise},
+};
+
+static const Converter *converter_for(const Node *n)
+{
+    if (*n->domain && strcmp(n->domain, "ai.onnx") != 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof converters / sizeof converters[0]; i++) {
+        const Converter *c = &converters[i];
+        if (c->op ? !strcmp(c->op, n->op_type) : node_has(n, c->flags))
+            return c;
+    }
+    return NULL;
+}
+
+/* A Transpose that moves only dims of size 1 keeps every element where it is: a Reshape. */
+static bool moves_only_ones(const Node *t)
+{
+    const Value *x = t->inputs[0];
+    const int64_t *perm = t->attrs[0].ints;
+    int last = -1;
+    for (int i = 0; i < 4; i++) {
+        if (x->dims[perm[i]] == 1)
+            continue;
+        if (perm[i] < last)
+            return false;
+        last = (int)perm[i];
+    }
+    return true;
+}
+
+static void transposes_as_views(Pass *p, int first)
+{
+    for (int i = first; i < p->g->nnodes; i++) {
+        Node *t = p->g->nodes[i];
+        if (t->dead || !moves_only_ones(t))
+            continue;
+        Value *y = t->outputs[0];
+        int64_t len = 4;
+        Value *shape = constant_new(p->g, xprintf("%s/shape", t->name), DT_INT64, 1, &len);
+        memcpy(shape->data, y->dims, 4 * sizeof(int64_t));
+        Value *ins[2] = {t->inputs[0], shape};
+        morph_node(t, "Reshape", 2, ins);
+        p->transposes--;
+    }
+}
+
+void layout_nhwc(Model *m, Layout layout)
+{
+    if (layout != LAYOUT_NHWC)
+        return; /* auto: NCHW until the cost rule is measured */
+    Graph *g = m->graph;
+    Pass p = {.g = g, .opset = m->opset};
+    schedule(g); /* live nodes in order, so a node placed after one precedes the next */
+    number_nodes(g);
+    const int n0 = g->nnodes;
+    for (int i = 0; i < n0; i++) {
+        Node *n = g->nodes[i];
+        const Converter *c = n->dead ? NULL : converter_for(n);
+        if (c && c->convert(&p, n) && n->op && n->op->infer == nhwc_conv_infer)
+            nhwc_conv_infer(n);
+    }
+    transposes_as_views(&p, n0);
+}

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""The channels-last pass (compiler/layout_nhwc.c) on small hand-built graphs.
+
+    run_nhwc_test.py ONNX2C WORK_DIR
+
+Each graph is built here with onnx.helper (seeded weights), compiled with --layout=nchw and
+--layout=nhwc, and run on the same input. Checks, per graph:
+  - the nhwc outputs equal the nchw outputs bit for bit (the layout never changes a result),
+    and both match onnxruntime (the harness: rtol 1e-3, atol 1e-5);
+  - --report-json of the nhwc build has the expected Transpose and NhwcConv counts (the
+    transposes only where a region is entered and left; inverse pairs cancelled, those of a
+    1x1 map or one channel became free Reshapes) and names the channels-last nodes;
+  - the nchw build has no NhwcConv and no Transpose;
+  - --emit-onnx of the nhwc graph (NhwcConv written as Conv between transposes) passes the
+    ONNX checker and runs in onnxruntime with the same results."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+F32 = TensorProto.FLOAT
+CC = os.environ.get("CC", "cc")
+
+
+class G:
+    """A graph under construction: nodes, initializers, one input."""
+
+    def __init__(self, seed, shape):
+        self.rng = np.random.default_rng(seed)
+        self.nodes, self.inits, self.k = [], [], 0
+        self.shape = shape
+        self.x = "x"
+
+    def name(self, base):
+        self.k += 1
+        return f"{base}{self.k}"
+
+    def const(self, a):
+        n = self.name("c")
+        self.inits.append(numpy_helper.from_array(np.asarray(a, dtype=np.float32), name=n))
+        return n
+
+    def op(self, op, ins, nout=1, **attrs):
+        outs = [self.name("t") for _ in range(nout)]
+        self.nodes.append(helper.make_node(op, ins, outs, name=self.name(op), **attrs))
+        return outs[0] if nout == 1 else outs
+
+    def conv(self, x, cin, cout, k=1, group=1, **attrs):
+        w = self.rng.standard_normal((cout, cin // group, k, k)).astype(np.float32) * 0.3
+        b = self.rng.standard_normal(cout).astype(np.float32) * 0.1
+        return self.op("Conv", [x, self.const(w), self.const(b)], group=group,
+                       pads=[k // 2] * 4, **attrs)
+
+    def model(self, outputs):
+        outs = [helper.make_tensor_value_info(o, F32, None) for o in outputs]
+        g = helper.make_graph(self.nodes, "g", [helper.make_tensor_value_info(
+            "x", F32, self.shape)], outs, self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+        m.ir_version = 8
+        return m
+
+
+def conv_chain():
+    """Conv -> Relu -> Conv + residual Add -> Clip: one region, the residual reads its twin."""
+    g = G(1, [1, 8, 6, 5])
+    a = g.op("Relu", [g.conv("x", 8, 16)])
+    b = g.op("Add", [g.conv(a, 16, 8), "x"])
+    return g.model([g.op("Clip", [b, g.const(0.0), g.const(6.0)])]), 2, 2
+
+
+def squeeze_excite():
+    """Conv, GlobalAveragePool, two 1x1 convs, Sigmoid, Mul back onto the map, Conv."""
+    g = G(2, [1, 8, 7, 7])
+    y = g.op("Relu", [g.conv("x", 8, 16)])
+    s = g.op("GlobalAveragePool", [y])
+    s = g.op("Sigmoid", [g.conv(g.op("Relu", [g.conv(s, 16, 4)]), 4, 16)])
+    return g.model([g.conv(g.op("Mul", [y, s]), 16, 8)]), 2, 4
+
+
+def channel_constants():
+    """Mul by a [C,1,1] and Add of a [1,C,1,1] constant (epilogues after a Relu), Sub of a
+    scalar: the constants are transposed at compile time."""
+    g = G(3, [1, 6, 4, 5])
+    y = g.op("Relu", [g.conv("x", 6, 12)])
+    y = g.op("Mul", [y, g.const(g.rng.standard_normal((12, 1, 1)))])
+    y = g.op("Add", [g.const(g.rng.standard_normal((1, 12, 1, 1))), y])
+    y = g.op("Sub", [y, g.const(0.5)])
+    return g.model([g.conv(y, 12, 6)]), 2, 2
+
+
+def concat_split():
+    """Split on channels, a conv per half, Concat on channels."""
+    g = G(4, [1, 8, 5, 5])
+    y = g.conv("x", 8, 8)
+    a, b = g.op("Split", [y], nout=2, axis=1)
+    c = g.op("Concat", [g.conv(a, 4, 6), g.op("Relu", [g.conv(b, 4, 2)])], axis=1)
+    return g.model([g.conv(c, 8, 4)]), 2, 4
+
+
+def gap_flatten_gemm():
+    """The classifier head: GlobalAveragePool, Flatten, Gemm: left through a free Reshape."""
+    g = G(5, [1, 4, 6, 6])
+    y = g.op("GlobalAveragePool", [g.op("Relu", [g.conv("x", 4, 16)])])
+    w = g.const(g.rng.standard_normal((16, 10)))
+    return g.model([g.op("Gemm", [g.op("Flatten", [y]), w])]), 1, 1
+
+
+def nchw_between():
+    """A 3x3 conv (no channels-last kernel yet: stays NCHW) between 1x1 convs, and an
+    intermediate that is also a graph output."""
+    g = G(6, [1, 4, 6, 6])
+    a = g.op("Relu", [g.conv("x", 4, 8)])
+    b = g.conv(a, 8, 8, k=3)
+    return g.model([a, g.conv(b, 8, 4)]), 4, 2
+
+
+def one_channel_input():
+    """A one-channel input (DS-CNN's): entering the region is a free Reshape."""
+    g = G(7, [1, 1, 9, 5])
+    return g.model([g.op("Relu", [g.conv(g.conv("x", 1, 8), 8, 8)])]), 1, 2
+
+
+GRAPHS = [conv_chain, squeeze_excite, channel_constants, concat_split, gap_flatten_gemm,
+          nchw_between, one_channel_input]
+
+
+def tensor_file(path, a, name):
+    with open(path, "wb") as f:
+        f.write(numpy_helper.from_array(a, name=name).SerializeToString())
+
+
+def build(onnx2c, model, w, layout):
+    c, js, prog = (os.path.join(w, f"{layout}{s}") for s in (".c", ".json", ""))
+    subprocess.run([onnx2c, model, "-o", c, "--harness", f"--layout={layout}", "--report-json",
+                    js], check=True)
+    subprocess.run([CC, "-std=c99", "-O1", "-Wall", "-Wextra", "-pedantic", "-Werror", c, "-o",
+                    prog, "-lxsmm", "-lxsmmnoblas", "-lm"], check=True)
+    out = os.path.join(w, f"out_{layout}")
+    os.makedirs(out, exist_ok=True)
+    subprocess.run([prog, "--require-outputs", "--write-outputs", out, os.path.join(w, "data")],
+                   check=True, capture_output=True)
+    return json.load(open(js)), out
+
+
+def check(onnx2c, work, make):
+    m, want_transposes, want_convs = make()
+    w = os.path.join(work, make.__name__)
+    data = os.path.join(w, "data")
+    os.makedirs(data, exist_ok=True)
+    model = os.path.join(w, "model.onnx")
+    onnx.save(m, model)
+    x = np.random.default_rng(99).standard_normal(
+        [d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim]).astype(np.float32)
+    tensor_file(os.path.join(data, "input_0.pb"), x, "x")
+    sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    refs = sess.run(None, {"x": x})
+    for i, r in enumerate(refs):
+        tensor_file(os.path.join(data, f"output_{i}.pb"), r, m.graph.output[i].name)
+    errors = []
+    rep_c, out_c = build(onnx2c, model, w, "nchw")
+    rep_h, out_h = build(onnx2c, model, w, "nhwc")
+    for i in range(len(refs)):
+        a = open(os.path.join(out_c, f"output_{i}.pb"), "rb").read()
+        b = open(os.path.join(out_h, f"output_{i}.pb"), "rb").read()
+        if a != b:
+            errors.append(f"output {i}: nhwc bits differ from nchw")
+    ops_c, ops_h = rep_c["ops_after"], rep_h["ops_after"]
+    if ops_c.get("NhwcConv") or ops_c.get("Transpose") or rep_c["nhwc_nodes"]:
+        errors.append(f"--layout=nchw changed the layout: {ops_c}")
+    got = (ops_h.get("Transpose", 0), ops_h.get("NhwcConv", 0))
+    if got != (want_transposes, want_convs):
+        errors.append(f"nhwc: {got[0]} Transpose, {got[1]} NhwcConv; want "
+                      f"{want_transposes}, {want_convs} ({ops_h})")
+    if len(rep_h["nhwc_nodes"]) < want_convs:
+        errors.append(f"nhwc_nodes lists {rep_h['nhwc_nodes']}")
+    emitted = os.path.join(w, "nhwc.onnx")
+    subprocess.run([onnx2c, model, "-o", os.path.join(w, "e.c"), "--layout=nhwc", "--emit-onnx",
+                    emitted], check=True)
+    onnx.checker.check_model(onnx.load(emitted), full_check=True)
+    got = ort.InferenceSession(emitted, providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    for i, (a, r) in enumerate(zip(got, refs)):
+        if not np.allclose(a, r, rtol=1e-4, atol=1e-5):
+            errors.append(f"--emit-onnx output {i} differs from onnxruntime's on the original")
+    return errors
+
+
+def main():
+    onnx2c, work = sys.argv[1], sys.argv[2]
+    failed = 0
+    for make in GRAPHS:
+        errors = check(onnx2c, work, make)
+        print(f"{'FAIL' if errors else 'ok'}: {make.__name__}" +
+              "".join(f"\n    {e}" for e in errors))
+        failed += bool(errors)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
