@@ -3,10 +3,14 @@
  * "band": as the compiler ran them before the channel-vector tiles (kxk convs in conv_band_f32's
  * 8x32 tiles on the band rows compiler/ops/conv.c picked, strided 1x1 convs in conv_f32);
  * "chan": conv_band_f32's channel-vector tiles on bands as large as the limit allows, what the
- * compiler picks now for every layer here. Both give the same bits; the program checks that.
+ * compiler picks now for every layer here in NCHW; "nhwc": templates/conv_nhwc.c on the same
+ * layer in channels-last tensors (bands from conv_nhwc_rows with 65536 floats), what
+ * `--layout nhwc` runs. All give the same bits; the program checks that.
  *
  *     cc -std=c99 -O3 -march=native benchmarks/conv_layers.c -o conv_layers -lm
- *     ./conv_layers [rounds]
+ *     ./conv_layers [rounds [peak GFLOP/s]]
+ *
+ * With a peak (benchmarks/fma_peak.c measures it) the nhwc column also shows its share of it.
  *
  * Timing: interleaved rounds, in each round every layer runs 5 samples and keeps their median;
  * the figure is the minimum of the per-round medians (thread CPU time: time the scheduler gives
@@ -19,6 +23,7 @@
 
 #define O2C_KERNEL static __attribute__((unused))
 #include "../templates/conv.c"
+#include "../templates/conv_nhwc.c"
 #include "../templates/elementwise.c"
 #include "../templates/math.c"
 
@@ -54,7 +59,8 @@ enum { NL = sizeof layers / sizeof layers[0] };
 
 typedef struct Buffers {
     float *x, *w, *wp, *wp32, *b, *y, *y2, *work;
-    int64_t OH;
+    float *xn, *yn, *workn; /* NHWC input, output and work memory */
+    int64_t OH, geo[CONV_NHWC_NGEO];
 } Buffers;
 
 static float *alloc_floats(int64_t n)
@@ -93,15 +99,28 @@ static Buffers setup(const Layer *l)
         work = band > work ? band : work;
     }
     b.work = alloc_floats(work);
+    const int64_t geo[CONV_NHWC_NGEO] = {1,    l->H, l->H, l->C,   1,      l->OC, l->K, l->K, b.OH,
+                                         b.OH, l->s, l->s, l->pad, l->pad, 1,     1,    1};
+    memcpy(b.geo, geo, sizeof geo);
+    b.geo[CONV_NHWC_R] = conv_nhwc_rows(b.geo, 65536);
+    b.xn = alloc_floats(l->C * l->H * l->H);
+    for (int64_t c = 0; c < l->C; c++)
+        for (int64_t p = 0; p < l->H * l->H; p++)
+            b.xn[p * l->C + c] = b.x[c * l->H * l->H + p];
+    b.yn = alloc_floats(l->OC * b.OH * b.OH);
+    b.workn = alloc_floats(conv_nhwc_work_floats(b.geo));
     return b;
 }
 
-/* The layer with channel-vector tiles (chan 1) or as the compiler planned it before them. */
+/* The layer in NHWC (chan 2), with channel-vector tiles (chan 1) or as the compiler planned it
+ * before them. */
 static void run(const Layer *l, const Buffers *b, int chan, const struct ConvEpilogue *ep, int nep)
 {
     const int64_t in[3] = {1, l->H, l->H}, k[3] = {1, l->K, l->K}, out[3] = {1, b->OH, b->OH};
     const int64_t st[3] = {1, l->s, l->s}, pad[3] = {0, l->pad, l->pad}, dil[3] = {1, 1, 1};
-    if (chan)
+    if (chan == 2)
+        conv_nhwc_f32(b->geo, b->xn, b->wp32, b->b, ep, nep, b->yn, b->workn);
+    else if (chan)
         conv_band_f32(1, l->C, 1, l->OC, l->H, l->H, l->K, l->K, b->OH, b->OH, l->s, l->s, l->pad,
                       l->pad, 1, 1, l->Rc, CONVC_OB, b->x, b->wp32, b->b, ep, nep, b->y2, b->work);
     else if (l->R)
@@ -124,16 +143,17 @@ static int cmp_double(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     const int rounds = argc > 1 ? atoi(argv[1]) : 5;
+    const double peak = argc > 2 ? atof(argv[2]) : 0.0;
     Buffers bufs[NL];
-    double best[NL][2];
+    double best[NL][3];
     for (int i = 0; i < NL; i++) {
         bufs[i] = setup(&layers[i]);
-        best[i][0] = best[i][1] = 1e30;
+        best[i][0] = best[i][1] = best[i][2] = 1e30;
     }
     const struct ConvEpilogue relu[1] = {{CONV_EP_RELU, 0, 0.0f, 0.0f, NULL}};
     for (int r = 0; r < rounds; r++)
         for (int i = 0; i < NL; i++)
-            for (int chan = 0; chan < (layers[i].Rc ? 2 : 1); chan++) {
+            for (int chan = 0; chan < 3; chan++) {
                 double t[5];
                 for (int j = 0; j < 5; j++) {
                     const double t0 = now_s();
@@ -145,27 +165,40 @@ int main(int argc, char **argv)
                     best[i][chan] = t[2];
             }
     int status = 0;
-    double total[2] = {0.0, 0.0}, flops_total = 0.0;
-    printf("%-24s %6s %10s %8s %10s %8s %6s\n", "layer (+Relu)", "count", "band us", "GFLOP/s",
-           "chan us", "GFLOP/s", "chan/band");
+    double total[3] = {0.0, 0.0, 0.0}, flops_total = 0.0;
+    printf("%-24s %5s %9s %7s %9s %7s %9s %7s %5s %9s\n", "layer (+Relu)", "count", "band us",
+           "GFLOP/s", "chan us", "GFLOP/s", "nhwc us", "GFLOP/s", "%peak", "nhwc/chan");
     for (int i = 0; i < NL; i++) {
         const Layer *l = &layers[i];
-        const int64_t n = l->OC * bufs[i].OH * bufs[i].OH;
+        const Buffers *b = &bufs[i];
+        const int64_t P = b->OH * b->OH, n = l->OC * P;
         const double flops = 2.0 * (double)n * (double)(l->C * l->K * l->K);
-        const double b = best[i][0], c = l->Rc ? best[i][1] : best[i][0];
-        if (l->Rc && memcmp(bufs[i].y, bufs[i].y2, (size_t)n * sizeof(float))) {
+        if (memcmp(b->y, b->y2, (size_t)n * sizeof(float))) {
             printf("%s: the channel and the 8x32 tiles differ\n", l->name);
             status = 1;
         }
-        printf("%-24s %6lld %10.1f %8.1f %10.1f %8.1f %6.2f\n", l->name, (long long)l->count,
-               b * 1e6, flops / b * 1e-9, c * 1e6, flops / c * 1e-9, c / b);
-        total[0] += b * (double)l->count;
-        total[1] += (c < b ? c : b) * (double)l->count;
+        for (int64_t j = 0; j < n; j++)
+            if (memcmp(&b->yn[j % P * l->OC + j / P], &b->y2[j], sizeof(float))) {
+                printf("%s: NHWC and NCHW differ\n", l->name);
+                status = 1;
+                break;
+            }
+        const double *t = best[i];
+        printf("%-24s %5lld %9.1f %7.1f %9.1f %7.1f %9.1f %7.1f %5.0f %9.2f\n", l->name,
+               (long long)l->count, t[0] * 1e6, flops / t[0] * 1e-9, t[1] * 1e6,
+               flops / t[1] * 1e-9, t[2] * 1e6, flops / t[2] * 1e-9,
+               peak > 0.0 ? 100.0 * flops / t[2] * 1e-9 / peak : 0.0, t[2] / t[1]);
+        total[0] += t[0] * (double)l->count;
+        total[1] += (t[1] < t[0] ? t[1] : t[0]) * (double)l->count;
+        total[2] += t[2] * (double)l->count;
         flops_total += flops * (double)l->count;
     }
     printf("all ResNet-18 convs: band %.1f us (%.1f GFLOP/s), the faster of band and chan per "
-           "layer %.1f us (%.1f GFLOP/s)\n",
+           "layer %.1f us (%.1f GFLOP/s), nhwc %.1f us (%.1f GFLOP/s",
            total[0] * 1e6, flops_total / total[0] * 1e-9, total[1] * 1e6,
-           flops_total / total[1] * 1e-9);
+           flops_total / total[1] * 1e-9, total[2] * 1e6, flops_total / total[2] * 1e-9);
+    if (peak > 0.0)
+        printf(", %.0f%% of %.1f", 100.0 * flops_total / total[2] * 1e-9 / peak, peak);
+    printf(")\n");
     return status;
 }

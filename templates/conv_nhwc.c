@@ -64,6 +64,33 @@ enum {
 struct ConvEpilogue;
 O2C_KERNEL void conv_epilogue_f32(const struct ConvEpilogue *ep, int nep, int64_t at, int64_t len,
                                   float *yr);
+O2C_KERNEL void conv_weight_pack_f32(int64_t G, int64_t OCg, int64_t Cg, int64_t taps, int64_t OB,
+                                     const float *w, float *wp);
+O2C_KERNEL int64_t conv_chan_positions(int64_t OW);
+
+/* ---- the method ----
+ *
+ * NHWC makes the output channels of a position contiguous and the input channels of a
+ * position contiguous. A register tile is CONV_NHWC_OB = 32 output channels x J = 7, 8 or 14
+ * consecutive positions of one output row (conv.c's conv_chan_positions picks J: the fewest
+ * dropped positions), 2*J accumulators of 16 lanes; each (tap, channel) step is two vector
+ * loads of weights, J broadcasts of the positions' inputs and 2*J fmas, in the order above.
+ * The J inputs of a step are J floats sw*Cg apart: one base pointer and a stride, which gcc and
+ * clang keep in registers (the tile is one function per J, its J loop unrolled).
+ *
+ * Its input is a band plane: the input rows that a band of R output rows reads, for one group,
+ * copied with their zero padding: plane[r][c][ic] = x[oh0*SH - PT + r][c - PL][c0 + ic], or 0.0f
+ * in the padding, Wp columns (the reach of the row's last tile, dropped positions included) and
+ * (R-1)*SH + (KH-1)*DH + 1 rows. The copy moves runs of Cg channels (the whole row when the
+ * conv has one group): no transpose. Tap (kh, kw) of output (r, c) is then plane row
+ * r*SH + kh*DH, column c*SW + kw*DW. With DW = 1 the KW taps of a kernel row read one run of
+ * KW*Cg consecutive floats per position, in k order, so the tile runs a kernel row as one tap
+ * of KW*Cg channels (the same steps in the same order: the packed weight [KH][KW][Cg][OB] is
+ * [KH][KW*Cg][OB]); ResNet's first conv (3 channels, 7x7) then has 7 taps of 21 steps instead
+ * of 49 of 3.
+ *
+ * The tile is stored as J runs of 32 contiguous output channels, with the bias and the
+ * epilogues (in NCHW the store scatters a tile over 32 channel planes). */
 
 /* Output channels per block of the packed weight. */
 #define CONV_NHWC_OB 32
@@ -76,45 +103,179 @@ O2C_KERNEL int64_t conv_nhwc_packed_floats(const int64_t *geo)
     return G * ((OCg + CONV_NHWC_OB - 1) / CONV_NHWC_OB) * taps * Cg * CONV_NHWC_OB;
 }
 
-/* The ONNX weight w [G*OCg][Cg][KH][KW] in blocks of OB output channels:
- * wp[g][b][t][ic][o] = w[g*OCg + b*OB + o][ic][t] (t = kh*KW + kw), 0.0f for the missing
- * channels of a group's last block, so that a (tap, channel) step reads its OB weights
- * contiguously. wp [conv_nhwc_packed_floats(geo)]. */
+/* The ONNX weight w [G*OCg][Cg][KH][KW] in blocks of OB output channels (conv.c's
+ * conv_weight_pack_f32): wp[g][b][t][ic][o] = w[g*OCg + b*OB + o][ic][t] (t = kh*KW + kw),
+ * 0.0f for the missing channels of a group's last block, so that a (tap, channel) step reads
+ * its OB weights contiguously. wp [conv_nhwc_packed_floats(geo)]. */
 O2C_KERNEL void conv_nhwc_pack_f32(const int64_t *geo, const float *w, float *wp)
 {
-    const int64_t G = geo[CONV_NHWC_G], OCg = geo[CONV_NHWC_OCG], Cg = geo[CONV_NHWC_C] / G;
-    const int64_t taps = geo[CONV_NHWC_KH] * geo[CONV_NHWC_KW];
-    const int64_t NB = (OCg + CONV_NHWC_OB - 1) / CONV_NHWC_OB;
-    for (int64_t g = 0; g < G; g++)
-        for (int64_t b = 0; b < NB; b++)
-            for (int64_t t = 0; t < taps; t++)
-                for (int64_t ic = 0; ic < Cg; ic++)
-                    for (int64_t o = 0; o < CONV_NHWC_OB; o++) {
-                        const int64_t ocg = b * CONV_NHWC_OB + o;
-                        float v = 0.0f;
-                        if (ocg < OCg)
-                            v = w[((g * OCg + ocg) * Cg + ic) * taps + t];
-                        wp[(((g * NB + b) * taps + t) * Cg + ic) * CONV_NHWC_OB + o] = v;
-                    }
+    const int64_t G = geo[CONV_NHWC_G];
+    conv_weight_pack_f32(G, geo[CONV_NHWC_OCG], geo[CONV_NHWC_C] / G,
+                         geo[CONV_NHWC_KH] * geo[CONV_NHWC_KW], CONV_NHWC_OB, w, wp);
+}
+
+/* Columns of a band plane row: those the last tile of an output row reads. */
+static int64_t conv_nhwc_plane_cols(const int64_t *geo)
+{
+    const int64_t OW = geo[CONV_NHWC_OW], J = conv_chan_positions(OW);
+    return ((OW + J - 1) / J * J - 1) * geo[CONV_NHWC_SW] +
+           (geo[CONV_NHWC_KW] - 1) * geo[CONV_NHWC_DW] + 1;
+}
+
+/* Rows of the band plane of R output rows. */
+static int64_t conv_nhwc_plane_rows(const int64_t *geo, int64_t R)
+{
+    return (R - 1) * geo[CONV_NHWC_SH] + (geo[CONV_NHWC_KH] - 1) * geo[CONV_NHWC_DH] + 1;
+}
+
+static int64_t conv_nhwc_plane_floats(const int64_t *geo, int64_t R)
+{
+    return conv_nhwc_plane_rows(geo, R) * conv_nhwc_plane_cols(geo) * geo[CONV_NHWC_C] /
+           geo[CONV_NHWC_G];
 }
 
 /* Output rows per band for a work memory of at most max_floats: what to store in
- * geo[CONV_NHWC_R] (at least 1; the other entries of geo must be set). */
+ * geo[CONV_NHWC_R] (the other entries of geo must be set). The most rows that fit, at least
+ * 1. 65536 floats (256 KiB, conv.c's band budget) keep the plane in L2 while every block of
+ * output channels reads it. */
 O2C_KERNEL int64_t conv_nhwc_rows(const int64_t *geo, int64_t max_floats)
 {
-    (void)geo;
-    (void)max_floats;
-    return 1;
+    int64_t R = 1;
+    while (R < geo[CONV_NHWC_OH] && conv_nhwc_plane_floats(geo, R + 1) <= max_floats)
+        R++;
+    return R;
 }
 
-/* Floats of conv_nhwc_f32's work memory (0: work may be NULL). */
+/* Floats of conv_nhwc_f32's work memory: the band plane of geo[CONV_NHWC_R] rows,
+ * ((R-1)*SH + (KH-1)*DH + 1) * (((OW + 13)/14*14 - 1)*SW + (KW-1)*DW + 1) * C/G at most (an
+ * overflow check of that product bounds it). */
 O2C_KERNEL int64_t conv_nhwc_work_floats(const int64_t *geo)
 {
-    (void)geo;
-    return 0;
+    return conv_nhwc_plane_floats(geo, geo[CONV_NHWC_R]);
 }
 
-/* The convolution (see the top of the file for the layouts, the order and the geometry):
+/* Copies the band plane of the band from output row oh0, channels c0 .. c0+Cg-1 of one image
+ * xn [H][W][C] (see above). */
+static void conv_nhwc_fill_f32(const int64_t *geo, int64_t oh0, const float *xn, int64_t c0,
+                               float *plane)
+{
+    const int64_t H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W], C = geo[CONV_NHWC_C];
+    const int64_t Cg = C / geo[CONV_NHWC_G], pl = geo[CONV_NHWC_PL];
+    const int64_t Wp = conv_nhwc_plane_cols(geo),
+                  rows = conv_nhwc_plane_rows(geo, geo[CONV_NHWC_R]);
+    /* the plane columns c with input column c - pl in [0, W): [lo, hi) */
+    const int64_t lo = pl < Wp ? pl : Wp, hi = W + pl < Wp ? W + pl : Wp;
+    for (int64_t r = 0; r < rows; r++) {
+        const int64_t ih = oh0 * geo[CONV_NHWC_SH] - geo[CONV_NHWC_PT] + r;
+        float *d = plane + r * Wp * Cg; /* [Wp][Cg] */
+        if (ih < 0 || ih >= H || lo >= hi) {
+            memset(d, 0, (size_t)(Wp * Cg) * sizeof(float));
+            continue;
+        }
+        memset(d, 0, (size_t)(lo * Cg) * sizeof(float));
+        const float *src = xn + (ih * W + lo - pl) * C + c0;
+        if (Cg == C) {
+            memcpy(d + lo * Cg, src, (size_t)((hi - lo) * Cg) * sizeof(float));
+        } else {
+            for (int64_t c = lo; c < hi; c++)
+                memcpy(d + c * Cg, src + (c - lo) * C, (size_t)Cg * sizeof(float));
+        }
+        memset(d + hi * Cg, 0, (size_t)((Wp - hi) * Cg) * sizeof(float));
+    }
+}
+
+/* gcc and clang keep a tile in registers once its J is a constant: the body is inlined into one
+ * function per J. gcc would otherwise not vectorise it as a part of its caller; clang would
+ * vectorise the J loop with gathers. */
+#if defined(__GNUC__)
+#define CONV_NHWC_INLINE   __attribute__((always_inline)) inline
+#define CONV_NHWC_NOINLINE __attribute__((noinline))
+#else
+#define CONV_NHWC_INLINE inline
+#define CONV_NHWC_NOINLINE
+#endif
+
+/* acc[j][o] = the sum of output channel o of the block at position j of the tile, from xt (the
+ * plane at the tile's first position and tap (0, 0)): taps nt x nk (kernel rows x columns, or
+ * kernel rows x 1 folded), tap (a, b) at xt + a*th + b*tw, each tap Ck steps of consecutive
+ * channels, position j at xt + j*xs. wb [nt*nk][Ck][OB]. */
+static CONV_NHWC_INLINE void conv_nhwc_tile_f32(int J, int64_t nt, int64_t nk, int64_t Ck,
+                                                int64_t th, int64_t tw, int64_t xs, const float *xt,
+                                                const float *wb, float acc[][CONV_NHWC_OB])
+{
+    float a[14][CONV_NHWC_OB]; /* local, so that it lives in registers */
+    for (int j = 0; j < J; j++)
+        for (int o = 0; o < CONV_NHWC_OB; o++)
+            a[j][o] = 0.0f;
+    for (int64_t t = 0; t < nt; t++)
+        for (int64_t u = 0; u < nk; u++) {
+            const float *xu = xt + t * th + u * tw;
+            const float *wu = wb + (t * nk + u) * Ck * CONV_NHWC_OB;
+            for (int64_t ic = 0; ic < Ck; ic++) {
+                const float *restrict wv = wu + ic * CONV_NHWC_OB;
+                const float *restrict xv = xu + ic;
+#if defined(__clang__)
+#pragma clang loop vectorize(disable)
+#endif
+#pragma GCC unroll 16
+                for (int j = 0; j < J; j++) {
+                    const float xj = xv[j * xs];
+                    for (int o = 0; o < CONV_NHWC_OB; o++)
+                        a[j][o] = fmaf(wv[o], xj, a[j][o]);
+                }
+            }
+        }
+    for (int j = 0; j < J; j++)
+        for (int o = 0; o < CONV_NHWC_OB; o++)
+            acc[j][o] = a[j][o];
+}
+
+static CONV_NHWC_NOINLINE void conv_nhwc_tile7_f32(int64_t nt, int64_t nk, int64_t Ck, int64_t th,
+                                                   int64_t tw, int64_t xs, const float *xt,
+                                                   const float *wb, float acc[][CONV_NHWC_OB])
+{
+    conv_nhwc_tile_f32(7, nt, nk, Ck, th, tw, xs, xt, wb, acc);
+}
+
+static CONV_NHWC_NOINLINE void conv_nhwc_tile8_f32(int64_t nt, int64_t nk, int64_t Ck, int64_t th,
+                                                   int64_t tw, int64_t xs, const float *xt,
+                                                   const float *wb, float acc[][CONV_NHWC_OB])
+{
+    conv_nhwc_tile_f32(8, nt, nk, Ck, th, tw, xs, xt, wb, acc);
+}
+
+static CONV_NHWC_NOINLINE void conv_nhwc_tile14_f32(int64_t nt, int64_t nk, int64_t Ck, int64_t th,
+                                                    int64_t tw, int64_t xs, const float *xt,
+                                                    const float *wb, float acc[][CONV_NHWC_OB])
+{
+    conv_nhwc_tile_f32(14, nt, nk, Ck, th, tw, xs, xt, wb, acc);
+}
+
+/* yr[o] = acc[o] (+ bias[o]) for the nob live channels of one position. The full block has a
+ * fixed trip count: vector loads and stores. No bias is not "+ 0.0f" (that would turn -0.0f
+ * into +0.0f). */
+static inline void conv_nhwc_store_f32(const float *acc, const float *bias, int64_t nob,
+                                       float *restrict yr)
+{
+    if (nob == CONV_NHWC_OB && bias) {
+        for (int o = 0; o < CONV_NHWC_OB; o++)
+            yr[o] = acc[o] + bias[o];
+    } else if (nob == CONV_NHWC_OB) {
+        for (int o = 0; o < CONV_NHWC_OB; o++)
+            yr[o] = acc[o];
+    } else if (bias) {
+        for (int64_t o = 0; o < nob; o++)
+            yr[o] = acc[o] + bias[o];
+    } else {
+        for (int64_t o = 0; o < nob; o++)
+            yr[o] = acc[o];
+    }
+}
+
+/* The convolution (see the top of the file for the layouts, the order and the geometry): per
+ * image, group and band of geo[CONV_NHWC_R] output rows, the band plane is filled once, then
+ * every block of 32 output channels runs its tiles over it, each stored with the bias and the
+ * epilogues while it is in L1.
  *   x [N][H][W][G*Cg], wp from conv_nhwc_pack_f32, bias [G*OCg] or NULL, ep [nep] or NULL,
  *   y [N][OH][OW][G*OCg] (must not overlap x or an epilogue's operand),
  *   work [conv_nhwc_work_floats(geo)]. */
@@ -125,36 +286,44 @@ O2C_KERNEL void conv_nhwc_f32(const int64_t *geo, const float *x, const float *w
     const int64_t N = geo[CONV_NHWC_N], H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W];
     const int64_t C = geo[CONV_NHWC_C], G = geo[CONV_NHWC_G], OCg = geo[CONV_NHWC_OCG];
     const int64_t KH = geo[CONV_NHWC_KH], KW = geo[CONV_NHWC_KW];
-    const int64_t OH = geo[CONV_NHWC_OH], OW = geo[CONV_NHWC_OW];
-    const int64_t sh = geo[CONV_NHWC_SH], sw = geo[CONV_NHWC_SW];
-    const int64_t pt = geo[CONV_NHWC_PT], pl = geo[CONV_NHWC_PL];
-    const int64_t dh = geo[CONV_NHWC_DH], dw = geo[CONV_NHWC_DW];
+    const int64_t OH = geo[CONV_NHWC_OH], OW = geo[CONV_NHWC_OW], R = geo[CONV_NHWC_R];
+    const int64_t sh = geo[CONV_NHWC_SH], sw = geo[CONV_NHWC_SW], dw = geo[CONV_NHWC_DW];
     const int64_t Cg = C / G, OC = G * OCg, taps = KH * KW;
-    const int64_t NB = (OCg + CONV_NHWC_OB - 1) / CONV_NHWC_OB;
-    (void)work;
+    const int64_t NB = (OCg + CONV_NHWC_OB - 1) / CONV_NHWC_OB, J = conv_chan_positions(OW);
+    const int64_t Wp = conv_nhwc_plane_cols(geo), rs = Wp * Cg; /* plane row stride */
+    /* the taps: kernel rows x columns, or with unit column dilation kernel rows of KW*Cg steps */
+    const int64_t nk = dw == 1 ? 1 : KW, Ck = dw == 1 ? KW * Cg : Cg;
+    const int64_t th = geo[CONV_NHWC_DH] * rs, tw = dw * Cg, xs = sw * Cg;
+    float acc[14][CONV_NHWC_OB];
     for (int64_t n = 0; n < N; n++)
-        for (int64_t oh = 0; oh < OH; oh++)
-            for (int64_t ow = 0; ow < OW; ow++) {
-                const int64_t at = ((n * OH + oh) * OW + ow) * OC; /* this position's channels */
-                for (int64_t oc = 0; oc < OC; oc++) {
-                    const int64_t g = oc / OCg, ocg = oc % OCg;
-                    const float *wb = wp +
-                                      (g * NB + ocg / CONV_NHWC_OB) * taps * Cg * CONV_NHWC_OB +
-                                      ocg % CONV_NHWC_OB;
-                    float acc = 0.0f;
-                    for (int64_t kh = 0; kh < KH; kh++)
-                        for (int64_t kw = 0; kw < KW; kw++) {
-                            const int64_t ih = oh * sh - pt + kh * dh, iw = ow * sw - pl + kw * dw;
-                            const int inside = ih >= 0 && ih < H && iw >= 0 && iw < W;
-                            const float *xp =
-                                inside ? x + ((n * H + ih) * W + iw) * C + g * Cg : NULL;
-                            const float *wt = wb + (kh * KW + kw) * Cg * CONV_NHWC_OB;
-                            for (int64_t ic = 0; ic < Cg; ic++)
-                                acc = fmaf(wt[ic * CONV_NHWC_OB], inside ? xp[ic] : 0.0f, acc);
+        for (int64_t g = 0; g < G; g++)
+            for (int64_t oh0 = 0; oh0 < OH; oh0 += R) {
+                const int64_t Rb = OH - oh0 < R ? OH - oh0 : R;
+                conv_nhwc_fill_f32(geo, oh0, x + n * H * W * C, g * Cg, work);
+                for (int64_t b = 0; b < NB; b++) {
+                    const int64_t oc0 = g * OCg + b * CONV_NHWC_OB;
+                    const int64_t nob = OCg - b * CONV_NHWC_OB < CONV_NHWC_OB
+                                            ? OCg - b * CONV_NHWC_OB
+                                            : CONV_NHWC_OB;
+                    const float *wb = wp + (g * NB + b) * taps * Cg * CONV_NHWC_OB;
+                    const float *bb = bias ? bias + oc0 : NULL;
+                    for (int64_t r = 0; r < Rb; r++)
+                        for (int64_t c0 = 0; c0 < OW; c0 += J) {
+                            const float *xt = work + r * sh * rs + c0 * xs;
+                            if (J == 7)
+                                conv_nhwc_tile7_f32(KH, nk, Ck, th, tw, xs, xt, wb, acc);
+                            else if (J == 8)
+                                conv_nhwc_tile8_f32(KH, nk, Ck, th, tw, xs, xt, wb, acc);
+                            else
+                                conv_nhwc_tile14_f32(KH, nk, Ck, th, tw, xs, xt, wb, acc);
+                            const int64_t live = OW - c0 < J ? OW - c0 : J;
+                            for (int64_t j = 0; j < live; j++) {
+                                const int64_t at = ((n * OH + oh0 + r) * OW + c0 + j) * OC + oc0;
+                                conv_nhwc_store_f32(acc[j], bb, nob, y + at);
+                                if (nep)
+                                    conv_epilogue_f32(ep, nep, at, nob, y + at);
+                            }
                         }
-                    y[at + oc] = bias ? acc + bias[oc] : acc;
                 }
-                if (nep)
-                    conv_epilogue_f32(ep, nep, at, OC, y + at);
             }
 }

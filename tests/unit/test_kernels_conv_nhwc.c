@@ -241,6 +241,9 @@ static const ConvCase cases[] = {
     {"3x3 stride 2 48->72, 2 images", 2, 48, 10, 11, 72, 1, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
     {"3x3 96->32 7x7", 1, 96, 7, 7, 32, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"3x3 16->16 8x8", 1, 16, 8, 8, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"dilation 2 stride 2, 8 channels", 1, 8, 11, 12, 36, 1, 3, 3, 2, 2, 2, 1, 2, 2, 2, 2},
+    {"dilation (3,2) stride (2,3), 12 channels", 1, 12, 13, 14, 20, 1, 3, 3, 2, 3, 3, 2, 3, 3, 3,
+     2},
 };
 
 /* inf and NaN weights, on taps that are padding for some outputs: channel 3 has an inf weight
