@@ -24,6 +24,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifndef O2C_KERNEL
 #define O2C_KERNEL static
@@ -77,6 +78,278 @@ O2C_KERNEL void depthwise_nhwc_pack_f32(int64_t C, int64_t KH, int64_t KW, const
             wp[t * C + c] = w[c * KH * KW + t];
 }
 
+/* ---- the kernel ----
+ *
+ * Each output row is split by where its taps fall:
+ *   interior  the positions whose every tap column lies inside the image run in row tiles of
+ *             DWN_P positions x DWN_L channels: DWN_P accumulator vectors that gcc and clang keep
+ *             in registers (8 zmm with AVX-512: 8 independent fma chains, enough to hide the fma
+ *             latency); each tap loads its DWN_L weights once for the DWN_P positions, and each
+ *             position's DWN_L inputs are contiguous in NHWC (no plane copies, no lanes wasted on
+ *             short rows). When the interior is not a multiple of DWN_P, its last tile starts
+ *             DWN_P positions before its end, overlapping the previous one;
+ *   borders   the other positions (and the whole row when its interior is shorter than DWN_P)
+ *             run in point tiles of one position x DWN_V*DWN_L channels (DWN_V independent fma
+ *             chains; the padded taps read a zero vector), or with fewer than DWN_V*DWN_L
+ *             channels in edge tiles of DWN_P positions x DWN_L channels.
+ * Tap rows above or below the image read the zero vector too. So a padded tap is still
+ * fmaf(w, 0.0f, acc) in its place in the order. Channel counts that are not a multiple of a
+ * tile's channels run the last block at C - DWN_L (or C - DWN_V*DWN_L), overlapping the previous
+ * one. Overlapped outputs are computed twice with the same bits; fewer than DWN_L channels run
+ * the plain loop. */
+enum { DWN_P = 8, DWN_L = 16, DWN_V = 4 }; /* positions, channels per vector, point tile vectors */
+enum { DWN_MAX_KH = 64 };                  /* taller kernels: depthwise_nhwc_tall */
+
+static const float depthwise_nhwc_zeros[DWN_V * DWN_L]; /* the padding's inputs */
+
+/* gcc vectorises a tile only as a function of its own (see conv.c's CONV_NOINLINE), and must
+ * not clone it for constant tap counts (it then vectorises across the taps, see conv.c's
+ * O2C_DW_NOIPA). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define O2C_DWN_NOINLINE __attribute__((noipa))
+#elif defined(__GNUC__)
+#define O2C_DWN_NOINLINE __attribute__((noinline))
+#else
+#define O2C_DWN_NOINLINE
+#endif
+
+/* y[p*C + l] = acc[p][l] (+ bias[l]) for p < np, l < DWN_L. No bias is not "+ 0.0f" (that would
+ * turn -0.0f into +0.0f). The test is outside the loops, where gcc still vectorises them. */
+static void depthwise_nhwc_store(int64_t np, int64_t C, float acc[DWN_P][DWN_L],
+                                 const float *restrict bias, float *restrict y)
+{
+    if (bias) {
+        for (int64_t p = 0; p < np; p++)
+            for (int l = 0; l < DWN_L; l++)
+                y[p * C + l] = acc[p][l] + bias[l];
+    } else {
+        for (int64_t p = 0; p < np; p++)
+            for (int l = 0; l < DWN_L; l++)
+                y[p * C + l] = acc[p][l];
+    }
+}
+
+/* A row tile: acc = 0, then for each tap in (kh, kw) order and each of the tile's positions p:
+ * acc[p] = fmaf(w[tap], x at the tap, acc[p]), DWN_L channels side by side; then the store.
+ * rows[kh] is the input row of tap row kh at the tile's first position's first tap, channel c0
+ * (NULL: the row is padding); every tap column is inside the image: position p's tap kw is at
+ * rows[kh] + p*sp + kw*dwc.
+ *   w = wp + c0 (tap stride C), bias = bias + c0 or NULL, y = the first position's y + c0 */
+O2C_DWN_NOINLINE static void depthwise_nhwc_tile(int64_t KH, int64_t KW, int64_t C, int64_t sp,
+                                                 int64_t dwc, const float *const *rows,
+                                                 const float *w, const float *bias, float *y)
+{
+    float acc[DWN_P][DWN_L];
+    for (int p = 0; p < DWN_P; p++)
+        for (int l = 0; l < DWN_L; l++)
+            acc[p][l] = 0.0f;
+#pragma GCC unroll 1
+    for (int64_t kh = 0; kh < KH; kh++) {
+        /* a row in the padding reads zeros at offset 0 (clang vectorises this form only) */
+        const int64_t in_row = rows[kh] != NULL;
+        const float *r = in_row ? rows[kh] : depthwise_nhwc_zeros;
+        const int64_t step = sp & -in_row, tap_step = dwc & -in_row;
+#pragma GCC unroll 1
+        for (int64_t kw = 0; kw < KW; kw++) {
+            const float *restrict wv = w + (kh * KW + kw) * C;
+            const float *src = r + kw * tap_step;
+#pragma GCC unroll 8
+            for (int p = 0; p < DWN_P; p++) {
+                float xv[DWN_L];
+                memcpy(xv, src + p * step, sizeof xv);
+#pragma GCC unroll 16
+                for (int l = 0; l < DWN_L; l++)
+                    acc[p][l] = fmaf(wv[l], xv[l], acc[p][l]);
+            }
+        }
+    }
+    depthwise_nhwc_store(DWN_P, C, acc, bias, y);
+}
+
+/* A point tile: one output position, DWN_V*DWN_L channels from c0, in DWN_V chains; the taps
+ * in (kh, kw) order, those outside the image reading zeros. rows[kh] is the input row of tap
+ * row kh at column 0, channel c0 (NULL: padding); the position's first tap column is iw0.
+ *   w = wp + c0 (tap stride C), bias = bias + c0 or NULL, y = the position's y + c0 */
+O2C_DWN_NOINLINE static void depthwise_nhwc_point(int64_t KH, int64_t KW, int64_t C, int64_t W,
+                                                  int64_t iw0, int64_t DW, const float *const *rows,
+                                                  const float *w, const float *restrict bias,
+                                                  float *restrict y)
+{
+    float acc[DWN_V * DWN_L];
+    for (int l = 0; l < DWN_V * DWN_L; l++)
+        acc[l] = 0.0f;
+#pragma GCC unroll 1
+    for (int64_t kh = 0; kh < KH; kh++) {
+        const float *r = rows[kh];
+#pragma GCC unroll 1
+        for (int64_t kw = 0; kw < KW; kw++) {
+            const int64_t iw = iw0 + kw * DW;
+            const float *restrict wv = w + (kh * KW + kw) * C;
+            const float *restrict src = r && iw >= 0 && iw < W ? r + iw * C : depthwise_nhwc_zeros;
+#pragma GCC unroll 64
+            for (int l = 0; l < DWN_V * DWN_L; l++)
+                acc[l] = fmaf(wv[l], src[l], acc[l]);
+        }
+    }
+    if (bias)
+        for (int l = 0; l < DWN_V * DWN_L; l++)
+            y[l] = acc[l] + bias[l];
+    else
+        for (int l = 0; l < DWN_V * DWN_L; l++)
+            y[l] = acc[l];
+}
+
+/* An edge tile (borders with fewer than DWN_V*DWN_L channels): positions ow0 .. ow0+np-1
+ * (np <= DWN_P) of the row, DWN_L channels; rows[kh] is the input row of tap row kh at column
+ * 0, channel c0 (NULL: padding). A tap at input column iw outside [0, W) reads zeros; positions
+ * past np are computed on zeros and not stored. Each position's source is picked without a
+ * branch (an index into a pair of pointers, the input's at a clamped column): control flow
+ * there stops gcc's vectoriser. */
+O2C_DWN_NOINLINE static void depthwise_nhwc_edge(int64_t KH, int64_t KW, int64_t C, int64_t W,
+                                                 int64_t SW, int64_t PL, int64_t DW, int64_t ow0,
+                                                 int64_t np, const float *const *rows,
+                                                 const float *w, const float *bias, float *y)
+{
+    float acc[DWN_P][DWN_L];
+    for (int p = 0; p < DWN_P; p++)
+        for (int l = 0; l < DWN_L; l++)
+            acc[p][l] = 0.0f;
+#pragma GCC unroll 1
+    for (int64_t kh = 0; kh < KH; kh++) {
+        /* a row in the padding reads zeros at offset 0 (a test in the loop would stop the
+         * vectoriser) */
+        const int64_t in_row = rows[kh] != NULL;
+        const float *r = in_row ? rows[kh] : depthwise_nhwc_zeros;
+#pragma GCC unroll 1
+        for (int64_t kw = 0; kw < KW; kw++) {
+            const float *restrict wv = w + (kh * KW + kw) * C;
+#pragma GCC unroll 8
+            for (int p = 0; p < DWN_P; p++) {
+                const int64_t iw = (ow0 + p) * SW - PL + kw * DW;
+                const int64_t ok = in_row & (p < np) & (iw >= 0) & (iw < W); /* 0 or 1 */
+                const float *const pick[2] = {depthwise_nhwc_zeros, r + (iw & -ok) * C};
+                float xv[DWN_L]; /* a copy gcc sees as one vector load (it gave up on *pick) */
+                memcpy(xv, pick[ok], sizeof xv);
+#pragma GCC unroll 16
+                for (int l = 0; l < DWN_L; l++)
+                    acc[p][l] = fmaf(wv[l], xv[l], acc[p][l]);
+            }
+        }
+    }
+    depthwise_nhwc_store(np, C, acc, bias, y);
+}
+
+/* The positions ow_a .. ow_b-1 of one output row at the borders (point or edge tiles, every
+ * channel). rows as depthwise_nhwc_edge's with c0 = 0, y = the row's output. */
+static void depthwise_nhwc_border(int64_t KH, int64_t KW, int64_t C, int64_t W, int64_t SW,
+                                  int64_t PL, int64_t DW, int64_t ow_a, int64_t ow_b,
+                                  const float *const *rows, const float *wp, const float *bias,
+                                  float *y)
+{
+    const float *crows[DWN_MAX_KH];
+    if (C >= DWN_V * DWN_L) {
+        for (int64_t ow = ow_a; ow < ow_b; ow++)
+            for (int64_t cb = 0; cb < C; cb += DWN_V * DWN_L) {
+                const int64_t c0 = C - cb < DWN_V * DWN_L ? C - DWN_V * DWN_L : cb;
+                for (int64_t kh = 0; kh < KH; kh++)
+                    crows[kh] = rows[kh] ? rows[kh] + c0 : NULL;
+                depthwise_nhwc_point(KH, KW, C, W, ow * SW - PL, DW, crows, wp + c0,
+                                     bias ? bias + c0 : NULL, y + ow * C + c0);
+            }
+        return;
+    }
+    for (int64_t cb = 0; cb < C; cb += DWN_L) {
+        const int64_t c0 = C - cb < DWN_L ? C - DWN_L : cb;
+        for (int64_t kh = 0; kh < KH; kh++)
+            crows[kh] = rows[kh] ? rows[kh] + c0 : NULL;
+        for (int64_t ow0 = ow_a; ow0 < ow_b; ow0 += DWN_P) {
+            const int64_t np = ow_b - ow0 < DWN_P ? ow_b - ow0 : DWN_P;
+            depthwise_nhwc_edge(KH, KW, C, W, SW, PL, DW, ow0, np, crows, wp + c0,
+                                bias ? bias + c0 : NULL, y + ow0 * C + c0);
+        }
+    }
+}
+
+/* The plain loop (channel counts below DWN_L): positions ow_a .. ow_b-1 of one output row
+ * [OW][C], rows as in depthwise_nhwc_edge with c0 = 0. */
+static void depthwise_nhwc_row_plain(int64_t KH, int64_t KW, int64_t C, int64_t W, int64_t SW,
+                                     int64_t PL, int64_t DW, int64_t ow_a, int64_t ow_b,
+                                     const float *const *rows, const float *wp, const float *bias,
+                                     float *y)
+{
+    for (int64_t ow = ow_a; ow < ow_b; ow++)
+        for (int64_t c = 0; c < C; c++) {
+            float acc = 0.0f;
+            for (int64_t kh = 0; kh < KH; kh++)
+                for (int64_t kw = 0; kw < KW; kw++) {
+                    const int64_t iw = ow * SW - PL + kw * DW;
+                    const int inside = rows[kh] && iw >= 0 && iw < W;
+                    acc =
+                        fmaf(wp[(kh * KW + kw) * C + c], inside ? rows[kh][iw * C + c] : 0.0f, acc);
+                }
+            y[ow * C + c] = bias ? acc + bias[c] : acc;
+        }
+}
+
+/* Fewer channels than DWN_L (C = 1, 2, 4 or 8), unit column stride, at most DWN_MAX_TAPS taps:
+ * the interior of a row, positions lo .. hi-1, is one run of (hi - lo)*C floats whose element i
+ * reads, at tap (kh, kw), the input row's element i + (kw*DW - PL)*C, with the weight of channel
+ * i % C. So it runs as row tiles of DWN_P x DWN_L floats (DWN_L/C positions per vector) with the
+ * weights and bias repeated DWN_L/C times (wr, br); the borders and runs shorter than one tile
+ * run the plain loop. rows as in depthwise_nhwc_edge, y = the row's output. */
+enum { DWN_MAX_TAPS = 25 };
+static void depthwise_nhwc_row_narrow(int64_t KH, int64_t KW, int64_t C, int64_t W, int64_t OW,
+                                      int64_t PL, int64_t DW, int64_t lo, int64_t hi,
+                                      const float *const *rows, const float *wp, const float *bias,
+                                      const float *wr, const float *br, float *y)
+{
+    const int64_t a = lo * C, b = hi * C; /* the interior's floats */
+    if (b - a < DWN_P * DWN_L) {
+        depthwise_nhwc_row_plain(KH, KW, C, W, 1, PL, DW, 0, OW, rows, wp, bias, y);
+        return;
+    }
+    depthwise_nhwc_row_plain(KH, KW, C, W, 1, PL, DW, 0, lo, rows, wp, bias, y);
+    const float *tile_rows[DWN_MAX_KH];
+    for (int64_t f = a; f < b; f += DWN_P * DWN_L) {
+        const int64_t f0 = b - f < DWN_P * DWN_L ? b - DWN_P * DWN_L : f;
+        for (int64_t kh = 0; kh < KH; kh++)
+            tile_rows[kh] = rows[kh] ? rows[kh] + f0 - PL * C : NULL;
+        depthwise_nhwc_tile(KH, KW, DWN_L, DWN_L, DW * C, tile_rows, wr, bias ? br : NULL, y + f0);
+    }
+    depthwise_nhwc_row_plain(KH, KW, C, W, 1, PL, DW, hi, OW, rows, wp, bias, y);
+}
+
+/* Kernels taller than DWN_MAX_KH rows (none that a network has) run this plain loop over the
+ * whole tensor, with the same bits. */
+static void depthwise_nhwc_tall(const int64_t *geo, const float *x, const float *wp,
+                                const float *bias, const struct ConvEpilogue *ep, int nep, float *y)
+{
+    const int64_t N = geo[NHWC_GEO_N], H = geo[NHWC_GEO_H], W = geo[NHWC_GEO_W];
+    const int64_t C = geo[NHWC_GEO_C], OH = geo[NHWC_GEO_OH], OW = geo[NHWC_GEO_OW];
+    const int64_t KH = geo[NHWC_GEO_KH], KW = geo[NHWC_GEO_KW];
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t oh = 0; oh < OH; oh++) {
+            const int64_t row = (n * OH + oh) * OW * C; /* output row [OW][C] */
+            for (int64_t ow = 0; ow < OW; ow++)
+                for (int64_t c = 0; c < C; c++) {
+                    float acc = 0.0f;
+                    for (int64_t kh = 0; kh < KH; kh++) {
+                        const int64_t ih =
+                            oh * geo[NHWC_GEO_SH] - geo[NHWC_GEO_PT] + kh * geo[NHWC_GEO_DH];
+                        for (int64_t kw = 0; kw < KW; kw++) {
+                            const int64_t iw =
+                                ow * geo[NHWC_GEO_SW] - geo[NHWC_GEO_PL] + kw * geo[NHWC_GEO_DW];
+                            const int inside = ih >= 0 && ih < H && iw >= 0 && iw < W;
+                            const float xv = inside ? x[((n * H + ih) * W + iw) * C + c] : 0.0f;
+                            acc = fmaf(wp[(kh * KW + kw) * C + c], xv, acc);
+                        }
+                    }
+                    y[row + ow * C + c] = bias ? acc + bias[c] : acc;
+                }
+            conv_epilogue_f32(ep, nep, row, OW * C, y + row);
+        }
+}
+
 /* Depthwise convolution, channels last (see the top of the file for layouts and bits).
  *   geo [NHWC_GEO_LEN], x [N][H][W][C], wp [KH][KW][C] (depthwise_nhwc_pack_f32), bias [C] or
  *   NULL, ep [nep] (NULL when nep is 0), y [N][OH][OW][C] (not x). */
@@ -90,23 +363,54 @@ O2C_KERNEL void depthwise_nhwc_f32(const int64_t *geo, const float *x, const flo
     const int64_t SH = geo[NHWC_GEO_SH], SW = geo[NHWC_GEO_SW];
     const int64_t PT = geo[NHWC_GEO_PT], PL = geo[NHWC_GEO_PL];
     const int64_t DH = geo[NHWC_GEO_DH], DW = geo[NHWC_GEO_DW];
+    if (KH > DWN_MAX_KH) {
+        depthwise_nhwc_tall(geo, x, wp, bias, ep, nep, y);
+        return;
+    }
+    /* interior columns: ow*SW - PL >= 0 and ow*SW - PL + (KW-1)*DW <= W-1 */
+    const int64_t last = W - 1 - (KW - 1) * DW + PL; /* ow*SW <= last */
+    int64_t lo = (PL + SW - 1) / SW, hi = last < 0 ? 0 : last / SW + 1;
+    if (hi > OW)
+        hi = OW;
+    if (lo > hi)
+        lo = hi;
+    const int tiles = hi - lo >= DWN_P; /* else the whole row runs at the borders' tiles */
+    const int narrow = C > 0 && C < DWN_L && DWN_L % C == 0 && SW == 1 && KH * KW <= DWN_MAX_TAPS;
+    float wr[DWN_MAX_TAPS * DWN_L], br[DWN_L]; /* narrow: weights and bias repeated */
+    for (int64_t i = 0; narrow && i < KH * KW * DWN_L; i++)
+        wr[i] = wp[i / DWN_L * C + i % C];
+    for (int64_t i = 0; narrow && bias && i < DWN_L; i++)
+        br[i] = bias[i % C];
     for (int64_t n = 0; n < N; n++)
         for (int64_t oh = 0; oh < OH; oh++) {
             const int64_t row = (n * OH + oh) * OW * C; /* output row [OW][C] */
-            for (int64_t ow = 0; ow < OW; ow++)
-                for (int64_t c = 0; c < C; c++) {
-                    float acc = 0.0f;
-                    for (int64_t kh = 0; kh < KH; kh++) {
-                        const int64_t ih = oh * SH - PT + kh * DH;
-                        for (int64_t kw = 0; kw < KW; kw++) {
-                            const int64_t iw = ow * SW - PL + kw * DW;
-                            const int inside = ih >= 0 && ih < H && iw >= 0 && iw < W;
-                            const float xv = inside ? x[((n * H + ih) * W + iw) * C + c] : 0.0f;
-                            acc = fmaf(wp[(kh * KW + kw) * C + c], xv, acc);
-                        }
+            const float *rows[DWN_MAX_KH], *tile_rows[DWN_MAX_KH];
+            for (int64_t kh = 0; kh < KH; kh++) {
+                const int64_t ih = oh * SH - PT + kh * DH;
+                rows[kh] = ih >= 0 && ih < H ? x + (n * H + ih) * W * C : NULL;
+            }
+            if (narrow) {
+                depthwise_nhwc_row_narrow(KH, KW, C, W, OW, PL, DW, lo, hi, rows, wp, bias, wr, br,
+                                          y + row);
+            } else if (C < DWN_L) {
+                depthwise_nhwc_row_plain(KH, KW, C, W, SW, PL, DW, 0, OW, rows, wp, bias, y + row);
+            } else if (!tiles) {
+                depthwise_nhwc_border(KH, KW, C, W, SW, PL, DW, 0, OW, rows, wp, bias, y + row);
+            } else {
+                depthwise_nhwc_border(KH, KW, C, W, SW, PL, DW, 0, lo, rows, wp, bias, y + row);
+                for (int64_t cb = 0; cb < C; cb += DWN_L) {
+                    const int64_t c0 = C - cb < DWN_L ? C - DWN_L : cb;
+                    for (int64_t ow = lo; ow < hi; ow += DWN_P) {
+                        const int64_t ow0 = hi - ow < DWN_P ? hi - DWN_P : ow;
+                        const int64_t off = (ow0 * SW - PL) * C + c0;
+                        for (int64_t kh = 0; kh < KH; kh++)
+                            tile_rows[kh] = rows[kh] ? rows[kh] + off : NULL;
+                        depthwise_nhwc_tile(KH, KW, C, SW * C, DW * C, tile_rows, wp + c0,
+                                            bias ? bias + c0 : NULL, y + row + ow0 * C + c0);
                     }
-                    y[row + ow * C + c] = bias ? acc + bias[c] : acc;
                 }
+                depthwise_nhwc_border(KH, KW, C, W, SW, PL, DW, hi, OW, rows, wp, bias, y + row);
+            }
             conv_epilogue_f32(ep, nep, row, OW * C, y + row);
         }
 }

@@ -197,6 +197,19 @@ static const DwCase cases[] = {
     {"7x7 kernel on 14x14, 96 channels", 1, 96, 14, 14, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1},
     {"3x3 on 56x56, 1 channel", 1, 1, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"3x3 on 1x40 wide row, 48 channels", 1, 48, 1, 40, 1, 3, 1, 1, 0, 1, 0, 1, 1, 1},
+    {"3x3 on 112x112, 32 channels", 1, 32, 112, 112, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"3x3 stride 2 on 23x29, 88 channels, batch 2", 2, 88, 23, 29, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+    {"1x9 kernel dilation 3 on 5x31, 16 channels", 1, 16, 5, 31, 1, 9, 1, 1, 0, 7, 0, 5, 1, 3},
+    {"66 rows of kernel (the plain loop), 16 channels", 1, 16, 70, 3, 66, 2, 1, 1, 2, 0, 1, 1, 1,
+     1},
+    {"3x3 stride 3 pad 2, 8 columns, 40 channels", 1, 40, 9, 24, 3, 3, 3, 3, 2, 2, 2, 2, 1, 1},
+    {"8 channels 3x3 on 48x48 (narrow tiles)", 1, 8, 48, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"4 channels 5x5 dilation 2 on 9x37, batch 2", 2, 4, 9, 37, 5, 5, 1, 1, 4, 3, 4, 5, 2, 2},
+    {"2 channels 1x3 on 1x70 (1-D)", 1, 2, 1, 70, 1, 3, 1, 1, 0, 1, 0, 1, 1, 1},
+    {"8 channels 3x3 stride 2 on 33x33 (plain)", 1, 8, 33, 33, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+    {"8 channels 7x7 on 20x20 (plain: 49 taps)", 1, 8, 20, 20, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1},
+    {"8 channels on 17 columns: interior of exactly one tile", 1, 8, 4, 18, 3, 3, 1, 1, 1, 1, 1, 1,
+     1, 1},
 };
 
 /* Special weights and inputs: padded taps are fmaf(w, 0, acc), as in the NCHW kernel. */
