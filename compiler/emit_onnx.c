@@ -240,25 +240,26 @@ static void push_transpose(Writer *w, const char *name, const char *x, const int
     p->attribute[p->n_attribute++] = attr_proto(&a); /* keeps the (static) perm */
 }
 
-/* layout_nhwc's NhwcConv (onnxruntime's com.microsoft NhwcConv, which its CPU provider does
- * not run) as the Conv it is, between transposes: a model onnxruntime runs. */
-static void push_nhwc_conv(Writer *w, const Node *n, const char *x, const char *y)
+/* layout_nhwc's channels-last nodes (NhwcConv, NhwcMaxPool, NhwcAveragePool: onnxruntime's
+ * CPU provider runs none of them) as the NCHW op they are, between transposes: a model
+ * onnxruntime runs. */
+static void push_nhwc_op(Writer *w, const Node *n, const char *x, const char *y)
 {
     static const int64_t to_nchw[4] = {0, 3, 1, 2}, to_nhwc[4] = {0, 2, 3, 1};
     const char *xt = xprintf("%s/nchw_in", n->name), *yt = xprintf("%s/nchw_out", n->name);
     push_transpose(w, xt, x, to_nchw, xt);
-    Node conv = *n;
-    Value *ins[3] = {NULL, n->inputs[1], node_input(n, 2)};
-    Value xv = {.name = (char *)xt, .id = -1};
-    ins[0] = &xv;
-    conv.op_type = "Conv";
-    conv.domain = "";
-    conv.op = op_lookup("Conv");
-    conv.ninputs = ins[2] ? 3 : 2;
-    conv.inputs = ins;
-    conv.nepilogue = 0;
-    add_initializer(w, ins[1]);
-    add_node(w, &conv, conv.ninputs, ins, yt);
+    Node op = *n;
+    int nin = n->op->max_inputs < n->ninputs ? n->op->max_inputs : n->ninputs;
+    Value xv = {.name = (char *)xt, .id = -1}, *ins[3] = {&xv, NULL, NULL};
+    for (int i = 1; i < nin; i++)
+        ins[i] = n->inputs[i];
+    op.op_type = n->op_type + strlen("Nhwc");
+    op.domain = "";
+    op.op = op_lookup(op.op_type);
+    op.ninputs = nin;
+    op.inputs = ins;
+    op.nepilogue = 0;
+    add_node(w, &op, nin, ins, yt);
     push_transpose(w, xprintf("%s/nhwc_out", n->name), yt, to_nhwc, y);
 }
 
@@ -274,7 +275,9 @@ typedef struct Formula {
 static const Formula formulas[] = {
     {"Gelu", push_gelu_formula, false},
     {"Swish", push_swish_formula, false},
-    {"com.microsoft.NhwcConv", push_nhwc_conv, true},
+    {"com.microsoft.NhwcConv", push_nhwc_op, true},
+    {"com.microsoft.NhwcMaxPool", push_nhwc_op, true},
+    {"com.microsoft.NhwcAveragePool", push_nhwc_op, true},
 };
 
 static const Formula *formula_for(const Writer *w, const Node *n)

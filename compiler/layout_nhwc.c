@@ -6,7 +6,8 @@
  *   - a conv with a channels-last kernel (a "seed": NhwcConv, ops/conv_nhwc.c) reads its input
  *     in NHWC, made by a Transpose(0,2,3,1) where that input is not NHWC yet;
  *   - an agnostic op (unary and broadcasting elementwise ops, Concat and Split on the channel
- *     axis, GlobalAveragePool as ReduceMean over H,W) joins when an input is NHWC already and
+ *     axis, MaxPool and AveragePool as NhwcMaxPool / NhwcAveragePool, GlobalAveragePool as
+ *     ReduceMean over H,W) joins when an input is NHWC already and
  *     its other operands are too, or are constants (transposed at compile time) or scalars;
  *   - every value a converted node computes keeps its NCHW self as the output of a
  *     Transpose(0,3,1,2) placed after the node, which eliminate_dead drops when only NHWC
@@ -203,7 +204,25 @@ static bool convert_conv(Pass *p, Node *n)
     n->domain = xstrdup("com.microsoft");
     n->op = op_lookup("com.microsoft.NhwcConv");
     convert_outputs(p, n);
+    n->op->infer(n); /* checks the shape convert_outputs gave */
     record_fusion("nhwc_conv");
+    return true;
+}
+
+/* MaxPool / AveragePool of an NHWC tensor -> NhwcMaxPool / NhwcAveragePool (MaxPool without
+ * its Indices output). */
+static bool convert_pool(Pass *p, Node *n)
+{
+    if (!twin_of(p, n->inputs[0]) || !nhwc_pool_supported(n))
+        return false;
+    convert_input(p, n, 0);
+    n->noutputs = 1;
+    const char *op = xprintf("Nhwc%s", n->op_type);
+    n->op_type = xstrdup(op);
+    n->domain = xstrdup("com.microsoft");
+    n->op = op_lookup(xprintf("com.microsoft.%s", op));
+    convert_outputs(p, n);
+    n->op->infer(n);
     return true;
 }
 
@@ -285,6 +304,8 @@ static const Converter converters[] = {
     {"Concat", 0, convert_channel_axis},
     {"Split", 0, convert_channel_axis},
     {"GlobalAveragePool", 0, convert_global_avgpool},
+    {"MaxPool", 0, convert_pool},
+    {"AveragePool", 0, convert_pool},
     {NULL, OP_ELEMENTWISE, convert_elementwise},
 };
 
@@ -344,8 +365,8 @@ void layout_nhwc(Model *m, Layout layout)
     for (int i = 0; i < n0; i++) {
         Node *n = g->nodes[i];
         const Converter *c = n->dead ? NULL : converter_for(n);
-        if (c && c->convert(&p, n) && n->op && n->op->infer == nhwc_conv_infer)
-            nhwc_conv_infer(n);
+        if (c)
+            c->convert(&p, n);
     }
     transposes_as_views(&p, n0);
 }

@@ -63,17 +63,23 @@ void conv_infer(Node *n);
 void conv_emit(Emitter *e, Node *n);
 double conv_flops(const Node *n);
 int64_t conv_scratch(const Node *n);
+/* The C array of n's leading epilogues that a conv kernel applies in its store (templates/conv.c
+ * struct ConvEpilogue) or "NULL"; *count gets their number, the rest run as passes. */
+const char *conv_tile_epilogues(Emitter *e, Node *n, int *count);
 void pool_infer(Node *n);
 void pool_emit(Emitter *e, Node *n);
 void global_pool_infer(Node *n);
 void global_pool_emit(Emitter *e, Node *n);
 
-/* ---- ops/conv_nhwc.c: the channels-last conv of layout_nhwc.c ---- */
+/* ---- ops/conv_nhwc.c: the channels-last convs and pools of layout_nhwc.c ---- */
 bool nhwc_conv_supported(const Node *conv); /* a Conv that has a channels-last kernel */
+bool nhwc_pool_supported(const Node *pool); /* MaxPool / AveragePool */
 void nhwc_conv_infer(Node *n);
 void nhwc_conv_emit(Emitter *e, Node *n);
 double nhwc_conv_flops(const Node *n);
 int64_t nhwc_conv_scratch(const Node *n);
+void nhwc_pool_infer(Node *n);
+void nhwc_pool_emit(Emitter *e, Node *n);
 
 /* ---- ops/shape.c ---- */
 void constant_infer(Node *n);

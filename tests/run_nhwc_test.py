@@ -53,8 +53,9 @@ class G:
     def conv(self, x, cin, cout, k=1, group=1, **attrs):
         w = self.rng.standard_normal((cout, cin // group, k, k)).astype(np.float32) * 0.3
         b = self.rng.standard_normal(cout).astype(np.float32) * 0.1
-        return self.op("Conv", [x, self.const(w), self.const(b)], group=group,
-                       pads=[k // 2] * 4, **attrs)
+        if "auto_pad" not in attrs:
+            attrs["pads"] = [k // 2 * attrs.get("dilations", [1])[0]] * 4
+        return self.op("Conv", [x, self.const(w), self.const(b)], group=group, **attrs)
 
     def model(self, outputs):
         outs = [helper.make_tensor_value_info(o, F32, None) for o in outputs]
@@ -111,12 +112,24 @@ def gap_flatten_gemm():
 
 
 def nchw_between():
-    """A 3x3 conv (no channels-last kernel yet: stays NCHW) between 1x1 convs, and an
+    """A 3x3 conv with auto_pad SAME_UPPER (stays NCHW) between 1x1 convs, and an
     intermediate that is also a graph output."""
     g = G(6, [1, 4, 6, 6])
     a = g.op("Relu", [g.conv("x", 4, 8)])
-    b = g.conv(a, 8, 8, k=3)
+    b = g.conv(a, 8, 8, k=3, auto_pad="SAME_UPPER")
     return g.model([a, g.conv(b, 8, 4)]), 4, 2
+
+
+def separable_pools():
+    """A strided 3x3 conv, a depthwise 3x3, a 1x1, MaxPool, AveragePool with padding, a
+    grouped dilated 3x3 with a residual Add: one region."""
+    g = G(8, [1, 3, 17, 15])
+    y = g.op("Relu", [g.conv("x", 3, 8, k=3, strides=[2, 2])])
+    y = g.op("Clip", [g.conv(y, 8, 8, k=3, group=8), g.const(0.0), g.const(6.0)])
+    y = g.op("MaxPool", [g.conv(y, 8, 16)], kernel_shape=[2, 2], strides=[2, 2])
+    y = g.op("AveragePool", [y], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    z = g.op("Add", [g.conv(y, 16, 16, k=3, group=2, dilations=[2, 2]), y])
+    return g.model([z]), 2, 4
 
 
 def one_channel_input():
@@ -126,7 +139,7 @@ def one_channel_input():
 
 
 GRAPHS = [conv_chain, squeeze_excite, channel_constants, concat_split, gap_flatten_gemm,
-          nchw_between, one_channel_input]
+          nchw_between, separable_pools, one_channel_input]
 
 
 def tensor_file(path, a, name):

@@ -482,7 +482,7 @@ static const char *conv_tile_epilogue(Emitter *e, const Epilogue *ep, const Valu
 
 /* Emits the array of n's leading epilogues that the kernel applies in its tile store and
  * returns its C name ("NULL" when there are none); *count gets their number. */
-static const char *conv_tile_epilogues(Emitter *e, Node *n, int *count)
+const char *conv_tile_epilogues(Emitter *e, Node *n, int *count)
 {
     const char *init[MAX_EPILOGUE];
     int k = 0;

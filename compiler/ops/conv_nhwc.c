@@ -1,15 +1,27 @@
-/* conv_nhwc.c — the channels-last conv node that layout_nhwc.c makes: NhwcConv, named and
- * laid out as onnxruntime's com.microsoft NhwcConv: X [N][H][W][C], W as Conv's [M][C/g][kH][kW],
- * B [M], Y [N][OH][OW][M], Conv's attributes.
+/* conv_nhwc.c — the channels-last conv and pool nodes that layout_nhwc.c makes, named as
+ * onnxruntime's com.microsoft ops:
+ *   NhwcConv         X [N][H][W][C], W as Conv's [M][C/g][kH][kW], B [M] -> Y [N][OH][OW][M]
+ *   NhwcMaxPool      X [N][H][W][C] -> Y [N][OH][OW][C]   (no Indices output)
+ *   NhwcAveragePool  the same for AveragePool (onnxruntime has no such op; --emit-onnx writes
+ *                    each of them as the NCHW op between transposes)
+ * with the attributes of Conv, MaxPool, AveragePool. 2-D only, explicit pads (auto_pad NOTSET
+ * or VALID).
  *
- * Shapes, checks and FLOPs are Conv's (conv.c), asked of the node's NCHW twin, so the two ops
- * cannot disagree. The sums are Conv's too: k = (kh*KW + kw)*Cg + ic ascending, fmaf from
- * +0.0f, then + bias, then the epilogues, so --layout nhwc gives the bits of --layout nchw.
- * Kernels:
+ * Shapes, checks and FLOPs are those of the NCHW op (conv.c), asked of the node's NCHW twin,
+ * so the two cannot disagree. The sums are the NCHW kernels' too: k = (kh*KW + kw)*Cg + ic
+ * ascending, fmaf from +0.0f, then + bias, then the epilogues; pools in the same tap order. So
+ * --layout nhwc gives the bits of --layout nchw. Kernels:
  *   - 1x1, unit strides, no padding, one group: a product on the tensor itself,
  *     Y[N*H*W][M] = X[N*H*W][C] x W^T[C][M] (emit_product: libxsmm or gemm_f32; the GEMV of a
  *     constant weight for one pixel), then gemm_epilogue_f32 adds the bias (acc + b, as
- *     conv_pointwise_f32 does). */
+ *     conv_pointwise_f32 does) and the epilogues run as passes;
+ *   - one input channel per group, one output per group: depthwise_nhwc_f32
+ *     (templates/depthwise_nhwc.c), weight packed [KH][KW][C] at compile time;
+ *   - the others (kxk, strided, dilated, grouped): conv_nhwc_f32 (templates/conv_nhwc.c), weight
+ *     packed in blocks of output channels at compile time;
+ *   both of the latter apply the leading Relu/Clip/Add/Swish/HardSwish epilogues in their store
+ *   (conv_tile_epilogues of conv.c). */
+#include "kernels.h"
 #include "ops.h"
 
 #include <string.h>
@@ -27,24 +39,25 @@ static void dims_nhwc(const int64_t *nchw, int64_t *nhwc)
     memcpy(nhwc, d, sizeof d);
 }
 
-/* The conv as Conv would see it: copies of the node and of its input and output values with
- * NCHW shapes (the output's shape is what conv_infer sets). */
-typedef struct ConvTwin {
+/* The node as the NCHW op would see it: copies of the node and of its input and output values
+ * with NCHW shapes (the output's is what the op's infer sets). */
+typedef struct Twin {
     Node node;
     Value x, y;
-    Value *ins[MAX_EPILOGUE + 4], *outs[1];
-} ConvTwin;
+    Value *ins[3], *outs[1];
+} Twin;
 
-static void conv_twin(const Node *n, ConvTwin *t)
+static void make_twin(const Node *n, Twin *t)
 {
     const Value *x = n->inputs[0];
     if (x->rank != 4)
         fatal_at(n, "the input must be 4-D [N][H][W][C] (got rank %d)", x->rank);
     t->node = *n;
+    t->node.op_type = n->op_type + (strncmp(n->op_type, "Nhwc", 4) ? 0 : 4); /* Conv, MaxPool */
     t->x = *x;
     dims_nchw(x->dims, t->x.dims);
     t->y = *n->outputs[0];
-    int nin = n->ninputs < 3 ? n->ninputs : 3; /* Conv's own inputs, not epilogue operands */
+    int nin = n->ninputs < 3 ? n->ninputs : 3; /* the op's own inputs, not epilogue operands */
     for (int i = 0; i < nin; i++)
         t->ins[i] = n->inputs[i];
     t->ins[0] = &t->x;
@@ -55,21 +68,14 @@ static void conv_twin(const Node *n, ConvTwin *t)
     t->node.noutputs = 1;
 }
 
-void nhwc_conv_infer(Node *n)
+static void twin_infer(Node *n, void (*infer)(Node *))
 {
-    ConvTwin t;
-    conv_twin(n, &t);
-    conv_infer(&t.node);
+    Twin t;
+    make_twin(n, &t);
+    infer(&t.node);
     int64_t d[4];
     dims_nhwc(t.y.dims, d);
-    set_shape(n->outputs[0], DT_FLOAT, 4, d);
-}
-
-double nhwc_conv_flops(const Node *n)
-{
-    ConvTwin t;
-    conv_twin(n, &t);
-    return conv_flops(&t.node);
+    set_shape(n->outputs[0], t.y.dtype, 4, d);
 }
 
 /* All entries of attribute `name` equal v (or it is absent). */
@@ -83,26 +89,115 @@ static bool ints_all(const Node *n, const char *name, int64_t v)
     return true;
 }
 
-/* A 1x1 kernel with unit strides, no padding and one group (a product on the tensor). */
-static bool conv_is_product(const Node *n)
+static int64_t ints_at(const Node *n, const char *name, int i, int64_t dflt)
+{
+    const int64_t *v;
+    int count = attr_ints(n, name, &v);
+    return count > i ? v[i] : dflt;
+}
+
+/* Pads that the attributes spell out (SAME_* pads are computed: those nodes stay NCHW). */
+static bool explicit_pads(const Node *n)
+{
+    const char *auto_pad = attr_string(n, "auto_pad", "NOTSET");
+    return !strcmp(auto_pad, "NOTSET") || !strcmp(auto_pad, "VALID");
+}
+
+/* geo[NHWC_GEO_LEN] of depthwise_nhwc.c / pool_nhwc.c for a node with NHWC x and y. */
+static void window_geo(const Node *n, int64_t kh, int64_t kw, int64_t *geo)
+{
+    const Value *x = n->inputs[0], *y = n->outputs[0];
+    bool valid = !strcmp(attr_string(n, "auto_pad", "NOTSET"), "VALID");
+    memset(geo, 0, NHWC_GEO_LEN * sizeof(int64_t));
+    geo[NHWC_GEO_N] = x->dims[0];
+    geo[NHWC_GEO_H] = x->dims[1];
+    geo[NHWC_GEO_W] = x->dims[2];
+    geo[NHWC_GEO_C] = x->dims[3];
+    geo[NHWC_GEO_OH] = y->dims[1];
+    geo[NHWC_GEO_OW] = y->dims[2];
+    geo[NHWC_GEO_KH] = kh;
+    geo[NHWC_GEO_KW] = kw;
+    geo[NHWC_GEO_SH] = ints_at(n, "strides", 0, 1);
+    geo[NHWC_GEO_SW] = ints_at(n, "strides", 1, 1);
+    geo[NHWC_GEO_PT] = valid ? 0 : ints_at(n, "pads", 0, 0);
+    geo[NHWC_GEO_PL] = valid ? 0 : ints_at(n, "pads", 1, 0);
+    geo[NHWC_GEO_PB] = valid ? 0 : ints_at(n, "pads", 2, 0);
+    geo[NHWC_GEO_PR] = valid ? 0 : ints_at(n, "pads", 3, 0);
+    geo[NHWC_GEO_DH] = ints_at(n, "dilations", 0, 1);
+    geo[NHWC_GEO_DW] = ints_at(n, "dilations", 1, 1);
+}
+
+/* ---- NhwcConv ---- */
+
+void nhwc_conv_infer(Node *n)
+{
+    twin_infer(n, conv_infer);
+}
+
+double nhwc_conv_flops(const Node *n)
+{
+    Twin t;
+    make_twin(n, &t);
+    return conv_flops(&t.node);
+}
+
+typedef enum { NHWC_PRODUCT, NHWC_DEPTHWISE, NHWC_DENSE } NhwcKernel;
+
+/* Which kernel runs conv n (NCHW Conv or NhwcConv: the weight says). */
+static NhwcKernel conv_kernel(const Node *n)
 {
     const Value *w = n->inputs[1];
-    return w->rank == 4 && w->dims[2] == 1 && w->dims[3] == 1 && attr_int(n, "group", 1) == 1 &&
-           ints_all(n, "strides", 1) && ints_all(n, "pads", 0);
+    int64_t G = attr_int(n, "group", 1);
+    if (w->dims[2] == 1 && w->dims[3] == 1 && G == 1 && ints_all(n, "strides", 1) &&
+        (ints_all(n, "pads", 0) || !strcmp(attr_string(n, "auto_pad", "NOTSET"), "VALID")))
+        return NHWC_PRODUCT;
+    if (w->dims[1] == 1 && w->dims[0] == G)
+        return NHWC_DEPTHWISE;
+    return NHWC_DENSE;
 }
 
 bool nhwc_conv_supported(const Node *conv)
 {
     const Value *x = conv->inputs[0], *w = conv->inputs[1], *b = node_input(conv, 2);
-    if (x->rank != 4 || x->dtype != DT_FLOAT || !w->data || w->rank != 4 || (b && !b->data))
-        return false;
-    return conv_is_product(conv);
+    return x->rank == 4 && x->dtype == DT_FLOAT && w->data && w->rank == 4 && (!b || b->data) &&
+           explicit_pads(conv);
+}
+
+/* geo[CONV_NHWC_NGEO] of conv_nhwc.c, R chosen for the scratch budget (or 256 KiB). */
+static void dense_geo(const Node *n, int64_t *geo)
+{
+    int64_t g[NHWC_GEO_LEN];
+    const Value *w = n->inputs[1];
+    window_geo(n, w->dims[2], w->dims[3], g);
+    int64_t G = attr_int(n, "group", 1);
+    memset(geo, 0, CONV_NHWC_NGEO * sizeof(int64_t));
+    geo[CONV_NHWC_N] = g[NHWC_GEO_N];
+    geo[CONV_NHWC_H] = g[NHWC_GEO_H];
+    geo[CONV_NHWC_W] = g[NHWC_GEO_W];
+    geo[CONV_NHWC_C] = g[NHWC_GEO_C];
+    geo[CONV_NHWC_G] = G;
+    geo[CONV_NHWC_OCG] = w->dims[0] / G;
+    geo[CONV_NHWC_KH] = g[NHWC_GEO_KH];
+    geo[CONV_NHWC_KW] = g[NHWC_GEO_KW];
+    geo[CONV_NHWC_OH] = g[NHWC_GEO_OH];
+    geo[CONV_NHWC_OW] = g[NHWC_GEO_OW];
+    geo[CONV_NHWC_SH] = g[NHWC_GEO_SH];
+    geo[CONV_NHWC_SW] = g[NHWC_GEO_SW];
+    geo[CONV_NHWC_PT] = g[NHWC_GEO_PT];
+    geo[CONV_NHWC_PL] = g[NHWC_GEO_PL];
+    geo[CONV_NHWC_DH] = g[NHWC_GEO_DH];
+    geo[CONV_NHWC_DW] = g[NHWC_GEO_DW];
+    int64_t budget = n->scratch_budget ? n->scratch_budget / (int64_t)sizeof(float) : 65536;
+    geo[CONV_NHWC_R] = conv_nhwc_rows(geo, budget);
 }
 
 int64_t nhwc_conv_scratch(const Node *n)
 {
-    (void)n;
-    return 0;
+    if (conv_kernel(n) != NHWC_DENSE)
+        return 0;
+    int64_t geo[CONV_NHWC_NGEO];
+    dense_geo(n, geo);
+    return checked_mul(n, conv_nhwc_work_floats(geo), (int64_t)sizeof(float));
 }
 
 static void emit_conv_product(Emitter *e, Node *n)
@@ -111,26 +206,86 @@ static void emit_conv_product(Emitter *e, Node *n)
     const int64_t M = x->dims[0] * x->dims[1] * x->dims[2], C = x->dims[3], OC = w->dims[0];
     const char *xs = value_cname(e, n->inputs[0]), *y = value_cname(e, n->outputs[0]);
     /* B(k = c, j = oc) is W[oc][c]: the GEMV packs it as it is; the product reads W^T */
-    if (emit_gemv_const(e, M, OC, C, xs, 1, w->data, 1, C, y, NULL))
-        return;
-    float *wt = xcalloc((size_t)(C * OC) + 1, sizeof(float));
-    for (int64_t oc = 0; oc < OC; oc++)
-        for (int64_t c = 0; c < C; c++)
-            wt[c * OC + oc] = ((const float *)w->data)[oc * C + c];
-    int64_t dims[2] = {C, OC};
-    emit_product(e, M, OC, C, xs, C, 1, emit_constant(e, DT_FLOAT, 2, dims, wt), OC, 1, y);
+    if (!emit_gemv_const(e, M, OC, C, xs, 1, w->data, 1, C, y, NULL)) {
+        float *wt = xcalloc((size_t)(C * OC) + 1, sizeof(float));
+        for (int64_t oc = 0; oc < OC; oc++)
+            for (int64_t c = 0; c < C; c++)
+                wt[c * OC + oc] = ((const float *)w->data)[oc * C + c];
+        int64_t dims[2] = {C, OC};
+        emit_product(e, M, OC, C, xs, C, 1, emit_constant(e, DT_FLOAT, 2, dims, wt), OC, 1, y);
+    }
+    Value *b = node_input(n, 2);
+    if (b)
+        println(e, "gemm_epilogue_f32(%lld, %lld, 1.0f, %s, 0, 1, 1.0f, %s);", (long long)M,
+                (long long)OC, value_cname(e, b), y);
+}
+
+/* The depthwise or dense kernel; returns how many epilogues it applied in its store. */
+static int emit_conv_window(Emitter *e, Node *n, NhwcKernel k)
+{
+    const Value *w = n->inputs[1];
+    Value *b = node_input(n, 2);
+    const char *bias = b ? value_cname(e, b) : "NULL";
+    int nep;
+    const char *ep = conv_tile_epilogues(e, n, &nep);
+    const char *x = value_cname(e, n->inputs[0]), *y = value_cname(e, n->outputs[0]);
+    if (k == NHWC_DEPTHWISE) {
+        int64_t geo[NHWC_GEO_LEN], C = w->dims[0], floats = value_numel(w);
+        window_geo(n, w->dims[2], w->dims[3], geo);
+        float *wp = xcalloc((size_t)floats + 1, sizeof(float));
+        depthwise_nhwc_pack_f32(C, w->dims[2], w->dims[3], w->data, wp);
+        const char *wps = emit_constant(e, DT_FLOAT, 1, &floats, wp);
+        println(e, "depthwise_nhwc_f32(%s, %s, %s, %s, %s, %d, %s);",
+                emit_dims(e, NHWC_GEO_LEN, geo), x, wps, bias, ep, nep, y);
+        return nep;
+    }
+    int64_t geo[CONV_NHWC_NGEO];
+    dense_geo(n, geo);
+    int64_t floats = conv_nhwc_packed_floats(geo);
+    checked_mul(n, floats, (int64_t)sizeof(float));
+    float *wp = xcalloc((size_t)floats + 1, sizeof(float));
+    conv_nhwc_pack_f32(geo, w->data, wp);
+    const char *wps = emit_constant(e, DT_FLOAT, 1, &floats, wp);
+    const char *work = conv_nhwc_work_floats(geo) ? scratch_cname(e, n, DT_FLOAT, 0) : "NULL";
+    println(e, "conv_nhwc_f32(%s, %s, %s, %s, %s, %d, %s, %s);", emit_dims(e, CONV_NHWC_NGEO, geo),
+            x, wps, bias, ep, nep, y, work);
+    return nep;
 }
 
 void nhwc_conv_emit(Emitter *e, Node *n)
 {
-    const Value *x = n->inputs[0];
-    Value *b = node_input(n, 2);
-    if (!conv_is_product(n))
-        fatal_at(n, "internal error: no channels-last kernel for this conv");
-    emit_conv_product(e, n);
-    if (b)
-        println(e, "gemm_epilogue_f32(%lld, %lld, 1.0f, %s, 0, 1, 1.0f, %s);",
-                (long long)(x->dims[0] * x->dims[1] * x->dims[2]), (long long)n->inputs[1]->dims[0],
-                value_cname(e, b), value_cname(e, n->outputs[0]));
-    emit_epilogues(e, n);
+    NhwcKernel k = conv_kernel(n);
+    int applied = 0;
+    if (k == NHWC_PRODUCT)
+        emit_conv_product(e, n);
+    else
+        applied = emit_conv_window(e, n, k);
+    emit_epilogues_from(e, n, applied);
+}
+
+/* ---- NhwcMaxPool, NhwcAveragePool ---- */
+
+bool nhwc_pool_supported(const Node *pool)
+{
+    const Value *x = pool->inputs[0];
+    return x->rank == 4 && x->dtype == DT_FLOAT && explicit_pads(pool) &&
+           (pool->noutputs < 2 || !pool->outputs[1] || !value_is_used(pool->outputs[1]));
+}
+
+void nhwc_pool_infer(Node *n)
+{
+    twin_infer(n, pool_infer);
+}
+
+void nhwc_pool_emit(Emitter *e, Node *n)
+{
+    int64_t geo[NHWC_GEO_LEN];
+    window_geo(n, ints_at(n, "kernel_shape", 0, 1), ints_at(n, "kernel_shape", 1, 1), geo);
+    const char *g = emit_dims(e, NHWC_GEO_LEN, geo);
+    const char *x = value_cname(e, n->inputs[0]), *y = value_cname(e, n->outputs[0]);
+    if (!strcmp(n->op_type, "NhwcMaxPool"))
+        println(e, "maxpool_nhwc_f32(%s, %s, %s);", g, x, y);
+    else
+        println(e, "avgpool_nhwc_f32(%s, %d, %s, %s);", g, attr_int(n, "count_include_pad", 0) != 0,
+                x, y);
 }
