@@ -195,13 +195,16 @@ static void conv_nhwc_fill_f32(const int64_t *geo, int64_t oh0, const float *xn,
 #define CONV_NHWC_NOINLINE
 #endif
 
-/* acc[j][o] = the sum of output channel o of the block at position j of the tile, from xt (the
- * plane at the tile's first position and tap (0, 0)): taps nt x nk (kernel rows x columns, or
- * kernel rows x 1 folded), tap (a, b) at xt + a*th + b*tw, each tap Ck steps of consecutive
- * channels, position j at xt + j*xs. wb [nt*nk][Ck][OB]. */
+/* The sum of output channel o of the block at position j of the tile, from xt (the plane at the
+ * tile's first position and tap (0, 0)): taps nt x nk (kernel rows x columns, or kernel rows x 1
+ * folded), tap (a, b) at xt + a*th + b*tw, each tap Ck steps of consecutive channels, position j
+ * at xt + j*xs; wb [nt*nk][Ck][OB]. Into acc[j][o], or, with yt (a tile whose J positions and
+ * OB channels are all live), stored: yt[j*ys + o] = sum (+ bias[o]); no bias is not "+ 0.0f"
+ * (that would turn -0.0f into +0.0f). */
 static CONV_NHWC_INLINE void conv_nhwc_tile_f32(int J, int64_t nt, int64_t nk, int64_t Ck,
                                                 int64_t th, int64_t tw, int64_t xs, const float *xt,
-                                                const float *wb, float acc[][CONV_NHWC_OB])
+                                                const float *wb, const float *bias, float *yt,
+                                                int64_t ys, float acc[][CONV_NHWC_OB])
 {
     float a[14][CONV_NHWC_OB]; /* local, so that it lives in registers */
     for (int j = 0; j < J; j++)
@@ -225,30 +228,45 @@ static CONV_NHWC_INLINE void conv_nhwc_tile_f32(int J, int64_t nt, int64_t nk, i
                 }
             }
         }
-    for (int j = 0; j < J; j++)
-        for (int o = 0; o < CONV_NHWC_OB; o++)
-            acc[j][o] = a[j][o];
+    if (!yt) {
+        for (int j = 0; j < J; j++)
+            for (int o = 0; o < CONV_NHWC_OB; o++)
+                acc[j][o] = a[j][o];
+        return;
+    }
+    for (int j = 0; j < J; j++) {
+        float *restrict yj = yt + j * ys;
+        if (bias)
+            for (int o = 0; o < CONV_NHWC_OB; o++)
+                yj[o] = a[j][o] + bias[o];
+        else
+            for (int o = 0; o < CONV_NHWC_OB; o++)
+                yj[o] = a[j][o];
+    }
 }
 
 static CONV_NHWC_NOINLINE void conv_nhwc_tile7_f32(int64_t nt, int64_t nk, int64_t Ck, int64_t th,
                                                    int64_t tw, int64_t xs, const float *xt,
-                                                   const float *wb, float acc[][CONV_NHWC_OB])
+                                                   const float *wb, const float *bias, float *yt,
+                                                   int64_t ys, float acc[][CONV_NHWC_OB])
 {
-    conv_nhwc_tile_f32(7, nt, nk, Ck, th, tw, xs, xt, wb, acc);
+    conv_nhwc_tile_f32(7, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc);
 }
 
 static CONV_NHWC_NOINLINE void conv_nhwc_tile8_f32(int64_t nt, int64_t nk, int64_t Ck, int64_t th,
                                                    int64_t tw, int64_t xs, const float *xt,
-                                                   const float *wb, float acc[][CONV_NHWC_OB])
+                                                   const float *wb, const float *bias, float *yt,
+                                                   int64_t ys, float acc[][CONV_NHWC_OB])
 {
-    conv_nhwc_tile_f32(8, nt, nk, Ck, th, tw, xs, xt, wb, acc);
+    conv_nhwc_tile_f32(8, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc);
 }
 
 static CONV_NHWC_NOINLINE void conv_nhwc_tile14_f32(int64_t nt, int64_t nk, int64_t Ck, int64_t th,
                                                     int64_t tw, int64_t xs, const float *xt,
-                                                    const float *wb, float acc[][CONV_NHWC_OB])
+                                                    const float *wb, const float *bias, float *yt,
+                                                    int64_t ys, float acc[][CONV_NHWC_OB])
 {
-    conv_nhwc_tile_f32(14, nt, nk, Ck, th, tw, xs, xt, wb, acc);
+    conv_nhwc_tile_f32(14, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc);
 }
 
 /* yr[o] = acc[o] (+ bias[o]) for the nob live channels of one position. The full block has a
@@ -272,10 +290,58 @@ static inline void conv_nhwc_store_f32(const float *acc, const float *bias, int6
     }
 }
 
+/* The geometry of conv_nhwc_f32's loops, from geo. */
+typedef struct ConvNhwcLoop {
+    int64_t Cg, OC, NB, J, rs, nk, Ck, th, tw, xs, wfloats;
+} ConvNhwcLoop;
+
+/* Tile (r, c0) of block b of a band from output row oh0 of image n, group g: its sums, stored
+ * with the bias, then the epilogues on each position's run of channels unless `later` (the
+ * caller applies them to the tile's positions at once). */
+static void conv_nhwc_block_tile_f32(const int64_t *geo, const ConvNhwcLoop *L, const float *plane,
+                                     const float *wp, const float *bias,
+                                     const struct ConvEpilogue *ep, int nep, int later, int64_t n,
+                                     int64_t g, int64_t oh0, int64_t b, int64_t r, int64_t c0,
+                                     float *y)
+{
+    const int64_t OCg = geo[CONV_NHWC_OCG], OW = geo[CONV_NHWC_OW], KH = geo[CONV_NHWC_KH];
+    const int64_t oc0 = g * OCg + b * CONV_NHWC_OB, J = L->J;
+    const int64_t nob =
+        OCg - b * CONV_NHWC_OB < CONV_NHWC_OB ? OCg - b * CONV_NHWC_OB : CONV_NHWC_OB;
+    const int64_t live = OW - c0 < J ? OW - c0 : J;
+    const float *xt = plane + r * geo[CONV_NHWC_SH] * L->rs + c0 * L->xs;
+    const float *wb = wp + (g * L->NB + b) * L->wfloats, *bb = bias ? bias + oc0 : NULL;
+    const int64_t at = ((n * geo[CONV_NHWC_OH] + oh0 + r) * OW + c0) * L->OC + oc0;
+    float *yt = live == J && nob == CONV_NHWC_OB ? y + at : NULL;
+    float acc[14][CONV_NHWC_OB];
+    if (J == 7)
+        conv_nhwc_tile7_f32(KH, L->nk, L->Ck, L->th, L->tw, L->xs, xt, wb, bb, yt, L->OC, acc);
+    else if (J == 8)
+        conv_nhwc_tile8_f32(KH, L->nk, L->Ck, L->th, L->tw, L->xs, xt, wb, bb, yt, L->OC, acc);
+    else
+        conv_nhwc_tile14_f32(KH, L->nk, L->Ck, L->th, L->tw, L->xs, xt, wb, bb, yt, L->OC, acc);
+    for (int64_t j = 0; j < live; j++) {
+        if (!yt)
+            conv_nhwc_store_f32(acc[j], bb, nob, y + at + j * L->OC);
+        if (nep && !later)
+            conv_epilogue_f32(ep, nep, at + j * L->OC, nob, y + at + j * L->OC);
+    }
+}
+
+/* The weight of a group (all its blocks) up to which the tiles run outer and the blocks inner:
+ * each tile's positions then leave with all their channels, whose epilogues run on one run
+ * (ResNet-18's conv1 with Relu 1.12x faster, SqueezeNet's 1.2x), and the plane's few rows under
+ * a tile stay in L1 while the weights come from L2 (1 MiB here: 3x3 128 -> 128 still gained).
+ * Larger weights run the blocks outer, so that one block's weights stay in L2 while every tile
+ * of the band reads it (all tiles outer: 512 -> 512 channels 4% slower). */
+#ifndef CONV_NHWC_TILES_OUTER_BYTES /* (benchmarks/conv_layers.c sets it to compare) */
+#define CONV_NHWC_TILES_OUTER_BYTES 1048576
+#endif
+
 /* The convolution (see the top of the file for the layouts, the order and the geometry): per
  * image, group and band of geo[CONV_NHWC_R] output rows, the band plane is filled once, then
- * every block of 32 output channels runs its tiles over it, each stored with the bias and the
- * epilogues while it is in L1.
+ * the tiles of every block of 32 output channels run over it, each stored with the bias and
+ * the epilogues while it is in L1.
  *   x [N][H][W][G*Cg], wp from conv_nhwc_pack_f32, bias [G*OCg] or NULL, ep [nep] or NULL,
  *   y [N][OH][OW][G*OCg] (must not overlap x or an epilogue's operand),
  *   work [conv_nhwc_work_floats(geo)]. */
@@ -287,43 +353,46 @@ O2C_KERNEL void conv_nhwc_f32(const int64_t *geo, const float *x, const float *w
     const int64_t C = geo[CONV_NHWC_C], G = geo[CONV_NHWC_G], OCg = geo[CONV_NHWC_OCG];
     const int64_t KH = geo[CONV_NHWC_KH], KW = geo[CONV_NHWC_KW];
     const int64_t OH = geo[CONV_NHWC_OH], OW = geo[CONV_NHWC_OW], R = geo[CONV_NHWC_R];
-    const int64_t sh = geo[CONV_NHWC_SH], sw = geo[CONV_NHWC_SW], dw = geo[CONV_NHWC_DW];
-    const int64_t Cg = C / G, OC = G * OCg, taps = KH * KW;
-    const int64_t NB = (OCg + CONV_NHWC_OB - 1) / CONV_NHWC_OB, J = conv_chan_positions(OW);
-    const int64_t Wp = conv_nhwc_plane_cols(geo), rs = Wp * Cg; /* plane row stride */
+    const int64_t dw = geo[CONV_NHWC_DW];
+    ConvNhwcLoop L;
+    L.Cg = C / G;
+    L.OC = G * OCg;
+    L.NB = (OCg + CONV_NHWC_OB - 1) / CONV_NHWC_OB;
+    L.J = conv_chan_positions(OW);
+    L.rs = conv_nhwc_plane_cols(geo) * L.Cg; /* plane row stride */
     /* the taps: kernel rows x columns, or with unit column dilation kernel rows of KW*Cg steps */
-    const int64_t nk = dw == 1 ? 1 : KW, Ck = dw == 1 ? KW * Cg : Cg;
-    const int64_t th = geo[CONV_NHWC_DH] * rs, tw = dw * Cg, xs = sw * Cg;
-    float acc[14][CONV_NHWC_OB];
+    L.nk = dw == 1 ? 1 : KW;
+    L.Ck = dw == 1 ? KW * L.Cg : L.Cg;
+    L.th = geo[CONV_NHWC_DH] * L.rs;
+    L.tw = dw * L.Cg;
+    L.xs = geo[CONV_NHWC_SW] * L.Cg;
+    L.wfloats = KH * KW * L.Cg * CONV_NHWC_OB;
+    const int tiles_outer =
+        L.NB * L.wfloats * (int64_t)sizeof(float) <= CONV_NHWC_TILES_OUTER_BYTES;
+    const int later = tiles_outer && G == 1 && nep; /* the epilogues once per tile */
     for (int64_t n = 0; n < N; n++)
         for (int64_t g = 0; g < G; g++)
             for (int64_t oh0 = 0; oh0 < OH; oh0 += R) {
                 const int64_t Rb = OH - oh0 < R ? OH - oh0 : R;
-                conv_nhwc_fill_f32(geo, oh0, x + n * H * W * C, g * Cg, work);
-                for (int64_t b = 0; b < NB; b++) {
-                    const int64_t oc0 = g * OCg + b * CONV_NHWC_OB;
-                    const int64_t nob = OCg - b * CONV_NHWC_OB < CONV_NHWC_OB
-                                            ? OCg - b * CONV_NHWC_OB
-                                            : CONV_NHWC_OB;
-                    const float *wb = wp + (g * NB + b) * taps * Cg * CONV_NHWC_OB;
-                    const float *bb = bias ? bias + oc0 : NULL;
-                    for (int64_t r = 0; r < Rb; r++)
-                        for (int64_t c0 = 0; c0 < OW; c0 += J) {
-                            const float *xt = work + r * sh * rs + c0 * xs;
-                            if (J == 7)
-                                conv_nhwc_tile7_f32(KH, nk, Ck, th, tw, xs, xt, wb, acc);
-                            else if (J == 8)
-                                conv_nhwc_tile8_f32(KH, nk, Ck, th, tw, xs, xt, wb, acc);
-                            else
-                                conv_nhwc_tile14_f32(KH, nk, Ck, th, tw, xs, xt, wb, acc);
-                            const int64_t live = OW - c0 < J ? OW - c0 : J;
-                            for (int64_t j = 0; j < live; j++) {
-                                const int64_t at = ((n * OH + oh0 + r) * OW + c0 + j) * OC + oc0;
-                                conv_nhwc_store_f32(acc[j], bb, nob, y + at);
-                                if (nep)
-                                    conv_epilogue_f32(ep, nep, at, nob, y + at);
-                            }
-                        }
+                conv_nhwc_fill_f32(geo, oh0, x + n * H * W * C, g * L.Cg, work);
+                if (!tiles_outer) {
+                    for (int64_t b = 0; b < L.NB; b++)
+                        for (int64_t r = 0; r < Rb; r++)
+                            for (int64_t c0 = 0; c0 < OW; c0 += L.J)
+                                conv_nhwc_block_tile_f32(geo, &L, work, wp, bias, ep, nep, 0, n, g,
+                                                         oh0, b, r, c0, y);
+                    continue;
                 }
+                for (int64_t r = 0; r < Rb; r++)
+                    for (int64_t c0 = 0; c0 < OW; c0 += L.J) {
+                        for (int64_t b = 0; b < L.NB; b++)
+                            conv_nhwc_block_tile_f32(geo, &L, work, wp, bias, ep, nep, later, n, g,
+                                                     oh0, b, r, c0, y);
+                        if (later) {
+                            const int64_t at = ((n * OH + oh0 + r) * OW + c0) * L.OC;
+                            const int64_t live = OW - c0 < L.J ? OW - c0 : L.J;
+                            conv_epilogue_f32(ep, nep, at, live * L.OC, y + at);
+                        }
+                    }
             }
 }
