@@ -222,6 +222,15 @@ O2C_INLINE float o2c_sigmoidf(float x)
     return (x > 0.0f ? 1.0f : e) / d;
 }
 
+/* o2c_sigmoidf for |x| <= 87, with its bits: e^-|x| is then o2c_expf_normal's. For loops
+ * that check a whole row's range first (templates/recurrent.c, rnn_act_row). */
+O2C_INLINE float o2c_sigmoidf_bounded(float x)
+{
+    const float e = o2c_expf_normal(-fabsf(x));
+    const float d = 1.0f + e;
+    return (x > 0.0f ? 1.0f : e) / d;
+}
+
 /* erf x: an odd polynomial up to 0.921875; above, 1 - e^(polynomial in |x|); erf rounds to
  * 1 beyond 3.92, so that side is clamped to 4. */
 O2C_INLINE float o2c_erff(float x)

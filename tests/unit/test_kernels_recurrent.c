@@ -191,6 +191,27 @@ static void test_rnn_bits(void)
           "scratch size");
 }
 
+/* rnn_act_row's sigmoid rows: within +-87 (o2c_sigmoidf_bounded) and with one element
+ * beyond (a denormal result), or NaN (o2c_sigmoidf), each element o2c_sigmoidf's bits. */
+static void test_sigmoid_rows(void)
+{
+    float x[3][37], want[3][37];
+    for (int r = 0; r < 3; r++)
+        for (int j = 0; j < 37; j++)
+            x[r][j] = (float)(j - 18) * 4.8f + 0.37f * (float)r;
+    x[1][5] = -100.0f;
+    x[2][30] = NAN;
+    const char *what[3] = {"sigmoid row within 87", "sigmoid row with -100",
+                           "sigmoid row with NaN"};
+    for (int r = 0; r < 3; r++) {
+        for (int j = 0; j < 37; j++)
+            want[r][j] = o2c_sigmoidf(x[r][j]);
+        rnn_act_row(SIGMOID, 0.0f, 0.0f, 0, 0.0f, 37, x[r]);
+        check(same_all(x[r], want[r], 37, what[r]), what[r]);
+    }
+    check(want[1][5] > 0.0f && want[1][5] < 0x1p-126f, "sigmoid(-100) is denormal");
+}
+
 int main(void)
 {
     test_activations();
@@ -198,6 +219,7 @@ int main(void)
     test_gru_hand();
     test_lstm_hand();
     test_rnn_bits();
+    test_sigmoid_rows();
     printf("%d passed, %d failed\n", n_passed, n_failed);
     return n_failed ? 1 : 0;
 }

@@ -153,20 +153,25 @@ static void check_exact(void)
 
 /* o2c_expf_normal is o2c_expf without the clamps and the two-factor scaling: it must give
  * o2c_expf's bits over its whole domain, |x| <= 87 and NaN (every float of it with stride 1;
- * all 2^32 inputs of o2c_tanhf and o2c_erff, its callers, gave their former bits). */
+ * all 2^32 inputs of o2c_tanhf and o2c_erff, its callers, gave their former bits), and so
+ * must o2c_sigmoidf_bounded o2c_sigmoidf's. */
 static void check_expf_normal(uint32_t stride)
 {
-    long bad = 0;
+    long bad = 0, bad_sig = 0;
     for (uint64_t u = 0; u <= 0xffffffffu; u += stride) {
         const float x = o2c_from_bits((uint32_t)u);
         if ((fabsf(x) <= 87.0f || x != x) && o2c_bits(o2c_expf_normal(x)) != o2c_bits(o2c_expf(x)))
             bad++;
+        if (fabsf(x) <= 87.0f && o2c_bits(o2c_sigmoidf_bounded(x)) != o2c_bits(o2c_sigmoidf(x)))
+            bad_sig++;
     }
     for (int k = -87 * 4096; k <= 87 * 4096; k++) {
         const float x = (float)k * 0x1p-12f;
         bad += o2c_bits(o2c_expf_normal(x)) != o2c_bits(o2c_expf(x));
+        bad_sig += o2c_bits(o2c_sigmoidf_bounded(x)) != o2c_bits(o2c_sigmoidf(x));
     }
     check(bad == 0, "expf_normal has expf's bits for |x| <= 87");
+    check(bad_sig == 0, "sigmoidf_bounded has sigmoidf's bits for |x| <= 87");
 }
 
 int main(int argc, char **argv)
