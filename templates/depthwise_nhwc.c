@@ -166,6 +166,84 @@ O2C_DWN_NOINLINE static void depthwise_nhwc_tile(int64_t KH, int64_t KW, int64_t
     depthwise_nhwc_store(DWN_P, C, acc, bias, y);
 }
 
+/* depthwise_nhwc_tile for K x K-wide kernel rows with column stride S (1 or 2) and no column
+ * dilation, as constants: the S*(DWN_P-1) + K input columns a kernel row's taps read are loaded
+ * once per kernel row and each feeds up to K taps' fmas (stride 1: 10 vector loads instead of
+ * 24 for a 3-wide row), the rest as depthwise_nhwc_tile; each accumulator still sees the taps in
+ * (kh, kw) order. Inlined into one function per (K, S). */
+#if defined(__GNUC__)
+#define DWN_INLINE __attribute__((always_inline)) inline
+#else
+#define DWN_INLINE inline
+#endif
+enum { DWN_NX = 2 * (DWN_P - 1) + 5 }; /* input columns of the widest (K 5, S 2) */
+static DWN_INLINE void depthwise_nhwc_tile_reuse(int K, int S, int64_t KH, int64_t C,
+                                                 const float *const *rows, const float *w,
+                                                 const float *bias, float *y)
+{
+    float acc[DWN_P][DWN_L];
+    for (int p = 0; p < DWN_P; p++)
+        for (int l = 0; l < DWN_L; l++)
+            acc[p][l] = 0.0f;
+#pragma GCC unroll 1
+    for (int64_t kh = 0; kh < KH; kh++) {
+        const int64_t in_row = rows[kh] != NULL;
+        const float *r = in_row ? rows[kh] : depthwise_nhwc_zeros;
+        const int64_t col = C & -in_row; /* a row in the padding reads zeros at offset 0 */
+        float xv[DWN_NX][DWN_L];
+#if defined(__clang__)
+#pragma clang loop unroll(full)
+#else
+#pragma GCC unroll 19
+#endif
+        for (int j = 0; j < S * (DWN_P - 1) + K; j++)
+            memcpy(xv[j], r + j * col, sizeof xv[j]);
+#if defined(__clang__)
+#pragma clang loop unroll(full)
+#else
+#pragma GCC unroll 5
+#endif
+        for (int kw = 0; kw < K; kw++) {
+            const float *restrict wv = w + (kh * K + kw) * C;
+#pragma GCC unroll 8
+            for (int p = 0; p < DWN_P; p++)
+#pragma GCC unroll 16
+                for (int l = 0; l < DWN_L; l++)
+                    acc[p][l] = fmaf(wv[l], xv[p * S + kw][l], acc[p][l]);
+        }
+    }
+    depthwise_nhwc_store(DWN_P, C, acc, bias, y);
+}
+
+/* The (K, S) forms of depthwise_nhwc_tile_reuse; arguments as depthwise_nhwc_tile's. */
+O2C_DWN_NOINLINE static void depthwise_nhwc_tile_k3s1(int64_t KH, int64_t C,
+                                                      const float *const *rows, const float *w,
+                                                      const float *bias, float *y)
+{
+    depthwise_nhwc_tile_reuse(3, 1, KH, C, rows, w, bias, y);
+}
+
+O2C_DWN_NOINLINE static void depthwise_nhwc_tile_k3s2(int64_t KH, int64_t C,
+                                                      const float *const *rows, const float *w,
+                                                      const float *bias, float *y)
+{
+    depthwise_nhwc_tile_reuse(3, 2, KH, C, rows, w, bias, y);
+}
+
+O2C_DWN_NOINLINE static void depthwise_nhwc_tile_k5s1(int64_t KH, int64_t C,
+                                                      const float *const *rows, const float *w,
+                                                      const float *bias, float *y)
+{
+    depthwise_nhwc_tile_reuse(5, 1, KH, C, rows, w, bias, y);
+}
+
+O2C_DWN_NOINLINE static void depthwise_nhwc_tile_k5s2(int64_t KH, int64_t C,
+                                                      const float *const *rows, const float *w,
+                                                      const float *bias, float *y)
+{
+    depthwise_nhwc_tile_reuse(5, 2, KH, C, rows, w, bias, y);
+}
+
 /* A point tile: one output position, DWN_V*DWN_L channels from c0, in DWN_V chains; the taps
  * in (kh, kw) order, those outside the image reading zeros. rows[kh] is the input row of tap
  * row kh at column 0, channel c0 (NULL: padding); the position's first tap column is iw0.
@@ -375,6 +453,9 @@ O2C_KERNEL void depthwise_nhwc_f32(const int64_t *geo, const float *x, const flo
     if (lo > hi)
         lo = hi;
     const int tiles = hi - lo >= DWN_P; /* else the whole row runs at the borders' tiles */
+    /* the row tile: 10*KW + SW for the reuse forms, 0 for depthwise_nhwc_tile */
+    const int form =
+        DW == 1 && (KW == 3 || KW == 5) && (SW == 1 || SW == 2) ? (int)(10 * KW + SW) : 0;
     const int narrow = C > 0 && C < DWN_L && DWN_L % C == 0 && SW == 1 && KH * KW <= DWN_MAX_TAPS;
     float wr[DWN_MAX_TAPS * DWN_L], br[DWN_L]; /* narrow: weights and bias repeated */
     for (int64_t i = 0; narrow && i < KH * KW * DWN_L; i++)
@@ -398,15 +479,26 @@ O2C_KERNEL void depthwise_nhwc_f32(const int64_t *geo, const float *x, const flo
                 depthwise_nhwc_border(KH, KW, C, W, SW, PL, DW, 0, OW, rows, wp, bias, y + row);
             } else {
                 depthwise_nhwc_border(KH, KW, C, W, SW, PL, DW, 0, lo, rows, wp, bias, y + row);
-                for (int64_t cb = 0; cb < C; cb += DWN_L) {
-                    const int64_t c0 = C - cb < DWN_L ? C - DWN_L : cb;
-                    for (int64_t ow = lo; ow < hi; ow += DWN_P) {
-                        const int64_t ow0 = hi - ow < DWN_P ? hi - DWN_P : ow;
+                for (int64_t ow = lo; ow < hi; ow += DWN_P) {
+                    const int64_t ow0 = hi - ow < DWN_P ? hi - DWN_P : ow;
+                    for (int64_t cb = 0; cb < C; cb += DWN_L) {
+                        const int64_t c0 = C - cb < DWN_L ? C - DWN_L : cb;
                         const int64_t off = (ow0 * SW - PL) * C + c0;
                         for (int64_t kh = 0; kh < KH; kh++)
                             tile_rows[kh] = rows[kh] ? rows[kh] + off : NULL;
-                        depthwise_nhwc_tile(KH, KW, C, SW * C, DW * C, tile_rows, wp + c0,
-                                            bias ? bias + c0 : NULL, y + row + ow0 * C + c0);
+                        const float *b = bias ? bias + c0 : NULL;
+                        float *yt = y + row + ow0 * C + c0;
+                        if (form == 31)
+                            depthwise_nhwc_tile_k3s1(KH, C, tile_rows, wp + c0, b, yt);
+                        else if (form == 32)
+                            depthwise_nhwc_tile_k3s2(KH, C, tile_rows, wp + c0, b, yt);
+                        else if (form == 51)
+                            depthwise_nhwc_tile_k5s1(KH, C, tile_rows, wp + c0, b, yt);
+                        else if (form == 52)
+                            depthwise_nhwc_tile_k5s2(KH, C, tile_rows, wp + c0, b, yt);
+                        else
+                            depthwise_nhwc_tile(KH, KW, C, SW * C, DW * C, tile_rows, wp + c0, b,
+                                                yt);
                     }
                 }
                 depthwise_nhwc_border(KH, KW, C, W, SW, PL, DW, hi, OW, rows, wp, bias, y + row);
