@@ -4,10 +4,12 @@
  * inputs and outputs transposed between the layouts, and those of a direct NHWC loop in the
  * same order. Covers strides, dilations, asymmetric padding, groups, 1-D, kernels larger than
  * the input, taps wholly in the padding, batches, few and many channels, output channel counts
- * that are not a multiple of the weight block, band rows from 1 to the whole output; inf and
- * NaN weights on padded taps; the tile-store epilogues (Add, Relu, Clip, Add with the residual
- * first, Swish, HardSwish) against the ops' own kernels run as passes over the NHWC output;
- * that the kernel stays inside its packed weight, work memory and output. */
+ * that are not a multiple of the weight block (of 32, or of 16 for at most 16 per group), tiles
+ * of 7, 8 and 14 positions, blocks inner (small weights) and outer (the 48 -> 72 case),
+ * band rows from 1 to the whole output; inf and NaN weights on padded taps; the tile-store
+ * epilogues (Add, Relu, Clip, Add with the residual first, Swish, HardSwish) against the ops'
+ * own kernels run as passes over the NHWC output; that the kernel stays inside its packed
+ * weight, work memory and output. */
 #define O2C_KERNEL static __attribute__((unused))
 #include "../../templates/conv.c"
 #include "../../templates/conv_nhwc.c"
@@ -241,6 +243,8 @@ static const ConvCase cases[] = {
     {"3x3 stride 2 48->72, 2 images", 2, 48, 10, 11, 72, 1, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
     {"3x3 96->32 7x7", 1, 96, 7, 7, 32, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"3x3 16->16 8x8", 1, 16, 8, 8, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"3x3 16->16 16x32, 2 images", 2, 16, 16, 32, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"1-D 16 wide, 12 channels", 1, 12, 1, 18, 12, 1, 1, 3, 1, 1, 0, 0, 0, 0, 1, 1},
     {"dilation 2 stride 2, 8 channels", 1, 8, 11, 12, 36, 1, 3, 3, 2, 2, 2, 1, 2, 2, 2, 2},
     {"dilation (3,2) stride (2,3), 12 channels", 1, 12, 13, 14, 20, 1, 3, 3, 2, 3, 3, 2, 3, 3, 3,
      2},
