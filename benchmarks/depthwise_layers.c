@@ -177,8 +177,10 @@ int main(int argc, char **argv)
     const char *model = "";
     double sum[2] = {0, 0};
     for (int i = 0; i <= NL; i++) {
+        if (i < NL && only && strcmp(only, layers[i].model))
+            continue;
         if (i == NL || strcmp(layers[i].model, model)) {
-            if (i)
+            if (*model)
                 printf("%-6s %-22s %10.1f %10.1f %7.2f\n", model, "(sum x count)", sum[0], sum[1],
                        sum[1] / sum[0]);
             if (i == NL)

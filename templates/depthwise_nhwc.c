@@ -86,17 +86,18 @@ O2C_KERNEL void depthwise_nhwc_pack_f32(int64_t C, int64_t KH, int64_t KW, const
  *             in registers (8 zmm with AVX-512: 8 independent fma chains, enough to hide the fma
  *             latency); each tap loads its DWN_L weights once for the DWN_P positions, and each
  *             position's DWN_L inputs are contiguous in NHWC (no plane copies, no lanes wasted on
- *             short rows). When the interior is not a multiple of DWN_P, its last tile starts
- *             DWN_P positions before its end, overlapping the previous one;
+ *             short rows); 3- and 5-wide kernel rows at column stride 1 or 2 load each input
+ *             column once for all the row's taps. When the interior is not a multiple of DWN_P,
+ *             its last tile starts DWN_P positions before its end, overlapping the previous one;
  *   borders   the other positions (and the whole row when its interior is shorter than DWN_P)
  *             run in point tiles of one position x DWN_V*DWN_L channels (DWN_V independent fma
- *             chains; the padded taps read a zero vector), or with fewer than DWN_V*DWN_L
- *             channels in edge tiles of DWN_P positions x DWN_L channels.
+ *             chains), or of DWN_L channels when there are fewer than DWN_V*DWN_L; their padded
+ *             taps read a zero vector.
  * Tap rows above or below the image read the zero vector too. So a padded tap is still
  * fmaf(w, 0.0f, acc) in its place in the order. Channel counts that are not a multiple of a
  * tile's channels run the last block at C - DWN_L (or C - DWN_V*DWN_L), overlapping the previous
- * one. Overlapped outputs are computed twice with the same bits; fewer than DWN_L channels run
- * the plain loop. */
+ * one. Overlapped outputs are computed twice with the same bits. Fewer than DWN_L channels run
+ * as flat row tiles (depthwise_nhwc_row_narrow) or the plain loop. */
 enum { DWN_P = 8, DWN_L = 16, DWN_V = 4 }; /* positions, channels per vector, point tile vectors */
 enum { DWN_MAX_KH = 64 };                  /* taller kernels: depthwise_nhwc_tall */
 
@@ -244,17 +245,18 @@ O2C_DWN_NOINLINE static void depthwise_nhwc_tile_k5s2(int64_t KH, int64_t C,
     depthwise_nhwc_tile_reuse(5, 2, KH, C, rows, w, bias, y);
 }
 
-/* A point tile: one output position, DWN_V*DWN_L channels from c0, in DWN_V chains; the taps
- * in (kh, kw) order, those outside the image reading zeros. rows[kh] is the input row of tap
- * row kh at column 0, channel c0 (NULL: padding); the position's first tap column is iw0.
+/* A point tile: one output position, V*DWN_L channels from c0 (V = DWN_V or 1, a constant), in
+ * V chains; the taps in (kh, kw) order, those outside the image reading zeros. rows[kh] is the
+ * input row of tap row kh at column 0, channel c0 (NULL: padding); the position's first tap
+ * column is iw0. Inlined into one function per V.
  *   w = wp + c0 (tap stride C), bias = bias + c0 or NULL, y = the position's y + c0 */
-O2C_DWN_NOINLINE static void depthwise_nhwc_point(int64_t KH, int64_t KW, int64_t C, int64_t W,
-                                                  int64_t iw0, int64_t DW, const float *const *rows,
-                                                  const float *w, const float *restrict bias,
-                                                  float *restrict y)
+static DWN_INLINE void depthwise_nhwc_point(int V, int64_t KH, int64_t KW, int64_t C, int64_t W,
+                                            int64_t iw0, int64_t DW, const float *const *rows,
+                                            const float *w, const float *restrict bias,
+                                            float *restrict y)
 {
     float acc[DWN_V * DWN_L];
-    for (int l = 0; l < DWN_V * DWN_L; l++)
+    for (int l = 0; l < V * DWN_L; l++)
         acc[l] = 0.0f;
 #pragma GCC unroll 1
     for (int64_t kh = 0; kh < KH; kh++) {
@@ -265,91 +267,61 @@ O2C_DWN_NOINLINE static void depthwise_nhwc_point(int64_t KH, int64_t KW, int64_
             const float *restrict wv = w + (kh * KW + kw) * C;
             const float *restrict src = r && iw >= 0 && iw < W ? r + iw * C : depthwise_nhwc_zeros;
 #pragma GCC unroll 64
-            for (int l = 0; l < DWN_V * DWN_L; l++)
+            for (int l = 0; l < V * DWN_L; l++)
                 acc[l] = fmaf(wv[l], src[l], acc[l]);
         }
     }
     if (bias)
-        for (int l = 0; l < DWN_V * DWN_L; l++)
+        for (int l = 0; l < V * DWN_L; l++)
             y[l] = acc[l] + bias[l];
     else
-        for (int l = 0; l < DWN_V * DWN_L; l++)
+        for (int l = 0; l < V * DWN_L; l++)
             y[l] = acc[l];
 }
 
-/* An edge tile (borders with fewer than DWN_V*DWN_L channels): positions ow0 .. ow0+np-1
- * (np <= DWN_P) of the row, DWN_L channels; rows[kh] is the input row of tap row kh at column
- * 0, channel c0 (NULL: padding). A tap at input column iw outside [0, W) reads zeros; positions
- * past np are computed on zeros and not stored. Each position's source is picked without a
- * branch (an index into a pair of pointers, the input's at a clamped column): control flow
- * there stops gcc's vectoriser. */
-O2C_DWN_NOINLINE static void depthwise_nhwc_edge(int64_t KH, int64_t KW, int64_t C, int64_t W,
-                                                 int64_t SW, int64_t PL, int64_t DW, int64_t ow0,
-                                                 int64_t np, const float *const *rows,
-                                                 const float *w, const float *bias, float *y)
+O2C_DWN_NOINLINE static void depthwise_nhwc_point4(int64_t KH, int64_t KW, int64_t C, int64_t W,
+                                                   int64_t iw0, int64_t DW,
+                                                   const float *const *rows, const float *w,
+                                                   const float *bias, float *y)
 {
-    float acc[DWN_P][DWN_L];
-    for (int p = 0; p < DWN_P; p++)
-        for (int l = 0; l < DWN_L; l++)
-            acc[p][l] = 0.0f;
-#pragma GCC unroll 1
-    for (int64_t kh = 0; kh < KH; kh++) {
-        /* a row in the padding reads zeros at offset 0 (a test in the loop would stop the
-         * vectoriser) */
-        const int64_t in_row = rows[kh] != NULL;
-        const float *r = in_row ? rows[kh] : depthwise_nhwc_zeros;
-#pragma GCC unroll 1
-        for (int64_t kw = 0; kw < KW; kw++) {
-            const float *restrict wv = w + (kh * KW + kw) * C;
-#pragma GCC unroll 8
-            for (int p = 0; p < DWN_P; p++) {
-                const int64_t iw = (ow0 + p) * SW - PL + kw * DW;
-                const int64_t ok = in_row & (p < np) & (iw >= 0) & (iw < W); /* 0 or 1 */
-                const float *const pick[2] = {depthwise_nhwc_zeros, r + (iw & -ok) * C};
-                float xv[DWN_L]; /* a copy gcc sees as one vector load (it gave up on *pick) */
-                memcpy(xv, pick[ok], sizeof xv);
-#pragma GCC unroll 16
-                for (int l = 0; l < DWN_L; l++)
-                    acc[p][l] = fmaf(wv[l], xv[l], acc[p][l]);
-            }
-        }
-    }
-    depthwise_nhwc_store(np, C, acc, bias, y);
+    depthwise_nhwc_point(DWN_V, KH, KW, C, W, iw0, DW, rows, w, bias, y);
 }
 
-/* The positions ow_a .. ow_b-1 of one output row at the borders (point or edge tiles, every
- * channel). rows as depthwise_nhwc_edge's with c0 = 0, y = the row's output. */
+O2C_DWN_NOINLINE static void depthwise_nhwc_point1(int64_t KH, int64_t KW, int64_t C, int64_t W,
+                                                   int64_t iw0, int64_t DW,
+                                                   const float *const *rows, const float *w,
+                                                   const float *bias, float *y)
+{
+    depthwise_nhwc_point(1, KH, KW, C, W, iw0, DW, rows, w, bias, y);
+}
+
+/* The positions ow_a .. ow_b-1 of one output row at the borders: point tiles of DWN_V*DWN_L
+ * channels, or of DWN_L with fewer channels than that. rows[kh] is the input row of tap row kh
+ * at column 0, channel 0 (NULL: padding), y = the row's output. */
 static void depthwise_nhwc_border(int64_t KH, int64_t KW, int64_t C, int64_t W, int64_t SW,
                                   int64_t PL, int64_t DW, int64_t ow_a, int64_t ow_b,
                                   const float *const *rows, const float *wp, const float *bias,
                                   float *y)
 {
+    const int64_t CB = C >= DWN_V * DWN_L ? DWN_V * DWN_L : DWN_L; /* channels per tile */
     const float *crows[DWN_MAX_KH];
-    if (C >= DWN_V * DWN_L) {
-        for (int64_t ow = ow_a; ow < ow_b; ow++)
-            for (int64_t cb = 0; cb < C; cb += DWN_V * DWN_L) {
-                const int64_t c0 = C - cb < DWN_V * DWN_L ? C - DWN_V * DWN_L : cb;
-                for (int64_t kh = 0; kh < KH; kh++)
-                    crows[kh] = rows[kh] ? rows[kh] + c0 : NULL;
-                depthwise_nhwc_point(KH, KW, C, W, ow * SW - PL, DW, crows, wp + c0,
-                                     bias ? bias + c0 : NULL, y + ow * C + c0);
-            }
-        return;
-    }
-    for (int64_t cb = 0; cb < C; cb += DWN_L) {
-        const int64_t c0 = C - cb < DWN_L ? C - DWN_L : cb;
-        for (int64_t kh = 0; kh < KH; kh++)
-            crows[kh] = rows[kh] ? rows[kh] + c0 : NULL;
-        for (int64_t ow0 = ow_a; ow0 < ow_b; ow0 += DWN_P) {
-            const int64_t np = ow_b - ow0 < DWN_P ? ow_b - ow0 : DWN_P;
-            depthwise_nhwc_edge(KH, KW, C, W, SW, PL, DW, ow0, np, crows, wp + c0,
-                                bias ? bias + c0 : NULL, y + ow0 * C + c0);
+    for (int64_t ow = ow_a; ow < ow_b; ow++)
+        for (int64_t cb = 0; cb < C; cb += CB) {
+            const int64_t c0 = C - cb < CB ? C - CB : cb;
+            for (int64_t kh = 0; kh < KH; kh++)
+                crows[kh] = rows[kh] ? rows[kh] + c0 : NULL;
+            const float *b = bias ? bias + c0 : NULL;
+            if (CB == DWN_L)
+                depthwise_nhwc_point1(KH, KW, C, W, ow * SW - PL, DW, crows, wp + c0, b,
+                                      y + ow * C + c0);
+            else
+                depthwise_nhwc_point4(KH, KW, C, W, ow * SW - PL, DW, crows, wp + c0, b,
+                                      y + ow * C + c0);
         }
-    }
 }
 
 /* The plain loop (channel counts below DWN_L): positions ow_a .. ow_b-1 of one output row
- * [OW][C], rows as in depthwise_nhwc_edge with c0 = 0. */
+ * [OW][C], rows as in depthwise_nhwc_border. */
 static void depthwise_nhwc_row_plain(int64_t KH, int64_t KW, int64_t C, int64_t W, int64_t SW,
                                      int64_t PL, int64_t DW, int64_t ow_a, int64_t ow_b,
                                      const float *const *rows, const float *wp, const float *bias,
@@ -374,7 +346,7 @@ static void depthwise_nhwc_row_plain(int64_t KH, int64_t KW, int64_t C, int64_t 
  * reads, at tap (kh, kw), the input row's element i + (kw*DW - PL)*C, with the weight of channel
  * i % C. So it runs as row tiles of DWN_P x DWN_L floats (DWN_L/C positions per vector) with the
  * weights and bias repeated DWN_L/C times (wr, br); the borders and runs shorter than one tile
- * run the plain loop. rows as in depthwise_nhwc_edge, y = the row's output. */
+ * run the plain loop. rows as in depthwise_nhwc_border, y = the row's output. */
 enum { DWN_MAX_TAPS = 25 };
 static void depthwise_nhwc_row_narrow(int64_t KH, int64_t KW, int64_t C, int64_t W, int64_t OW,
                                       int64_t PL, int64_t DW, int64_t lo, int64_t hi,
