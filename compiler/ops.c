@@ -174,6 +174,9 @@ static const OpDef op_table[] = {
     {"QLinearMatMul", 8, 8, 10, qmatmul_infer, qmatmul_fold, qmatmul_emit, NO_VIEW, qmatmul_flops, NULL, "quant"},
     {"ConvInteger", 2, 4, 10, qconv_infer, qconv_fold, qconv_emit, NO_VIEW, qconv_flops, qconv_scratch, "quant"},
     {"QLinearConv", 8, 9, 10, qconv_infer, qconv_fold, qconv_emit, NO_VIEW, qconv_flops, qconv_scratch, "quant"},
+    /* QLinearConv with channels_last = 1 (onnxruntime's com.microsoft op), which layout_nhwc.c
+     * makes of a QLinearConv (qconv_nhwc_supported); never looked up from a model */
+    {"com.microsoft.QLinearConv", 8, 9, 1, qconv_infer, qconv_fold, qconv_emit, NO_VIEW, qconv_flops, qconv_scratch, "quant quant_nhwc"},
     /* ---- loss family: ops/loss.c (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss) ---- */
     {"NegativeLogLikelihoodLoss", 2, 3, 12, loss_infer, loss_fold, loss_emit, NO_VIEW, numel_flops, NULL, "loss"},
     {"SoftmaxCrossEntropyLoss", 2, 3, 12, loss_infer, loss_fold, loss_emit, NO_VIEW, numel_flops, loss_scratch, "softmax loss"},

@@ -328,6 +328,7 @@ void qconv_fold(Node *n);
 void qconv_emit(Emitter *e, Node *n);
 double qconv_flops(const Node *n);
 int64_t qconv_scratch(const Node *n); /* the fast form's packed patches */
+bool qconv_nhwc_supported(const Node *n); /* layout_nhwc.c may run it channels-last */
 
 /* ---- loss family ---- */
 /* ops/loss.c */

@@ -12,6 +12,7 @@
 #include "kernels.h"
 #include "ops.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static bool is_q8(DType t)
@@ -408,6 +409,14 @@ double qmatmul_flops(const Node *n)
 
 /* ---- ConvInteger / QLinearConv ---- */
 
+/* onnxruntime's com.microsoft QLinearConv with channels_last = 1, what layout_nhwc.c makes of a
+ * QLinearConv (qconv_nhwc_supported): the same op on x [N][H][W][C], y [N][OH][OW][OC]; the
+ * weights stay [OC][C/group][KH][KW]. Only the fast form runs it (templates/quant_nhwc.c). */
+static bool qconv_channels_last(const Node *n)
+{
+    return !strcmp(n->domain, "com.microsoft") && attr_int(n, "channels_last", 0) != 0;
+}
+
 typedef struct QConv {
     int x, w, xs, xz, ws, wz, ys, yz, bias; /* input indices, -1 when the op has none */
     int64_t geo[22];
@@ -442,12 +451,15 @@ static QConv qconv_shape(const Node *n)
     if (!is_q8(x->dtype) || !is_q8(w->dtype))
         fatal_at(n, "input types %s, %s are not supported (uint8 and int8 are)",
                  dtype_name(x->dtype), dtype_name(w->dtype));
+    const bool cl = qconv_channels_last(n);              /* x [N][spatial][C], y [N][spatial][OC] */
+    const int64_t *xsp = cl ? x->dims + 1 : x->dims + 2; /* x's spatial dims */
     int sp = x->rank - 2;
     if (sp < 1 || sp > 3)
         fatal_at(n, "only 1-D to 3-D convolutions are supported (input rank %d)", x->rank);
     if (w->rank != x->rank)
         fatal_at(n, "weight rank %d differs from input rank %d", w->rank, x->rank);
-    int64_t N = x->dims[0], C = x->dims[1], OC = w->dims[0], G = attr_int(n, "group", 1);
+    int64_t N = x->dims[0], C = x->dims[cl ? x->rank - 1 : 1], OC = w->dims[0];
+    int64_t G = attr_int(n, "group", 1);
     if (G <= 0 || C % G || OC % G)
         fatal_at(n, "group %lld does not divide %lld input and %lld output channels", (long long)G,
                  (long long)C, (long long)OC);
@@ -462,7 +474,7 @@ static QConv qconv_shape(const Node *n)
         fatal_at(n, "auto_pad '%s' is not supported", auto_pad);
     for (int i = 0; i < sp; i++) {
         int j = 3 - sp + i; /* 1-D and 2-D fill the last slots */
-        in[j] = x->dims[2 + i];
+        in[j] = xsp[i];
         k[j] = w->dims[2 + i];
         if (ints_or(n, "kernel_shape", sp, i, k[j]) != k[j])
             fatal_at(n, "kernel_shape disagrees with the weight's shape");
@@ -497,9 +509,9 @@ static QConv qconv_shape(const Node *n)
     memcpy(q.geo, g, sizeof g);
     q.out_rank = x->rank;
     q.out_dims[0] = N;
-    q.out_dims[1] = OC;
+    q.out_dims[cl ? sp + 1 : 1] = OC;
     for (int i = 0; i < sp; i++)
-        q.out_dims[2 + i] = out[3 - sp + i];
+        q.out_dims[(cl ? 1 : 2) + i] = out[3 - sp + i];
     const Value *xz = node_input(n, q.xz), *wz = node_input(n, q.wz);
     if (xz && xz->dtype != x->dtype)
         fatal_at(n, "x's zero point type %s differs from x's %s", dtype_name(xz->dtype),
@@ -541,9 +553,36 @@ void qconv_infer(Node *n)
     set_shape(n->outputs[0], q.y_type, q.out_rank, q.out_dims);
 }
 
+static bool qconv_fast(const Node *n, const QConv *q, int32_t *bias_adj, double *mult);
+
+/* A channels-last QLinearConv of constants: its kernel on the compiler's side. */
+static void qconv_nhwc_fold(Node *n, const QConv *q)
+{
+    int64_t OC = q->geo[5];
+    int32_t *bias_adj = xcalloc((size_t)OC, sizeof(int32_t));
+    double *mult = xcalloc((size_t)OC, sizeof(double));
+    if (!qconv_fast(n, q, bias_adj, mult))
+        fatal_at(n, "internal error: a channels-last QLinearConv without int8 weights of zero "
+                    "point 0 and constant scales");
+    int8_t *wp = xcalloc((size_t)qconv_nhwc_s8_wbytes(q->geo) + 1, 1);
+    uint8_t *scratch = xcalloc((size_t)qconv_nhwc_s8_scratch(q->geo) + 64, 1);
+    qconv_nhwc_s8_weights(q->geo, n->inputs[q->w]->data, wp);
+    qconv_nhwc_s8(q->geo, (int)n->inputs[q->x]->dtype, n->inputs[q->x]->data, opt_data(n, q->xz),
+                  wp, bias_adj, mult, (int)q->y_type, opt_data(n, q->yz), n->outputs[0]->data,
+                  scratch);
+    free(wp);
+    free(scratch);
+    free(bias_adj);
+    free(mult);
+}
+
 void qconv_fold(Node *n)
 {
     QConv q = qconv_shape(n);
+    if (qconv_channels_last(n)) {
+        qconv_nhwc_fold(n, &q);
+        return;
+    }
     qconv(q.geo, (int)n->inputs[q.x]->dtype, n->inputs[q.x]->data, opt_data(n, q.xz),
           (int)n->inputs[q.w]->dtype, n->inputs[q.w]->data, opt_data(n, q.wz), q.w_zp_stride,
           opt_data(n, q.bias), q.scale_type, opt_data(n, q.xs), opt_data(n, q.ws), q.w_scale_stride,
@@ -579,7 +618,40 @@ static bool qconv_fast(const Node *n, const QConv *q, int32_t *bias_adj, double 
 int64_t qconv_scratch(const Node *n)
 {
     QConv q = qconv_shape(n);
-    return qconv_fast(n, &q, NULL, NULL) ? qconv_s8_scratch(q.geo) : 0;
+    if (!qconv_fast(n, &q, NULL, NULL))
+        return 0;
+    return qconv_channels_last(n) ? qconv_nhwc_s8_scratch(q.geo) : qconv_s8_scratch(q.geo);
+}
+
+/* Whether layout_nhwc.c may run QLinearConv n channels-last: 2-D, the fast form, and more than
+ * one pixel in or out (a 1x1 map has the same bytes in both layouts). */
+bool qconv_nhwc_supported(const Node *n)
+{
+    if (strcmp(n->op_type, "QLinearConv") || (*n->domain && strcmp(n->domain, "ai.onnx")) ||
+        n->inputs[0]->rank != 4)
+        return false;
+    QConv q = qconv_shape(n);
+    const int64_t *g = q.geo;
+    return qconv_fast(n, &q, NULL, NULL) && g[3] * g[4] * g[11] * g[12] > 1;
+}
+
+/* The channels-last call: weights packed by qconv_nhwc_s8_weights. */
+static void qconv_nhwc_emit(Emitter *e, Node *n, const QConv *q, const char *geo, const char *b,
+                            const char *m)
+{
+    const int64_t *g = q->geo, G = g[6], OCgp = (g[5] / G + 15) / 16 * 16;
+    const int64_t taps = g[7] * g[8] * g[9];
+    /* bounds qconv_nhwc_s8_wbytes: G * OCgp * 4 * ceil(Cg * taps / 4), or taps * lcm(C, 64) */
+    checked_mul(n, checked_mul(n, G, OCgp), checked_add(n, checked_mul(n, g[1] / G, taps), 4));
+    checked_mul(n, taps, checked_mul(n, g[1], 64));
+    int64_t wbytes = qconv_nhwc_s8_wbytes(g);
+    int8_t *wp = xcalloc((size_t)wbytes + 1, 1);
+    qconv_nhwc_s8_weights(g, n->inputs[q->w]->data, wp);
+    const char *wn = emit_constant(e, DT_INT8, 1, &wbytes, wp);
+    println(e, "qconv_nhwc_s8(%s, %d, %s, %s, %s, %s, %s, %d, %s, %s, %s);", geo,
+            (int)n->inputs[q->x]->dtype, value_cname(e, n->inputs[q->x]),
+            opt_input_name(e, n, q->xz), wn, b, m, (int)q->y_type, opt_input_name(e, n, q->yz),
+            value_cname(e, n->outputs[0]), scratch_cname(e, n, DT_UINT8, 0));
 }
 
 void qconv_emit(Emitter *e, Node *n)
@@ -592,6 +664,10 @@ void qconv_emit(Emitter *e, Node *n)
     if (qconv_fast(n, &q, bias_adj, mult)) {
         const char *b = emit_constant(e, DT_INT32, 1, &OC, bias_adj);
         const char *m = emit_constant(e, DT_DOUBLE, 1, &OC, mult);
+        if (qconv_channels_last(n)) {
+            qconv_nhwc_emit(e, n, &q, geo, b, m);
+            return;
+        }
         /* packed in the kernel's layout: rows padded to qconv_s8_row, blocks of channels */
         int64_t G = q.geo[6], OCgp = (OC / G + 7) / 8 * 8;
         checked_mul(n, checked_mul(n, G, OCgp), qconv_s8_row(q.geo)); /* bounds wbytes */
@@ -605,6 +681,9 @@ void qconv_emit(Emitter *e, Node *n)
                 value_cname(e, n->outputs[0]), scratch_cname(e, n, DT_UINT8, 0));
         return;
     }
+    if (qconv_channels_last(n))
+        fatal_at(n, "internal error: a channels-last QLinearConv without int8 weights of zero "
+                    "point 0 and constant scales");
     println(e, "qconv(%s, %d, %s, %s, %d, %s, %s, %lld, %s, %d, %s, %s, %lld, %s, %d, %s, %s);",
             geo, (int)n->inputs[q.x]->dtype, value_cname(e, n->inputs[q.x]),
             opt_input_name(e, n, q.xz), (int)n->inputs[q.w]->dtype, value_cname(e, n->inputs[q.w]),
