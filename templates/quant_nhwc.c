@@ -89,7 +89,8 @@ static void qnhwc_dw_extents(const int64_t *geo, int64_t *e)
 static int qnhwc_dw_rows(const int64_t *geo)
 {
     int64_t e[3];
-    if (!qnhwc_depthwise(geo) || geo[1] >= 64 || geo[2] != 1 || geo[7] != 1)
+    if (!qnhwc_depthwise(geo) || geo[1] >= 64 || geo[2] != 1 || geo[7] != 1 ||
+        geo[8] * geo[9] > QNHWC_TAPS)
         return 0;
     qnhwc_dw_extents(geo, e);
     return qnhwc_lw(geo[1]) <= 256 && e[2] <= QNHWC_DW_BYTES;
@@ -99,6 +100,13 @@ static int qnhwc_dw_rows(const int64_t *geo)
 static int64_t qnhwc_dw_la(const int64_t *geo)
 {
     return qnhwc_up(geo[12] * geo[1], 64);
+}
+
+/* Depthwise weights come in blocks of 64 bytes of a run (row form: Lw / 64, whose channels
+ * repeat) or of 64 channels (C rounded up). */
+static int64_t qnhwc_dw_blocks(const int64_t *geo)
+{
+    return qnhwc_dw_rows(geo) ? qnhwc_lw(geo[1]) / 64 : qnhwc_up(geo[1], 64) / 64;
 }
 
 /* The general form's tile: QNHWC_T output pixels (a partial tile repeats its last pixel; those
@@ -121,10 +129,8 @@ static int64_t qnhwc_kq(const int64_t *geo)
 O2C_KERNEL int64_t qconv_nhwc_s8_wbytes(const int64_t *geo)
 {
     const int64_t taps = geo[7] * geo[8] * geo[9], G = geo[6];
-    if (qnhwc_dw_rows(geo))
-        return taps * qnhwc_lw(geo[1]);
     if (qnhwc_depthwise(geo))
-        return taps * qnhwc_up(geo[1], 16);
+        return qnhwc_dw_blocks(geo) * taps * 256;
     return G * qnhwc_up(geo[5] / G, QNHWC_OB) * 4 * qnhwc_kq(geo);
 }
 
@@ -134,18 +140,16 @@ O2C_KERNEL void qconv_nhwc_s8_weights(const int64_t *geo, const int8_t *w, int8_
 {
     const int64_t taps = geo[7] * geo[8] * geo[9], G = geo[6], Cg = geo[1] / G, OCg = geo[5] / G;
     memset(wp, 0, (size_t)qconv_nhwc_s8_wbytes(geo));
-    if (qnhwc_dw_rows(geo)) { /* each tap's weights repeated along a run */
-        const int64_t Lw = qnhwc_lw(geo[1]);
-        for (int64_t k = 0; k < taps; k++)
-            for (int64_t i = 0; i < Lw; i++)
-                wp[k * Lw + i] = w[i % geo[1] * taps + k];
-        return;
-    }
-    if (qnhwc_depthwise(geo)) {
-        const int64_t Cp = qnhwc_up(geo[1], 16);
-        for (int64_t c = 0; c < geo[1]; c++)
+    if (qnhwc_depthwise(geo)) { /* [blocks][taps][4][64]: byte i of row j is 0 unless i % 4 == j */
+        const int rows = qnhwc_dw_rows(geo);
+        const int64_t C = geo[1], nblk = qnhwc_dw_blocks(geo);
+        for (int64_t b = 0; b < nblk; b++)
             for (int64_t k = 0; k < taps; k++)
-                wp[k * Cp + c] = w[c * taps + k];
+                for (int64_t i = 0; i < 64; i++) {
+                    const int64_t c = rows ? (b * 64 + i) % C : b * 64 + i;
+                    if (c < C)
+                        wp[((b * taps + k) * 4 + i % 4) * 64 + i] = w[c * taps + k];
+                }
         return;
     }
     const int64_t Kq = qnhwc_kq(geo), OCgp = qnhwc_up(OCg, QNHWC_OB);
@@ -237,48 +241,109 @@ static const uint8_t *qnhwc_pixel(const int64_t *geo, const uint8_t *xn, const u
     return xn + ((id * geo[3] + ih) * geo[4] + iw) * geo[1];
 }
 
-/* Where output pixel p's window starts: org = {od*sd - pd, oh*sh - ph, ow*sw - pw}. */
-static void qnhwc_origin(const int64_t *geo, int64_t p, int64_t *org)
+/* Where tap k reads, in bytes from its window's first pixel: off[k] = ((kd*dd*H + kh*dh)*W +
+ * kw*dw)*C; and span[j] = the window's extent - 1 along depth, rows, columns. Once per call. */
+static void qnhwc_taps(const int64_t *geo, int64_t *off, int64_t *span)
 {
-    const int64_t OH = geo[11], OW = geo[12];
-    org[0] = p / (OH * OW) * geo[13] - geo[16];
-    org[1] = p / OW % OH * geo[14] - geo[17];
-    org[2] = p % OW * geo[15] - geo[18];
+    const int64_t H = geo[3], W = geo[4], C = geo[1];
+    int64_t k = 0;
+    for (int64_t kd = 0; kd < geo[7]; kd++)
+        for (int64_t kh = 0; kh < geo[8]; kh++)
+            for (int64_t kw = 0; kw < geo[9]; kw++, k++)
+                off[k] = ((kd * geo[19] * H + kh * geo[20]) * W + kw * geo[21]) * C;
+    for (int j = 0; j < 3; j++)
+        span[j] = (geo[7 + j] - 1) * geo[19 + j];
 }
 
-/* Depthwise, one image: y [P][C] from xn [D][H][W][C], w [taps][Cp]. */
+/* sums[0..n) += the depthwise sums of one block of 64 bytes: over taps k, the bytes
+ * src[k][at .. at+n) offset to uint8 (flip) times their channels' weights wb [taps][4][64] (n <=
+ * 64; fewer are read masked). With AVX512-VNNI one vpdpbusd per row j of a tap's weights sums the
+ * bytes i = j mod 4 of each 32-bit lane (the others weigh 0), so lane l of sum j is byte
+ * 4l + j, put back in order once per block; else the plain loop over the bytes. */
+static void qnhwc_dw_block(int64_t taps, const uint8_t *const *src, int64_t at, int64_t n,
+                           uint8_t flip, const int8_t *wb, int32_t *restrict sums)
+{
+#ifdef QNHWC_VNNI
+    const __m512i f = _mm512_set1_epi8((char)flip);
+    const __mmask64 mask = n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
+    __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
+    for (int64_t k = 0; k < taps; k++) {
+        const __m512i x = _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, src[k] + at), f);
+        const int8_t *wk = wb + k * 256;
+        s0 = _mm512_dpbusd_epi32(s0, x, _mm512_loadu_si512((const void *)wk));
+        s1 = _mm512_dpbusd_epi32(s1, x, _mm512_loadu_si512((const void *)(wk + 64)));
+        s2 = _mm512_dpbusd_epi32(s2, x, _mm512_loadu_si512((const void *)(wk + 128)));
+        s3 = _mm512_dpbusd_epi32(s3, x, _mm512_loadu_si512((const void *)(wk + 192)));
+    }
+    /* r_m's 128-bit lane q: bytes 16q + 4m .. 16q + 4m + 3; then v_q: bytes 16q .. 16q + 15 */
+    const __m512i t0 = _mm512_unpacklo_epi32(s0, s1), t1 = _mm512_unpackhi_epi32(s0, s1);
+    const __m512i t2 = _mm512_unpacklo_epi32(s2, s3), t3 = _mm512_unpackhi_epi32(s2, s3);
+    const __m512i r0 = _mm512_unpacklo_epi64(t0, t2), r1 = _mm512_unpackhi_epi64(t0, t2);
+    const __m512i r2 = _mm512_unpacklo_epi64(t1, t3), r3 = _mm512_unpackhi_epi64(t1, t3);
+    const __m512i u0 = _mm512_shuffle_i32x4(r0, r1, 0x44), u1 = _mm512_shuffle_i32x4(r2, r3, 0x44);
+    const __m512i u2 = _mm512_shuffle_i32x4(r0, r1, 0xEE), u3 = _mm512_shuffle_i32x4(r2, r3, 0xEE);
+    const __m512i v[4] = {_mm512_shuffle_i32x4(u0, u1, 0x88), _mm512_shuffle_i32x4(u0, u1, 0xDD),
+                          _mm512_shuffle_i32x4(u2, u3, 0x88), _mm512_shuffle_i32x4(u2, u3, 0xDD)};
+    for (int q = 0; q < 4; q++) {
+        int32_t *r = sums + 16 * q;
+        _mm512_storeu_si512((void *)r, _mm512_add_epi32(_mm512_loadu_si512((const void *)r), v[q]));
+    }
+#else
+    for (int64_t k = 0; k < taps; k++) {
+        const uint8_t *restrict x = src[k] + at;
+        const int8_t *restrict wk = wb + k * 256;
+        for (int64_t i = 0; i < n; i++)
+            sums[i] += (int32_t)(uint8_t)(x[i] ^ flip) *
+                       (wk[i] + wk[64 + i] + wk[128 + i] + wk[192 + i]); /* three are 0 */
+    }
+#endif
+}
+
+/* Depthwise by pixels, one image: y [P][C] from xn [D][H][W][C], w [C/64][taps][4][64]; taps
+ * in groups of QNHWC_TAPS. */
 static void qnhwc_depthwise_image(const int64_t *geo, const uint8_t *xn, const uint8_t *pad,
                                   uint8_t flip, const int8_t *w, const int32_t *bias_adj,
                                   const double *mult, int y_type, double yz, int small, uint8_t *y)
 {
-    const int64_t C = geo[1], KD = geo[7], KH = geo[8], KW = geo[9];
-    const int64_t P = geo[10] * geo[11] * geo[12], Cp = qnhwc_up(C, 16);
-    int32_t acc[QNHWC_DWB];
-    double mb[QNHWC_DWB];
-    for (int64_t p = 0; p < P; p++) {
-        int64_t org[3];
-        qnhwc_origin(geo, p, org);
-        for (int64_t c0 = 0; c0 < C; c0 += QNHWC_DWB) {
-            const int64_t cb = C - c0 < QNHWC_DWB ? C - c0 : QNHWC_DWB;
-            for (int64_t c = 0; c < cb; c++)
-                acc[c] = bias_adj[c0 + c];
-            int64_t k = 0;
-            for (int64_t kd = 0; kd < KD; kd++)
-                for (int64_t kh = 0; kh < KH; kh++)
-                    for (int64_t kw = 0; kw < KW; kw++, k++) {
-                        const uint8_t *restrict src =
-                            qnhwc_pixel(geo, xn, pad, org[0] + kd * geo[19], org[1] + kh * geo[20],
-                                        org[2] + kw * geo[21]) +
-                            c0;
-                        const int8_t *restrict wk = w + k * Cp + c0;
-                        for (int64_t c = 0; c < cb; c++)
-                            acc[c] += (int32_t)(uint8_t)(src[c] ^ flip) * wk[c];
-                    }
-            qnhwc_mult_block(cb, mult + c0, mb); /* (few: the channels of one pixel) */
+    const int64_t C = geo[1], KD = geo[7], KH = geo[8], KW = geo[9], taps = KD * KH * KW;
+    const int64_t D = geo[2], H = geo[3], W = geo[4], OH = geo[11], OW = geo[12];
+    const int64_t P = geo[10] * OH * OW;
+    int32_t acc[64];
+    double mb[64];
+    int64_t off[QNHWC_TAPS], span[3] = {D, H, W}; /* (no window is inside: more taps) */
+    const uint8_t *px[QNHWC_TAPS];
+    if (taps <= QNHWC_TAPS)
+        qnhwc_taps(geo, off, span);
+    for (int64_t p = 0, od = 0, oh = 0, ow = 0; p < P; p++) {
+        const int64_t org[3] = {od * geo[13] - geo[16], oh * geo[14] - geo[17],
+                                ow * geo[15] - geo[18]};
+        const int inside = org[0] >= 0 && org[0] + span[0] < D && org[1] >= 0 &&
+                           org[1] + span[1] < H && org[2] >= 0 && org[2] + span[2] < W;
+        for (int64_t c0 = 0; c0 < C; c0 += 64) {
+            const int64_t cb = C - c0 < 64 ? C - c0 : 64;
+            for (int64_t c = 0; c < 64; c++)
+                acc[c] = c < cb ? bias_adj[c0 + c] : 0;
+            for (int64_t k0 = 0; k0 < taps; k0 += QNHWC_TAPS) {
+                const int64_t nk = taps - k0 < QNHWC_TAPS ? taps - k0 : QNHWC_TAPS;
+                for (int64_t k = 0; k < nk; k++) {
+                    const int64_t kk = k0 + k, kw = kk % KW, kh = kk / KW % KH, kd = kk / KW / KH;
+                    px[k] = inside ? xn + ((org[0] * H + org[1]) * W + org[2]) * C + off[kk]
+                                   : qnhwc_pixel(geo, xn, pad, org[0] + kd * geo[19],
+                                                 org[1] + kh * geo[20], org[2] + kw * geo[21]);
+                }
+                qnhwc_dw_block(nk, px, c0, cb, flip, w + (c0 / 64 * taps + k0) * 256, acc);
+            }
+            const double *m = mult + c0;
+            if (cb % 16) { /* whole vectors of multipliers */
+                qnhwc_mult_block(cb, mult + c0, mb);
+                m = mb;
+            }
             for (int64_t j = 0; j < cb; j += 16)
-                qnhwc_requant16(cb - j < 16 ? cb - j : 16, acc + j, mb + j, yz, y_type, small,
+                qnhwc_requant16(cb - j < 16 ? cb - j : 16, acc + j, m + j, yz, y_type, small,
                                 y + p * C + c0 + j);
         }
+        if (++ow == OW && (ow = 0, ++oh == OH))
+            oh = 0, od++;
     }
 }
 
@@ -386,53 +451,39 @@ static void qnhwc_dw_fill(const int64_t *geo, const int64_t *e, const uint8_t *x
     }
 }
 
-/* The depthwise row form, one image: y [OH][OW][C] from xn [H][W][C]; w [taps][Lw]. */
+/* The depthwise row form, one image: y [OH][OW][C] from xn [H][W][C]; w [Lw/64][taps][4][64]. */
 static void qnhwc_dw_rows_image(const int64_t *geo, const uint8_t *xn, uint8_t flip, uint8_t xz,
                                 const int8_t *w, const int32_t *bias_adj, const double *mult,
                                 int y_type, double yz, int small, uint8_t *y, uint8_t *scratch)
 {
     const int64_t C = geo[1], KH = geo[8], KW = geo[9], OH = geo[11], OW = geo[12];
-    const int64_t sh = geo[14], sw = geo[15], dh = geo[20], dw = geo[21];
+    const int64_t sh = geo[14], sw = geo[15], dh = geo[20], dw = geo[21], taps = KH * KW;
     const int64_t La = qnhwc_dw_la(geo), Lw = qnhwc_lw(C), n = OW * C;
     int64_t e[3];
     qnhwc_dw_extents(geo, e);
     uint8_t *xp = scratch;
     int32_t *brow = (int32_t *)(void *)(scratch + qnhwc_up(e[2], 64));
-    int32_t *restrict acc = brow + La;
-    double *mrow = (double *)(void *)(acc + La);
+    double *mrow = (double *)(void *)(brow + La);
+    int32_t acc[64];
+    const uint8_t *src[QNHWC_TAPS];
     qnhwc_dw_fill(geo, e, xn, flip, xz, xp);
     for (int64_t i = 0; i < La; i++) /* the row's bias and multipliers, channel i % C */
         brow[i] = bias_adj[i % C], mrow[i] = mult[i % C];
     for (int64_t oh = 0; oh < OH; oh++) {
-        memcpy(acc, brow, (size_t)La * sizeof *acc);
-        for (int64_t kh = 0; kh < KH; kh++)
-            for (int64_t kw = 0; kw < KW; kw++) {
-                const int64_t c0 = kw * dw;
-                const uint8_t *restrict src =
-                    xp + ((c0 % sw * e[0] + oh * sh + kh * dh) * e[1] + c0 / sw) * C;
-                const int8_t *restrict wk = w + (kh * KW + kw) * Lw;
-                for (int64_t i0 = 0, r = 0; i0 < La; i0 += 64, r = r + 64 == Lw ? 0 : r + 64)
-                    for (int i = 0; i < 64; i++)
-                        acc[i0 + i] += (int32_t)src[i0 + i] * wk[r + i];
-            }
-        for (int64_t i = 0; i < n; i += 16)
-            qnhwc_requant16(n - i < 16 ? n - i : 16, acc + i, mrow + i, yz, y_type, small,
-                            y + oh * n + i);
+        for (int64_t k = 0; k < taps; k++) { /* where the run of tap k starts */
+            const int64_t kh = k / KW, c0 = k % KW * dw;
+            src[k] = xp + ((c0 % sw * e[0] + oh * sh + kh * dh) * e[1] + c0 / sw) * C;
+        }
+        for (int64_t i0 = 0; i0 < n; i0 += 64) {
+            const int64_t nb = n - i0 < 64 ? n - i0 : 64;
+            memcpy(acc, brow + i0, sizeof acc);
+            qnhwc_dw_block(taps, src, i0, 64, 0, w + i0 % Lw / 64 * taps * 256,
+                           acc); /* xp: offset */
+            for (int64_t j = 0; j < nb; j += 16)
+                qnhwc_requant16(nb - j < 16 ? nb - j : 16, acc + j, mrow + i0 + j, yz, y_type,
+                                small, y + oh * n + i0 + j);
+        }
     }
-}
-
-/* Where tap k reads, in bytes from its window's first pixel: off[k] = ((kd*dd*H + kh*dh)*W +
- * kw*dw)*C; and span[j] = the window's extent - 1 along depth, rows, columns. Once per call. */
-static void qnhwc_taps(const int64_t *geo, int64_t *off, int64_t *span)
-{
-    const int64_t H = geo[3], W = geo[4], C = geo[1];
-    int64_t k = 0;
-    for (int64_t kd = 0; kd < geo[7]; kd++)
-        for (int64_t kh = 0; kh < geo[8]; kh++)
-            for (int64_t kw = 0; kw < geo[9]; kw++, k++)
-                off[k] = ((kd * geo[19] * H + kh * geo[20]) * W + kw * geo[21]) * C;
-    for (int j = 0; j < 3; j++)
-        span[j] = (geo[7 + j] - 1) * geo[19 + j];
 }
 
 /* The sources of tile pixel t whose window starts at org (see qnhwc_core): direct form
