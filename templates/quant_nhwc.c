@@ -325,11 +325,13 @@ static void qnhwc_depthwise_image(const int64_t *geo, const uint8_t *xn, const u
                 acc[c] = c < cb ? bias_adj[c0 + c] : 0;
             for (int64_t k0 = 0; k0 < taps; k0 += QNHWC_TAPS) {
                 const int64_t nk = taps - k0 < QNHWC_TAPS ? taps - k0 : QNHWC_TAPS;
-                for (int64_t k = 0; k < nk; k++) {
-                    const int64_t kk = k0 + k, kw = kk % KW, kh = kk / KW % KH, kd = kk / KW / KH;
-                    px[k] = inside ? xn + ((org[0] * H + org[1]) * W + org[2]) * C + off[kk]
-                                   : qnhwc_pixel(geo, xn, pad, org[0] + kd * geo[19],
-                                                 org[1] + kh * geo[20], org[2] + kw * geo[21]);
+                const uint8_t *base = inside ? xn + ((org[0] * H + org[1]) * W + org[2]) * C : xn;
+                for (int64_t k = 0, kk = k0; inside && k < nk; k++, kk++)
+                    px[k] = base + off[kk];
+                for (int64_t k = 0, kk = k0; !inside && k < nk; k++, kk++) {
+                    const int64_t kw = kk % KW, kh = kk / KW % KH, kd = kk / KW / KH;
+                    px[k] = qnhwc_pixel(geo, xn, pad, org[0] + kd * geo[19], org[1] + kh * geo[20],
+                                        org[2] + kw * geo[21]);
                 }
                 qnhwc_dw_block(nk, px, c0, cb, flip, w + (c0 / 64 * taps + k0) * 256, acc);
             }
