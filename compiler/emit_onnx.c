@@ -393,10 +393,20 @@ void write_onnx(FILE *f, const Model *m)
     const Onnx__ModelProto *src = m->proto;
     model.n_opset_import = src->n_opset_import;
     model.opset_import = xcalloc(src->n_opset_import + 1, sizeof(Onnx__OperatorSetIdProto *));
-    for (size_t i = 0; i < src->n_opset_import; i++)
-        model.opset_import[i] =
-            opset_import(src->opset_import[i]->domain ? src->opset_import[i]->domain : "",
-                         src->opset_import[i]->version);
+    bool ms = false; /* com.microsoft imported (or not needed) */
+    for (size_t i = 0; i < src->n_opset_import; i++) {
+        const char *d = src->opset_import[i]->domain ? src->opset_import[i]->domain : "";
+        model.opset_import[i] = opset_import(d, src->opset_import[i]->version);
+        ms = ms || !strcmp(d, "com.microsoft");
+    }
+    for (size_t i = 0; i < graph.n_node && !ms; i++) /* layout_nhwc's QLinearConv, say */
+        if (graph.node[i]->domain && !strcmp(graph.node[i]->domain, "com.microsoft")) {
+            model.opset_import =
+                xrealloc(model.opset_import,
+                         (model.n_opset_import + 1) * sizeof(Onnx__OperatorSetIdProto *));
+            model.opset_import[model.n_opset_import++] = opset_import("com.microsoft", 1);
+            ms = true;
+        }
     model.graph = &graph;
 
     size_t len = onnx__model_proto__get_packed_size(&model);

@@ -209,6 +209,36 @@ static bool convert_conv(Pass *p, Node *n)
     return true;
 }
 
+/* QLinearConv with a channels-last kernel (qconv_nhwc_supported, ops/quant.c) -> onnxruntime's
+ * com.microsoft QLinearConv with channels_last = 1: x in NHWC, the weight, bias, scales and zero
+ * points as they are. */
+static bool convert_qconv(Pass *p, Node *n)
+{
+    if (!qconv_nhwc_supported(n))
+        return false;
+    convert_input(p, n, 0);
+    n->domain = xstrdup("com.microsoft");
+    attr_set_int(n, "channels_last", 1);
+    n->op = op_lookup("com.microsoft.QLinearConv");
+    convert_outputs(p, n);
+    n->op->infer(n);
+    record_fusion("nhwc_qconv");
+    return true;
+}
+
+/* QuantizeLinear / DequantizeLinear with a per-tensor scale and zero point: elementwise on x,
+ * next to an NHWC x (the int8 models' residual Adds run between them). */
+static bool convert_qdq(Pass *p, Node *n)
+{
+    const Value *s = node_input(n, 1), *z = node_input(n, 2);
+    if (!twin_of(p, n->inputs[0]) || n->inputs[0]->rank != 4 || value_numel(s) != 1 ||
+        (z && value_numel(z) != 1) || attr_int(n, "block_size", 0))
+        return false;
+    convert_input(p, n, 0);
+    convert_outputs(p, n);
+    return true;
+}
+
 /* MaxPool / AveragePool of an NHWC tensor -> NhwcMaxPool / NhwcAveragePool (MaxPool without
  * its Indices output). */
 static bool convert_pool(Pass *p, Node *n)
@@ -301,6 +331,9 @@ typedef struct Converter {
 
 static const Converter converters[] = {
     {"Conv", 0, convert_conv},
+    {"QLinearConv", 0, convert_qconv},
+    {"QuantizeLinear", 0, convert_qdq},
+    {"DequantizeLinear", 0, convert_qdq},
     {"Concat", 0, convert_channel_axis},
     {"Split", 0, convert_channel_axis},
     {"GlobalAveragePool", 0, convert_global_avgpool},
