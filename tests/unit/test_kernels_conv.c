@@ -21,21 +21,11 @@
 static uint32_t rng_state = 521288629u; /* seeds rnd() in check.h */
 #define CHECK_WITH_RND
 #include "check.h"
-
-typedef struct {
-    const char *name;
-    int64_t N, C, H, W, OC, groups, KH, KW;
-    int64_t sh, sw, pt, pl, pb, pr, dh, dw;
-} ConvCase;
+#include "conv_cases.h"
 
 #define MAXE 65536
 static float X[MAXE], Wt[MAXE], Wr[MAXE], B[1024], COL[MAXE], Y[MAXE], R[MAXE], WORK[MAXE];
 static float WP[MAXE], WP32[2 * MAXE], D[MAXE], RES[MAXE], E[MAXE];
-
-static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t d)
-{
-    return (in + p0 + p1 - d * (k - 1) - 1) / s + 1;
-}
 
 /* Direct convolution. channels_inner = 1 is the documented order; 0 puts channels outer
  * (used only to show that the test can tell the two apart). */
@@ -145,17 +135,6 @@ static void conv_chan_kernel(const ConvCase *c, int64_t R, const struct ConvEpil
     conv_band_f32(c->N, c->C, c->groups, OCg, c->H, c->W, c->KH, c->KW, OH, OW, c->sh, c->sw, c->pt,
                   c->pl, c->dh, c->dw, R, CONVC_OB, X, WP32, B, ep, nep, y, WORK);
     check(WORK[wf] == 777.0f, "conv_band_f32 (32) stays inside conv_band_work_floats");
-}
-
-/* a[i] and b[i] have the same bits for i < n; with any_nan, two NaNs also count as the same:
- * the sign of the NaN that Swish or HardSwish makes of a NaN input is the compiler's choice of
- * operand order in a product (x86 keeps the first operand's NaN), not the kernel's. */
-static int same_bits(const float *a, const float *b, int64_t n, int any_nan)
-{
-    for (int64_t i = 0; i < n; i++)
-        if (memcmp(a + i, b + i, sizeof(float)) && !(any_nan && isnan(a[i]) && isnan(b[i])))
-            return 0;
-    return 1;
 }
 
 /* The dense kernels with the epilogues y + RES, Relu, Clip(-0.5, 0.75), RES + y, Swish(0.75),

@@ -23,21 +23,11 @@
 static uint32_t rng_state = 2463534242u; /* seeds rnd() in check.h */
 #define CHECK_WITH_RND
 #include "check.h"
-
-typedef struct {
-    const char *name;
-    int64_t N, C, H, W, OC, groups, KH, KW;
-    int64_t sh, sw, pt, pl, pb, pr, dh, dw;
-} ConvCase;
+#include "conv_cases.h"
 
 #define MAXE 131072
 static float XC[MAXE], XN[MAXE], Wt[MAXE], Wr[MAXE], WP[2 * MAXE], B[1024], COL[4 * MAXE];
 static float YC[MAXE], REF[MAXE], D[MAXE], RES[MAXE], E[MAXE], WORK[4 * MAXE];
-
-static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t d)
-{
-    return (in + p0 + p1 - d * (k - 1) - 1) / s + 1;
-}
 
 static void case_geo(const ConvCase *c, int64_t R, int64_t *geo)
 {
@@ -110,16 +100,6 @@ static void conv_nhwc_direct(const ConvCase *c, const int64_t *geo, int channels
                     }
                     y[((n * OH + oh) * OW + ow) * c->OC + oc] = acc + B[oc];
                 }
-}
-
-/* a[i] and b[i] have the same bits for i < n; with any_nan two NaNs count as the same (the sign
- * of the NaN Swish or HardSwish makes of a NaN is the compiler's choice of operand order). */
-static int same_bits(const float *a, const float *b, int64_t n, int any_nan)
-{
-    for (int64_t i = 0; i < n; i++)
-        if (memcmp(a + i, b + i, sizeof(float)) && !(any_nan && isnan(a[i]) && isnan(b[i])))
-            return 0;
-    return 1;
 }
 
 /* conv_nhwc_f32 into y with guards after the packed weight, the work memory and the output. */
