@@ -144,33 +144,14 @@ static void conv_chan_kernel(const ConvCase *c, int64_t R, const struct ConvEpil
  * hard_swish_f32. */
 static void run_epilogues(const ConvCase *c, int64_t total, int64_t OH, int64_t OW)
 {
-    for (int64_t i = 0; i < total; i++)
-        RES[i] = i % 11 == 0   ? -R[i]
-                 : i % 17 == 0 ? -0.0f
-                 : i % 23 == 0 ? INFINITY
-                 : i % 29 == 0 ? NAN
-                               : rnd();
-    const struct ConvEpilogue ep[6] = {
-        {CONV_EP_ADD, 0, 0.0f, 0.0f, RES},     {CONV_EP_RELU, 0, 0.0f, 0.0f, NULL},
-        {CONV_EP_CLIP, 0, -0.5f, 0.75f, NULL}, {CONV_EP_ADD, 1, 0.0f, 0.0f, RES},
-        {CONV_EP_SWISH, 0, 0.75f, 0.0f, NULL}, {CONV_EP_HARD_SWISH, 0, 0.0f, 0.0f, NULL}};
-    const int64_t dims[1] = {total}, one[1] = {1};
+    struct ConvEpilogue ep[6];
+    epilogue_setup(total, R, RES, ep);
     const int pointwise = c->KH == 1 && c->KW == 1 && c->sh == 1 && c->sw == 1 && !c->pt &&
                           !c->pl && !c->pb && !c->pr;
     char what[200];
-    const int neps[3] = {1, 4, 6};
-    for (int k = 0; k < 3; k++) {
-        const int nep = neps[k];
-        add_f32(1, dims, one, one, R, RES, E);
-        if (nep >= 4) {
-            relu_f32(total, E, E);
-            clip_f32(total, -0.5f, 0.75f, E, E);
-            add_f32(1, dims, one, one, RES, E, E);
-        }
-        if (nep == 6) {
-            swish_f32(total, 0.75f, E, E);
-            hard_swish_f32(total, E, E);
-        }
+    for (int k = 0; k < EPILOGUE_COUNTS; k++) {
+        const int nep = epilogue_counts[k];
+        epilogue_passes(total, nep, R, RES, E);
         conv_direct_kernel(c, B, ep, nep, D);
         snprintf(what, sizeof what, "conv_f32 %s, %d epilogues: bits of conv + passes", c->name,
                  nep);

@@ -125,31 +125,12 @@ static void run_kernel(const ConvCase *c, const int64_t *geo, const float *bias,
  * epilogues. */
 static void run_epilogues(const ConvCase *c, const int64_t *geo, int64_t total)
 {
-    for (int64_t i = 0; i < total; i++)
-        RES[i] = i % 11 == 0   ? -REF[i]
-                 : i % 17 == 0 ? -0.0f
-                 : i % 23 == 0 ? INFINITY
-                 : i % 29 == 0 ? NAN
-                               : rnd();
-    const struct ConvEpilogue ep[6] = {
-        {CONV_EP_ADD, 0, 0.0f, 0.0f, RES},     {CONV_EP_RELU, 0, 0.0f, 0.0f, NULL},
-        {CONV_EP_CLIP, 0, -0.5f, 0.75f, NULL}, {CONV_EP_ADD, 1, 0.0f, 0.0f, RES},
-        {CONV_EP_SWISH, 0, 0.75f, 0.0f, NULL}, {CONV_EP_HARD_SWISH, 0, 0.0f, 0.0f, NULL}};
-    const int64_t dims[1] = {total}, one[1] = {1};
-    const int neps[3] = {1, 4, 6};
+    struct ConvEpilogue ep[6];
+    epilogue_setup(total, REF, RES, ep);
     char what[200];
-    for (int k = 0; k < 3; k++) {
-        const int nep = neps[k];
-        add_f32(1, dims, one, one, REF, RES, E);
-        if (nep >= 4) {
-            relu_f32(total, E, E);
-            clip_f32(total, -0.5f, 0.75f, E, E);
-            add_f32(1, dims, one, one, RES, E, E);
-        }
-        if (nep == 6) {
-            swish_f32(total, 0.75f, E, E);
-            hard_swish_f32(total, E, E);
-        }
+    for (int k = 0; k < EPILOGUE_COUNTS; k++) {
+        const int nep = epilogue_counts[k];
+        epilogue_passes(total, nep, REF, RES, E);
         run_kernel(c, geo, B, ep, nep, D);
         snprintf(what, sizeof what, "conv_nhwc_f32 %s R=%d, %d epilogues: bits of conv + passes",
                  c->name, (int)geo[CONV_NHWC_R], nep);
