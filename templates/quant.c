@@ -740,7 +740,7 @@ static int32_t qconv_dot1(int64_t K, const uint8_t *restrict a, const int8_t *re
 }
 
 /* A 1x1 convolution with strides 1 and no padding: output pixel p reads input pixel p. */
-static int qconv_s8_pointwise(const int64_t *geo)
+O2C_KERNEL int qconv_s8_pointwise(const int64_t *geo)
 {
     int pointwise = geo[7] * geo[8] * geo[9] == 1;
     for (int i = 13; i < 19; i++) /* strides 1, no padding */

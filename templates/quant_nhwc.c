@@ -41,6 +41,7 @@ O2C_KERNEL int64_t quant_load(int type, const void *p, int64_t i);
 O2C_KERNEL int32_t qconv_s8_round(int32_t a, double m, double yz, double lo, double hi);
 O2C_KERNEL int32_t qconv_s8_round_small(int32_t a, double m, double yz, int32_t lo, int32_t hi);
 O2C_KERNEL int qconv_s8_fits(const int64_t *geo, int32_t bias, double m, double yz);
+O2C_KERNEL int qconv_s8_pointwise(const int64_t *geo);
 
 #define QNHWC_OB   16 /* output channels per weight block: 16 int32 sums, one 512-bit vector */
 #define QNHWC_NOB  3  /* most weight blocks per tile (24 vectors of sums) */
@@ -207,7 +208,12 @@ static void qnhwc_requant16(int64_t n, const int32_t *restrict acc, const double
                                    _mm512_cvtpd_epi32(p1), 1);
     r = _mm512_max_epi32(r, _mm512_set1_epi32(y_type == 2 ? 0 : -128));
     r = _mm512_min_epi32(r, _mm512_set1_epi32(y_type == 2 ? 255 : 127));
+#ifdef __AVX512VL__ /* the n bytes, masked */
+    _mm_mask_storeu_epi8((void *)y, (__mmask16)((1u << n) - 1), _mm512_cvtepi32_epi8(r));
+    return;
+#else
     _mm_storeu_si128((__m128i *)(void *)v, _mm512_cvtepi32_epi8(r));
+#endif
 #else
     if (small) {
         const int32_t lo = y_type == 2 ? 0 : -128, hi = y_type == 2 ? 255 : 127;
@@ -219,10 +225,8 @@ static void qnhwc_requant16(int64_t n, const int32_t *restrict acc, const double
             v[j] = (uint8_t)qconv_s8_round(acc[j], m[j], yz, lo, hi);
     }
 #endif
-    if (n == 16)
-        memcpy(y, v, 16);
-    else
-        memcpy(y, v, (size_t)n);
+    for (int64_t j = 0; j < n; j++) /* (a loop: n is small and often 16) */
+        y[j] = v[j];
 }
 
 /* mb[0..n) = mult[0..n), then zeros up to a multiple of 16 (whole vectors of qnhwc_requant16). */
@@ -488,6 +492,18 @@ static void qnhwc_dw_rows_image(const int64_t *geo, const uint8_t *xn, uint8_t f
     }
 }
 
+/* dst[0..n) = src[0..n): the few bytes of a patch's tap or kernel row (1 to 3 channels, mostly),
+ * where a call of memcpy would cost more than the copy. */
+static void qnhwc_copy(int64_t n, const uint8_t *restrict src, uint8_t *restrict dst)
+{
+    if (n == 1) {
+        dst[0] = src[0];
+        return;
+    }
+    for (int64_t i = 0; i < n; i++)
+        dst[i] = src[i];
+}
+
 /* The sources of tile pixel t whose window starts at org (see qnhwc_core): direct form
  * src[k][t] = the pixel tap k reads (at the group's first channel xg - xn), patch form the
  * patch row [4 Kq] of the tile's pixel t, copied. Windows inside the image take the tap
@@ -510,11 +526,11 @@ static void qnhwc_sources(const int64_t *geo, const uint8_t *xn, int64_t g0, con
         src[0][t] = row;
         if (Cg == C && geo[21] == 1) { /* a window row is KW * C contiguous bytes */
             for (int64_t r = 0; r < KD * KH; r++)
-                memcpy(row + r * KW * C, base + off[r * KW], (size_t)(KW * C));
+                qnhwc_copy(KW * C, base + off[r * KW], row + r * KW * C);
             return;
         }
         for (int64_t k = 0; k < taps; k++)
-            memcpy(row + k * Cg, base + off[k], (size_t)Cg);
+            qnhwc_copy(Cg, base + off[k], row + k * Cg);
         return;
     }
     int64_t k = 0;
@@ -527,7 +543,7 @@ static void qnhwc_sources(const int64_t *geo, const uint8_t *xn, int64_t g0, con
                 if (direct)
                     src[k][t] = px;
                 else
-                    memcpy(row + k * Cg, px, (size_t)Cg);
+                    qnhwc_copy(Cg, px, row + k * Cg);
             }
     if (!direct)
         src[0][t] = row;
@@ -544,7 +560,7 @@ static void qnhwc_image(const int64_t *geo, const uint8_t *xn, const uint8_t *pa
     const int64_t P = geo[10] * OH * OW, Kq = qnhwc_kq(geo);
     const int64_t OCgp = qnhwc_up(OCg, QNHWC_OB), bs = Kq * 4 * QNHWC_OB;
     const uint32_t flip4 = (uint32_t)flip * 0x01010101u;
-    const int direct = qnhwc_direct(geo);
+    const int direct = qnhwc_direct(geo), pointwise = direct && qconv_s8_pointwise(geo);
     int32_t acc[QNHWC_NOB * QNHWC_T * QNHWC_OB], bias[QNHWC_NOB * QNHWC_OB];
     double mb[QNHWC_NOB * QNHWC_OB];
     const uint8_t *src[QNHWC_TAPS][QNHWC_T]; /* direct: [tap][pixel]; patch: [0][pixel] */
@@ -559,7 +575,9 @@ static void qnhwc_image(const int64_t *geo, const uint8_t *xn, const uint8_t *pa
         for (int64_t p0 = 0; p0 < P; p0 += QNHWC_T) {
             const int64_t T = P - p0 < QNHWC_T ? P - p0 : QNHWC_T;
             int64_t od = p0 / (OH * OW), oh = p0 / OW % OH, ow = p0 % OW; /* then counted */
-            for (int64_t t = 0; t < QNHWC_T; t++) {
+            for (int64_t t = 0; pointwise && t < QNHWC_T; t++) /* pixel p reads pixel p */
+                src[0][t] = xn + (p0 + (t < T ? t : T - 1)) * geo[1] + g * Cg;
+            for (int64_t t = 0; !pointwise && t < QNHWC_T; t++) {
                 const int64_t org[3] = {od * geo[13] - geo[16], oh * geo[14] - geo[17],
                                         ow * geo[15] - geo[18]};
                 qnhwc_sources(geo, xn, g * Cg, pad, off, span, org, direct, patch + t * 4 * Kq, src,
