@@ -5,11 +5,11 @@
  * same order. Covers strides, dilations, asymmetric padding, groups, 1-D, kernels larger than
  * the input, taps wholly in the padding, batches, few and many channels, output channel counts
  * that are not a multiple of the weight block (of 32, or of 16 for at most 16 per group), tiles
- * of 7, 8 and 14 positions, blocks inner (small weights) and outer (the 48 -> 72 case),
- * band rows from 1 to the whole output; inf and NaN weights on padded taps; the tile-store
- * epilogues (Add, Relu, Clip, Add with the residual first, Swish, HardSwish) against the ops'
- * own kernels run as passes over the NHWC output; that the kernel stays inside its packed
- * weight, work memory and output. */
+ * of 7, 8 and 14 positions, blocks inner (small weights) and outer (the 48 -> 72 and 256 -> 128
+ * cases), band rows from 1 to the whole output; inf and NaN weights on padded taps; the
+ * tile-store epilogues (Add, Relu, Clip, Add with the residual first, Swish, HardSwish) against
+ * the ops' own kernels run as passes over the NHWC output; that the kernel stays inside its
+ * packed weight, work memory and output. */
 #define O2C_KERNEL static __attribute__((unused))
 #include "../../templates/conv.c"
 #include "../../templates/conv_nhwc.c"
@@ -26,7 +26,7 @@ static uint32_t rng_state = 2463534242u; /* seeds rnd() in check.h */
 #include "conv_cases.h"
 
 #define MAXE 131072
-static float XC[MAXE], XN[MAXE], Wt[MAXE], Wr[MAXE], WP[2 * MAXE], B[1024], COL[4 * MAXE];
+static float XC[MAXE], XN[MAXE], Wt[4 * MAXE], Wr[4 * MAXE], WP[4 * MAXE], B[1024], COL[4 * MAXE];
 static float YC[MAXE], REF[MAXE], D[MAXE], RES[MAXE], E[MAXE], WORK[4 * MAXE];
 
 static void case_geo(const ConvCase *c, int64_t R, int64_t *geo)
@@ -108,7 +108,7 @@ static void run_kernel(const ConvCase *c, const int64_t *geo, const float *bias,
 {
     const int64_t packed = conv_nhwc_packed_floats(geo), wf = conv_nhwc_work_floats(geo);
     const int64_t total = c->N * geo[CONV_NHWC_OH] * geo[CONV_NHWC_OW] * c->OC;
-    check(packed < 2 * MAXE && wf < 4 * MAXE && total < MAXE, "the case fits the test's buffers");
+    check(packed < 4 * MAXE && wf < 4 * MAXE && total < MAXE, "the case fits the test's buffers");
     WP[packed] = 555.0f;
     conv_nhwc_pack_f32(geo, Wt, WP);
     check(WP[packed] == 555.0f, "conv_nhwc_pack_f32 stays inside conv_nhwc_packed_floats");
@@ -203,6 +203,7 @@ static const ConvCase cases[] = {
     {"3x3 32->64 wide rows", 1, 32, 9, 31, 64, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"3x3 stride 2 48->72, 2 images", 2, 48, 10, 11, 72, 1, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
     {"3x3 96->32 7x7", 1, 96, 7, 7, 32, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"3x3 256->128 7x7 (1.2 MB of weights)", 1, 256, 7, 7, 128, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"3x3 16->16 8x8", 1, 16, 8, 8, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"3x3 16->16 16x32, 2 images", 2, 16, 16, 32, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"1-D 16 wide, 12 channels", 1, 12, 1, 18, 12, 1, 1, 3, 1, 1, 0, 0, 0, 0, 1, 1},
