@@ -11,6 +11,7 @@
 #define QCONV_DW_BYTES    1024
 #define QCONV_PLANE_BYTES 4096
 #include "../../templates/quant.c"
+#include "qconv_cases.h"
 
 #include <stdio.h>
 
@@ -197,16 +198,6 @@ static void test_conv(void)
     check(same_i(yg, wantg, 4, "Y"), "conv integer: groups");
 }
 
-/* xorshift32, for the comparison of qconv_s8 with qconv below */
-static uint32_t qstate = 2463534242u;
-static uint32_t qrand(void)
-{
-    qstate ^= qstate << 13;
-    qstate ^= qstate >> 17;
-    qstate ^= qstate << 5;
-    return qstate;
-}
-
 /* qconv_s8 (int8 weights, zero point 0, precomputed bias and multipliers) gives exactly
  * qconv's bytes: random geometries with padding, strides, dilations, groups, depthwise, 1-D and
  * 3-D, uint8 and int8 activations and outputs, per-tensor and per-channel scales, ties. */
@@ -232,63 +223,21 @@ static void test_conv_s8(void)
         const int64_t OCg = dw ? 1 : 1 + qrand() % (wide ? 20 : 5);
         /* unused leading spatial dims (1-D, 2-D) have size, kernel, stride, dilation 1 */
         int64_t geo[22] = {1 + qrand() % 2, G * Cg, 1, 1, 1, G * OCg, G};
-        for (int j = 0; j < 3; j++)
-            geo[7 + j] = geo[10 + j] = geo[13 + j] = geo[19 + j] = 1;
-        for (int j = 3 - sp; j < 3; j++) {
-            const int64_t k = 1 + qrand() % 3, dl = 1 + qrand() % 2;
-            const int64_t st = dw && trial % 2 ? 1 : 1 + qrand() % 2; /* the plane form */
-            const int64_t pb = qrand() % 2, pe = qrand() % 2;
-            const int64_t in = (dl * (k - 1) + 1) + qrand() % (sp == 1 ? 80 : 7);
-            geo[2 + j] = in, geo[7 + j] = k, geo[13 + j] = st, geo[16 + j] = pb, geo[19 + j] = dl;
-            geo[10 + j] = (in + pb + pe - (dl * (k - 1) + 1)) / st + 1;
-        }
-        if (trial % 16 == 3) { /* a batch-1 product: one pixel, up to 140 channels */
-            const int64_t pg[22] = {1 + qrand() % 3,
-                                    1 + qrand() % 200,
-                                    1,
-                                    1,
-                                    1,
-                                    1 + qrand() % 140,
-                                    1,
-                                    1,
-                                    1,
-                                    1,
-                                    1,
-                                    1,
-                                    1,
-                                    1,
-                                    1,
-                                    1,
-                                    0,
-                                    0,
-                                    0,
-                                    1,
-                                    1,
-                                    1};
-            memcpy(geo, pg, sizeof geo);
-        }
+        /* the plane form: stride 1 */
+        qconv_case_spatial(sp, dw && trial % 2, sp == 1 ? 80 : 7, geo);
+        if (trial % 16 == 3) /* a batch-1 product: one pixel, up to 140 channels */
+            qconv_case_pixel(140, geo);
         const int64_t K = geo[1] / geo[6] * geo[7] * geo[8] * geo[9];
         const int64_t xn = geo[0] * geo[1] * geo[2] * geo[3] * geo[4];
         const int64_t yn = geo[0] * geo[5] * geo[10] * geo[11] * geo[12];
         if (xn > MAXB || yn > MAXB || geo[5] * K > MAXB || qconv_s8_scratch(geo) > MAXB)
             continue;
-        const int x_type = qrand() % 2 ? 2 : 3, y_type = qrand() % 2 ? 2 : 3;
-        for (int64_t i = 0; i < xn; i++)
-            x[i] = (uint8_t)qrand();
-        for (int64_t i = 0; i < geo[5] * K; i++)
-            w[i] = (int8_t)qrand();
-        const int per_channel = qrand() % 2;
-        for (int64_t i = 0; i < geo[5]; i++) {
-            bias[i] = (int32_t)(qrand() % 20001) - 10000;
-            ws[i] = ldexpf(1.0f + (float)(qrand() % 8) / 8.0f, -(int)(qrand() % 4));
-        }
-        const uint8_t xz = (uint8_t)qrand(), yz = (uint8_t)qrand();
-        /* power-of-two scales make many requantised values exact ties (half to even) */
-        const float xs = ldexpf(1.0f, -(int)(qrand() % 6));
-        /* every 7th: a tiny output scale, multipliers too large for the int32 clamp */
-        const int ye = (int)(qrand() % 5);
-        const float ys = ldexpf(1.0f, trial % 7 == 1 ? -24 : ye);
-        const int32_t *b = qrand() % 4 ? bias : NULL;
+        QConvCase c;
+        qconv_case_data(trial, geo, x, w, bias, ws, &c);
+        const int x_type = c.x_type, y_type = c.y_type, per_channel = c.per_channel;
+        const uint8_t xz = c.xz, yz = c.yz;
+        const float xs = c.xs, ys = c.ys;
+        const int32_t *b = c.b;
         qconv(geo, x_type, x, &xz, 3, w, NULL, 0, b, 1, &xs, ws, per_channel, &ys, y_type, &yz,
               y_ref);
         if (!qconv_s8_prepare(geo, x_type, &xz, w, b, 1, &xs, ws, per_channel, &ys, bias_adj,

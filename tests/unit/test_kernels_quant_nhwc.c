@@ -8,19 +8,11 @@
 #define O2C_KERNEL
 #include "../../templates/quant.c"
 #include "../../templates/quant_nhwc.c"
+#include "qconv_cases.h"
 
 #include <stdio.h>
 
 #include "check.h"
-
-static uint32_t qstate = 2463534242u;
-static uint32_t qrand(void)
-{
-    qstate ^= qstate << 13;
-    qstate ^= qstate >> 17;
-    qstate ^= qstate << 5;
-    return qstate;
-}
 
 /* dst [N][C][S] = src [N][S][C] (to = 1) or back (to = 0), bytes. */
 static void transpose(int64_t N, int64_t C, int64_t S, const uint8_t *src, uint8_t *dst, int to)
@@ -56,60 +48,21 @@ static void test_conv_nhwc(void)
         int64_t geo[22] = {1 + qrand() % 2, G * Cg, 1, 1, 1, G * OCg, G};
         if (dw && big)
             geo[1] = geo[5] = geo[6] = G = 60 + qrand() % 140;
-        for (int j = 0; j < 3; j++)
-            geo[7 + j] = geo[10 + j] = geo[13 + j] = geo[19 + j] = 1;
-        for (int j = 3 - sp; j < 3; j++) {
-            const int64_t k = 1 + qrand() % 3, dl = 1 + qrand() % 2, st = 1 + qrand() % 2;
-            const int64_t pb = qrand() % 2, pe = qrand() % 2;
-            const int64_t in = (dl * (k - 1) + 1) + qrand() % (sp == 1 ? 30 : 7);
-            geo[2 + j] = in, geo[7 + j] = k, geo[13 + j] = st, geo[16 + j] = pb, geo[19 + j] = dl;
-            geo[10 + j] = (in + pb + pe - (dl * (k - 1) + 1)) / st + 1;
-        }
-        if (trial % 16 == 3) { /* a batch-1 product: one pixel, up to 200 channels */
-            const int64_t pg[22] = {1 + qrand() % 3,
-                                    1 + qrand() % 200,
-                                    1,
-                                    1,
-                                    1,
-                                    1 + qrand() % 200,
-                                    1,
-                                    1,
-                                    1,
-                                    1,
-                                    1,
-                                    1,
-                                    1,
-                                    1,
-                                    1,
-                                    1,
-                                    0,
-                                    0,
-                                    0,
-                                    1,
-                                    1,
-                                    1};
-            memcpy(geo, pg, sizeof geo);
-        }
+        qconv_case_spatial(sp, 0, sp == 1 ? 30 : 7, geo);
+        if (trial % 16 == 3) /* a batch-1 product: one pixel, up to 200 channels */
+            qconv_case_pixel(200, geo);
         const int64_t K = geo[1] / geo[6] * geo[7] * geo[8] * geo[9];
         const int64_t S = geo[2] * geo[3] * geo[4], P = geo[10] * geo[11] * geo[12];
         const int64_t xn = geo[0] * geo[1] * S, yn = geo[0] * geo[5] * P;
         if (xn > MAXB || yn > MAXB || geo[5] * K > MAXB || qconv_nhwc_s8_scratch(geo) > MAXB ||
             qconv_nhwc_s8_wbytes(geo) > MAXB || geo[5] > 512)
             continue;
-        const int x_type = qrand() % 2 ? 2 : 3, y_type = qrand() % 2 ? 2 : 3;
-        for (int64_t i = 0; i < xn; i++)
-            x[i] = (uint8_t)qrand();
-        for (int64_t i = 0; i < geo[5] * K; i++)
-            w[i] = (int8_t)qrand();
-        const int per_channel = qrand() % 2;
-        for (int64_t i = 0; i < geo[5]; i++) {
-            bias[i] = (int32_t)(qrand() % 20001) - 10000;
-            ws[i] = ldexpf(1.0f + (float)(qrand() % 8) / 8.0f, -(int)(qrand() % 4));
-        }
-        const uint8_t xz = (uint8_t)qrand(), yz = (uint8_t)qrand();
-        const float xs = ldexpf(1.0f, -(int)(qrand() % 6)); /* ties: half to even */
-        const float ys = ldexpf(1.0f, trial % 7 == 1 ? -24 : (int)(qrand() % 5));
-        const int32_t *b = qrand() % 4 ? bias : NULL;
+        QConvCase c;
+        qconv_case_data(trial, geo, x, w, bias, ws, &c);
+        const int x_type = c.x_type, y_type = c.y_type, per_channel = c.per_channel;
+        const uint8_t xz = c.xz, yz = c.yz;
+        const float xs = c.xs, ys = c.ys;
+        const int32_t *b = c.b;
         transpose(geo[0], geo[1], S, x, xf, 1);
         qconv(geo, x_type, xf, &xz, 3, w, NULL, 0, b, 1, &xs, ws, per_channel, &ys, y_type, &yz,
               y_ref);
