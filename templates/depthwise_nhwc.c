@@ -178,7 +178,8 @@ O2C_DWN_NOINLINE static void depthwise_nhwc_tile(int64_t KH, int64_t KW, int64_t
 #define DWN_INLINE inline
 #endif
 enum { DWN_NX = 2 * (DWN_P - 1) + 5 }; /* input columns of the widest (K 5, S 2) */
-static DWN_INLINE void depthwise_nhwc_tile_reuse(int K, int S, int64_t KH, int64_t C,
+static DWN_INLINE void depthwise_nhwc_tile_reuse(int K, int S, int edge, int64_t KH, int64_t C,
+                                                 const int64_t *cols, int64_t np,
                                                  const float *const *rows, const float *w,
                                                  const float *bias, float *y)
 {
@@ -190,15 +191,29 @@ static DWN_INLINE void depthwise_nhwc_tile_reuse(int K, int S, int64_t KH, int64
     for (int64_t kh = 0; kh < KH; kh++) {
         const int64_t in_row = rows[kh] != NULL;
         const float *r = in_row ? rows[kh] : depthwise_nhwc_zeros;
-        const int64_t col = C & -in_row; /* a row in the padding reads zeros at offset 0 */
         float xv[DWN_NX][DWN_L];
+        if (!edge) {
+            const int64_t col = C & -in_row; /* a row in the padding reads zeros at offset 0 */
 #if defined(__clang__)
 #pragma clang loop unroll(full)
 #else
 #pragma GCC unroll 19
 #endif
-        for (int j = 0; j < S * (DWN_P - 1) + K; j++)
-            memcpy(xv[j], r + j * col, sizeof xv[j]);
+            for (int j = 0; j < S * (DWN_P - 1) + K; j++)
+                memcpy(xv[j], r + j * col, sizeof xv[j]);
+        } else {
+            /* a border tile: column j at r + cols[j], or zeros where cols[j] < 0 */
+            const float *const base[2] = {depthwise_nhwc_zeros, r};
+#if defined(__clang__)
+#pragma clang loop unroll(full)
+#else
+#pragma GCC unroll 19
+#endif
+            for (int j = 0; j < S * (DWN_P - 1) + K; j++) {
+                const int64_t ok = in_row & (cols[j] >= 0);
+                memcpy(xv[j], base[ok] + (cols[j] & -ok), sizeof xv[j]);
+            }
+        }
 #if defined(__clang__)
 #pragma clang loop unroll(full)
 #else
@@ -213,36 +228,90 @@ static DWN_INLINE void depthwise_nhwc_tile_reuse(int K, int S, int64_t KH, int64
                     acc[p][l] = fmaf(wv[l], xv[p * S + kw][l], acc[p][l]);
         }
     }
-    depthwise_nhwc_store(DWN_P, C, acc, bias, y);
+    depthwise_nhwc_store(np, C, acc, bias, y);
 }
 
-/* The (K, S) forms of depthwise_nhwc_tile_reuse; arguments as depthwise_nhwc_tile's. */
-O2C_DWN_NOINLINE static void depthwise_nhwc_tile_k3s1(int64_t KH, int64_t C,
-                                                      const float *const *rows, const float *w,
-                                                      const float *bias, float *y)
+/* The (K, S) forms of depthwise_nhwc_tile_reuse. Interior tiles (cols NULL): rows[kh] at the
+ * tile's first position's first tap, channel c0, np = DWN_P. Border tiles: rows[kh] at column
+ * 0, channel c0, and cols[j] the offset in floats of the tile's column j (input column
+ * ow0*S - PL + j) from it, or -1 for a column in the padding; the positions past np are
+ * computed and not stored. Other arguments as depthwise_nhwc_tile's. */
+O2C_DWN_NOINLINE static void depthwise_nhwc_tile_k3s1(int64_t KH, int64_t C, const int64_t *cols,
+                                                      int64_t np, const float *const *rows,
+                                                      const float *w, const float *bias, float *y)
 {
-    depthwise_nhwc_tile_reuse(3, 1, KH, C, rows, w, bias, y);
+    if (cols) /* two copies: a test inside one would keep gcc's accumulators in memory */
+        depthwise_nhwc_tile_reuse(3, 1, 1, KH, C, cols, np, rows, w, bias, y);
+    else
+        depthwise_nhwc_tile_reuse(3, 1, 0, KH, C, NULL, DWN_P, rows, w, bias, y);
 }
 
-O2C_DWN_NOINLINE static void depthwise_nhwc_tile_k3s2(int64_t KH, int64_t C,
-                                                      const float *const *rows, const float *w,
-                                                      const float *bias, float *y)
+O2C_DWN_NOINLINE static void depthwise_nhwc_tile_k3s2(int64_t KH, int64_t C, const int64_t *cols,
+                                                      int64_t np, const float *const *rows,
+                                                      const float *w, const float *bias, float *y)
 {
-    depthwise_nhwc_tile_reuse(3, 2, KH, C, rows, w, bias, y);
+    if (cols) /* two copies: a test inside one would keep gcc's accumulators in memory */
+        depthwise_nhwc_tile_reuse(3, 2, 1, KH, C, cols, np, rows, w, bias, y);
+    else
+        depthwise_nhwc_tile_reuse(3, 2, 0, KH, C, NULL, DWN_P, rows, w, bias, y);
 }
 
-O2C_DWN_NOINLINE static void depthwise_nhwc_tile_k5s1(int64_t KH, int64_t C,
-                                                      const float *const *rows, const float *w,
-                                                      const float *bias, float *y)
+O2C_DWN_NOINLINE static void depthwise_nhwc_tile_k5s1(int64_t KH, int64_t C, const int64_t *cols,
+                                                      int64_t np, const float *const *rows,
+                                                      const float *w, const float *bias, float *y)
 {
-    depthwise_nhwc_tile_reuse(5, 1, KH, C, rows, w, bias, y);
+    if (cols) /* two copies: a test inside one would keep gcc's accumulators in memory */
+        depthwise_nhwc_tile_reuse(5, 1, 1, KH, C, cols, np, rows, w, bias, y);
+    else
+        depthwise_nhwc_tile_reuse(5, 1, 0, KH, C, NULL, DWN_P, rows, w, bias, y);
 }
 
-O2C_DWN_NOINLINE static void depthwise_nhwc_tile_k5s2(int64_t KH, int64_t C,
-                                                      const float *const *rows, const float *w,
-                                                      const float *bias, float *y)
+O2C_DWN_NOINLINE static void depthwise_nhwc_tile_k5s2(int64_t KH, int64_t C, const int64_t *cols,
+                                                      int64_t np, const float *const *rows,
+                                                      const float *w, const float *bias, float *y)
 {
-    depthwise_nhwc_tile_reuse(5, 2, KH, C, rows, w, bias, y);
+    if (cols) /* two copies: a test inside one would keep gcc's accumulators in memory */
+        depthwise_nhwc_tile_reuse(5, 2, 1, KH, C, cols, np, rows, w, bias, y);
+    else
+        depthwise_nhwc_tile_reuse(5, 2, 0, KH, C, NULL, DWN_P, rows, w, bias, y);
+}
+
+/* A row of a reuse form (form = 10*K + S): tiles at ow0 = 0, DWN_P, ... (the last at
+ * OW - DWN_P, overlapping, when OW >= DWN_P), interior tiles where every column is inside the
+ * image, border tiles elsewhere. rows[kh] at column 0, channel 0 (NULL: padding), y = the
+ * row's output. */
+static void depthwise_nhwc_row_reuse(int form, int64_t KH, int64_t C, int64_t W, int64_t OW,
+                                     int64_t PL, const float *const *rows, const float *wp,
+                                     const float *bias, float *y)
+{
+    const int K = form / 10, S = form % 10;
+    const int64_t ncols = S * (DWN_P - 1) + K;
+    const float *trows[DWN_MAX_KH];
+    int64_t cols[DWN_NX];
+    for (int64_t ow = 0; ow < OW; ow += DWN_P) {
+        const int64_t ow0 = OW - ow < DWN_P && OW >= DWN_P ? OW - DWN_P : ow;
+        const int64_t np = OW - ow0 < DWN_P ? OW - ow0 : DWN_P, iw0 = ow0 * S - PL;
+        const int interior = iw0 >= 0 && iw0 + ncols <= W;
+        for (int64_t j = 0; j < ncols; j++)
+            cols[j] = iw0 + j >= 0 && iw0 + j < W ? (iw0 + j) * C : -1;
+        for (int64_t cb = 0; cb < C; cb += DWN_L) {
+            const int64_t c0 = C - cb < DWN_L ? C - DWN_L : cb;
+            const int64_t off = interior ? iw0 * C + c0 : c0;
+            const float *b = bias ? bias + c0 : NULL;
+            const int64_t *tc = interior ? NULL : cols;
+            float *yt = y + ow0 * C + c0;
+            for (int64_t kh = 0; kh < KH; kh++)
+                trows[kh] = rows[kh] ? rows[kh] + off : NULL;
+            if (form == 31)
+                depthwise_nhwc_tile_k3s1(KH, C, tc, np, trows, wp + c0, b, yt);
+            else if (form == 32)
+                depthwise_nhwc_tile_k3s2(KH, C, tc, np, trows, wp + c0, b, yt);
+            else if (form == 51)
+                depthwise_nhwc_tile_k5s1(KH, C, tc, np, trows, wp + c0, b, yt);
+            else
+                depthwise_nhwc_tile_k5s2(KH, C, tc, np, trows, wp + c0, b, yt);
+        }
+    }
 }
 
 /* A point tile: one output position, V*DWN_L channels from c0 (V = DWN_V or 1, a constant), in
@@ -447,6 +516,8 @@ O2C_KERNEL void depthwise_nhwc_f32(const int64_t *geo, const float *x, const flo
                                           y + row);
             } else if (C < DWN_L) {
                 depthwise_nhwc_row_plain(KH, KW, C, W, SW, PL, DW, 0, OW, rows, wp, bias, y + row);
+            } else if (form) {
+                depthwise_nhwc_row_reuse(form, KH, C, W, OW, PL, rows, wp, bias, y + row);
             } else if (!tiles) {
                 depthwise_nhwc_border(KH, KW, C, W, SW, PL, DW, 0, OW, rows, wp, bias, y + row);
             } else {
@@ -458,19 +529,8 @@ O2C_KERNEL void depthwise_nhwc_f32(const int64_t *geo, const float *x, const flo
                         const int64_t off = (ow0 * SW - PL) * C + c0;
                         for (int64_t kh = 0; kh < KH; kh++)
                             tile_rows[kh] = rows[kh] ? rows[kh] + off : NULL;
-                        const float *b = bias ? bias + c0 : NULL;
-                        float *yt = y + row + ow0 * C + c0;
-                        if (form == 31)
-                            depthwise_nhwc_tile_k3s1(KH, C, tile_rows, wp + c0, b, yt);
-                        else if (form == 32)
-                            depthwise_nhwc_tile_k3s2(KH, C, tile_rows, wp + c0, b, yt);
-                        else if (form == 51)
-                            depthwise_nhwc_tile_k5s1(KH, C, tile_rows, wp + c0, b, yt);
-                        else if (form == 52)
-                            depthwise_nhwc_tile_k5s2(KH, C, tile_rows, wp + c0, b, yt);
-                        else
-                            depthwise_nhwc_tile(KH, KW, C, SW * C, DW * C, tile_rows, wp + c0, b,
-                                                yt);
+                        depthwise_nhwc_tile(KH, KW, C, SW * C, DW * C, tile_rows, wp + c0,
+                                            bias ? bias + c0 : NULL, y + row + ow0 * C + c0);
                     }
                 }
                 depthwise_nhwc_border(KH, KW, C, W, SW, PL, DW, hi, OW, rows, wp, bias, y + row);
