@@ -96,13 +96,23 @@ static Value *constant_nhwc(Pass *p, Value *v)
     return c;
 }
 
+/* Does twin t of v enter a region (a Transpose of v made here, not a region's result)? */
+static bool entering(const Value *v, const Value *t)
+{
+    return t->producer && !t->producer->channels_last && t->producer->inputs[0] == v;
+}
+
 /* The NHWC twin of a 4-D value for a node at `anchor`: made once, by a Transpose before the
- * first converted reader. */
-static Value *to_nhwc(Pass *p, Value *v, const Node *anchor)
+ * first converted reader. With `late`, a twin that enters a region from an earlier reader is
+ * not shared: a Transpose of its own goes just before the anchor, so the twin is not alive
+ * over the steps between (a block's residual read from the graph input took the arena of
+ * mobilenetv2_block past the node-order bound). */
+static Value *to_nhwc(Pass *p, Value *v, const Node *anchor, bool late)
 {
     Value *t = twin_of(p, v);
-    if (t)
+    if (t && !(late && entering(v, t)))
         return t;
+    bool shared = !t;
     if (v->data)
         t = constant_nhwc(p, v);
     else {
@@ -111,10 +121,11 @@ static Value *to_nhwc(Pass *p, Value *v, const Node *anchor)
         t = value_new(p->g, "");
         t->name = xprintf("%s/nhwc_%d", v->name, t->id);
         set_shape(t, v->dtype, 4, d);
-        Node *tr = transpose_node(p, v, TO_NHWC, t, xprintf("%s/to_nhwc", v->name));
+        Node *tr = transpose_node(p, v, TO_NHWC, t, xprintf("%s/to_nhwc_%d", v->name, t->id));
         node_place_before(p->g, tr, anchor);
     }
-    set_twin(p, v, t);
+    if (shared)
+        set_twin(p, v, t);
     return t;
 }
 
@@ -127,13 +138,13 @@ static bool operand_ready(const Pass *p, const Value *v)
     return v->rank == 4 && (v->dims[1] == 1 || v->dims[2] * v->dims[3] == 1);
 }
 
-/* Rewires input i of n (and the epilogues that read it) to its NHWC form. */
-static void convert_input(Pass *p, Node *n, int i)
+/* Rewires input i of n (and the epilogues that read it) to its NHWC form (`late`: to_nhwc). */
+static void convert_input(Pass *p, Node *n, int i, bool late)
 {
     Value *v = n->inputs[i];
     if (!v || (value_numel(v) == 1 && v->rank != 4))
         return;
-    Value *t = to_nhwc(p, v, n);
+    Value *t = to_nhwc(p, v, n, late);
     node_set_input(n, i, t);
     for (int k = 0; k < n->nepilogue; k++) {
         Node *u = n->epilogue[k].node; /* retired: its inputs hold no uses */
@@ -157,7 +168,7 @@ static void convert_outputs(Pass *p, Node *n)
         set_shape(t, y->dtype, 4, d);
         n->outputs[k] = t;
         t->producer = n;
-        Node *tr = transpose_node(p, t, TO_NCHW, y, xprintf("%s/to_nchw", y->name));
+        Node *tr = transpose_node(p, t, TO_NCHW, y, xprintf("%s/to_nchw_%d", y->name, t->id));
         tr->order = n->order + 1 + p->after++;
         set_twin(p, y, t);
     }
@@ -197,9 +208,9 @@ static bool convert_conv(Pass *p, Node *n)
 {
     if (!nhwc_conv_supported(n))
         return false;
-    convert_input(p, n, 0);
-    for (int i = 3; i < n->ninputs; i++)
-        convert_input(p, n, i);
+    convert_input(p, n, 0, false);
+    for (int i = 3; i < n->ninputs; i++) /* residuals */
+        convert_input(p, n, i, true);
     n->op_type = xstrdup("NhwcConv");
     n->domain = xstrdup("com.microsoft");
     n->op = op_lookup("com.microsoft.NhwcConv");
@@ -216,7 +227,7 @@ static bool convert_qconv(Pass *p, Node *n)
 {
     if (!qconv_nhwc_supported(n))
         return false;
-    convert_input(p, n, 0);
+    convert_input(p, n, 0, false);
     n->domain = xstrdup("com.microsoft");
     attr_set_int(n, "channels_last", 1);
     n->op = op_lookup("com.microsoft.QLinearConv");
@@ -234,7 +245,7 @@ static bool convert_qdq(Pass *p, Node *n)
     if (!twin_of(p, n->inputs[0]) || n->inputs[0]->rank != 4 || value_numel(s) != 1 ||
         (z && value_numel(z) != 1) || attr_int(n, "block_size", 0))
         return false;
-    convert_input(p, n, 0);
+    convert_input(p, n, 0, false);
     convert_outputs(p, n);
     return true;
 }
@@ -245,7 +256,7 @@ static bool convert_pool(Pass *p, Node *n)
 {
     if (!twin_of(p, n->inputs[0]) || !nhwc_pool_supported(n))
         return false;
-    convert_input(p, n, 0);
+    convert_input(p, n, 0, false);
     n->noutputs = 1;
     const char *op = xprintf("Nhwc%s", n->op_type);
     n->op_type = xstrdup(op);
@@ -263,7 +274,7 @@ static bool convert_elementwise(Pass *p, Node *n)
     if (!any_twin(p, n) || !all_ready(p, n, 0) || !rank4_outputs(n))
         return false;
     for (int i = 0; i < n->ninputs; i++)
-        convert_input(p, n, i);
+        convert_input(p, n, i, false);
     convert_outputs(p, n);
     return true;
 }
@@ -281,10 +292,36 @@ static bool convert_channel_axis(Pass *p, Node *n)
     if (!any_twin(p, n))
         return false;
     for (int i = 0; i < data; i++)
-        convert_input(p, n, i);
+        convert_input(p, n, i, false);
     attr_set_int(n, "axis", 3);
     convert_outputs(p, n);
     return true;
+}
+
+/* Sets the reduced axes of reduce node n: an attribute before opset 18 (13 for ReduceSum),
+ * an input since (reduce.c reads them the same way). */
+static void set_reduce_axes(Pass *p, Node *n, const int64_t *axes, int count)
+{
+    if (n->opset >= (!strcmp(n->op_type, "ReduceSum") ? 13 : 18)) {
+        int64_t len = count;
+        Value *a = constant_new(p->g, xprintf("%s/axes", n->name), DT_INT64, 1, &len);
+        memcpy(a->data, axes, (size_t)count * sizeof(int64_t));
+        if (n->ninputs < 2)
+            node_resize_inputs(n, 2);
+        node_set_input(n, 1, a);
+        return;
+    }
+    Attr *at = NULL;
+    for (int i = 0; i < n->nattrs; i++)
+        if (!strcmp(n->attrs[i].name, "axes"))
+            at = &n->attrs[i];
+    if (!at) {
+        n->attrs = xrealloc(n->attrs, (size_t)(n->nattrs + 1) * sizeof(Attr));
+        at = &n->attrs[n->nattrs++];
+    }
+    *at = (Attr){.name = xstrdup("axes"), .type = ATTR_INTS, .n = count};
+    at->ints = xcalloc((size_t)count, sizeof(int64_t));
+    memcpy(at->ints, axes, (size_t)count * sizeof(int64_t));
 }
 
 /* GlobalAveragePool of an NHWC tensor: ReduceMean over H and W, keeping them, whose sums run
@@ -293,53 +330,76 @@ static bool convert_global_avgpool(Pass *p, Node *n)
 {
     if (!twin_of(p, n->inputs[0]) || n->inputs[0]->rank != 4)
         return false;
-    convert_input(p, n, 0);
+    convert_input(p, n, 0, false);
     n->op_type = xstrdup("ReduceMean");
     n->op = op_lookup("ReduceMean");
-    int64_t axes[2] = {1, 2};
-    if (n->opset >= 18) {
-        int64_t len = 2;
-        Value *a = constant_new(p->g, xprintf("%s/axes", n->name), DT_INT64, 1, &len);
-        memcpy(a->data, axes, sizeof axes);
-        node_resize_inputs(n, 2);
-        node_set_input(n, 1, a);
-    } else {
-        Attr *at = NULL;
-        for (int i = 0; i < n->nattrs; i++)
-            if (!strcmp(n->attrs[i].name, "axes"))
-                at = &n->attrs[i];
-        if (!at) {
-            n->attrs = xrealloc(n->attrs, (size_t)(n->nattrs + 1) * sizeof(Attr));
-            at = &n->attrs[n->nattrs++];
-        }
-        *at = (Attr){.name = xstrdup("axes"), .type = ATTR_INTS, .n = 2};
-        at->ints = xcalloc(2, sizeof(int64_t));
-        memcpy(at->ints, axes, sizeof axes);
-    }
+    static const int64_t hw[2] = {1, 2};
+    set_reduce_axes(p, n, hw, 2);
     attr_set_int(n, "keepdims", 1);
     convert_outputs(p, n);
     return true;
 }
 
-/* The ops that may run channels-last: by op name, or (op NULL) by an op-table flag. A seed
- * joins whatever its inputs are; the others only next to an NHWC input. */
+/* A reduction over explicit axes of an NHWC tensor, keeping them (squeeze-excite's
+ * ReduceMean over H, W): the same op over the NHWC axes, when they keep their relative
+ * order, so each output sums its elements in the same order (C with H or W would not). */
+static bool convert_reduce(Pass *p, Node *n)
+{
+    const Value *x = n->inputs[0];
+    if (!twin_of(p, x) || x->rank != 4 || attr_int(n, "keepdims", 1) == 0 ||
+        attr_int(n, "noop_with_empty_axes", 0) != 0)
+        return false;
+    const int64_t *axes = NULL;
+    int count;
+    const Value *in = node_input(n, 1);
+    if (in)
+        axes = in->data ? const_ints(n, in, &count) : NULL;
+    else
+        count = attr_ints(n, "axes", &axes);
+    if (!axes || count <= 0 || count > 4)
+        return false; /* all axes: C then H, W would sum in another order */
+    static const int64_t nhwc_axis[4] = {0, 3, 1, 2};
+    int64_t to[4];
+    bool has_c = false, has_hw = false;
+    for (int i = 0; i < count; i++) {
+        int d = normalize_axis(n, axes[i], 4);
+        to[i] = nhwc_axis[d];
+        has_c |= d == 1;
+        has_hw |= d >= 2;
+    }
+    if (has_c && has_hw)
+        return false;
+    convert_input(p, n, 0, false);
+    set_reduce_axes(p, n, to, count);
+    convert_outputs(p, n);
+    return true;
+}
+
+/* The ops that may run channels-last: by op name, or (op NULL) by an op-table flag, and how
+ * each is converted (a seed such as Conv joins whatever its inputs are; the others only next
+ * to an NHWC input). `pays`: the node runs measurably faster channels-last, so that
+ * --layout=auto turns the layout on for a graph that has one (README "Channels-last layout"). */
 typedef struct Converter {
     const char *op;
     unsigned flags;
     bool (*convert)(Pass *p, Node *n);
+    bool (*pays)(const Node *n);
 } Converter;
 
 static const Converter converters[] = {
-    {"Conv", 0, convert_conv},
-    {"QLinearConv", 0, convert_qconv},
-    {"QuantizeLinear", 0, convert_qdq},
-    {"DequantizeLinear", 0, convert_qdq},
-    {"Concat", 0, convert_channel_axis},
-    {"Split", 0, convert_channel_axis},
-    {"GlobalAveragePool", 0, convert_global_avgpool},
-    {"MaxPool", 0, convert_pool},
-    {"AveragePool", 0, convert_pool},
-    {NULL, OP_ELEMENTWISE, convert_elementwise},
+    {"Conv", 0, convert_conv, nhwc_conv_pays},
+    {"QLinearConv", 0, convert_qconv, NULL},
+    {"QuantizeLinear", 0, convert_qdq, NULL},
+    {"DequantizeLinear", 0, convert_qdq, NULL},
+    {"Concat", 0, convert_channel_axis, NULL},
+    {"Split", 0, convert_channel_axis, NULL},
+    {"GlobalAveragePool", 0, convert_global_avgpool, NULL},
+    {"ReduceMean", 0, convert_reduce, NULL},
+    {"ReduceSum", 0, convert_reduce, NULL},
+    {"ReduceMax", 0, convert_reduce, NULL},
+    {"MaxPool", 0, convert_pool, NULL},
+    {"AveragePool", 0, convert_pool, NULL},
+    {NULL, OP_ELEMENTWISE, convert_elementwise, NULL},
 };
 
 static const Converter *converter_for(const Node *n)
@@ -386,11 +446,23 @@ static void transposes_as_views(Pass *p, int first)
     }
 }
 
+/* --layout=auto: channels-last when some node of the graph pays for it. */
+static bool layout_pays(const Graph *g)
+{
+    for (int i = 0; i < g->nnodes; i++) {
+        const Node *n = g->nodes[i];
+        const Converter *c = n->dead ? NULL : converter_for(n);
+        if (c && c->pays && c->pays(n))
+            return true;
+    }
+    return false;
+}
+
 void layout_nhwc(Model *m, Layout layout)
 {
-    if (layout != LAYOUT_NHWC)
-        return; /* auto: NCHW until the cost rule is measured */
     Graph *g = m->graph;
+    if (layout == LAYOUT_NCHW || (layout == LAYOUT_AUTO && !layout_pays(g)))
+        return;
     Pass p = {.g = g, .opset = m->opset};
     schedule(g); /* live nodes in order, so a node placed after one precedes the next */
     number_nodes(g);

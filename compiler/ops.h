@@ -73,6 +73,7 @@ void global_pool_emit(Emitter *e, Node *n);
 
 /* ---- ops/conv_nhwc.c: the channels-last convs and pools of layout_nhwc.c ---- */
 bool nhwc_conv_supported(const Node *conv); /* a Conv that has a channels-last kernel */
+bool nhwc_conv_pays(const Node *conv);      /* ... that runs faster than in NCHW */
 bool nhwc_pool_supported(const Node *pool); /* MaxPool / AveragePool */
 void nhwc_conv_infer(Node *n);
 void nhwc_conv_emit(Emitter *e, Node *n);

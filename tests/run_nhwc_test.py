@@ -11,6 +11,8 @@ Each graph is built here with onnx.helper (seeded weights), compiled with --layo
     transposes only where a region is entered and left; inverse pairs cancelled, those of a
     1x1 map or one channel became free Reshapes) and names the channels-last nodes;
   - the nchw build has no NhwcConv and no Transpose;
+  - --layout=auto (the default) goes channels-last exactly for the graphs marked `auto` (those
+    with a depthwise conv; no conv here reaches the dense threshold of 20 MFLOP);
   - --emit-onnx of the nhwc graph (NhwcConv written as Conv between transposes) passes the
     ONNX checker and runs in onnxruntime with the same results."""
 import json
@@ -67,11 +69,12 @@ class G:
 
 
 def conv_chain():
-    """Conv -> Relu -> Conv + residual Add -> Clip: one region, the residual reads its twin."""
+    """Conv -> Relu -> Conv + residual Add of the input -> Clip: one region; the residual's
+    transpose is its own, made just before its conv (its twin is then not alive in between)."""
     g = G(1, [1, 8, 6, 5])
     a = g.op("Relu", [g.conv("x", 8, 16)])
     b = g.op("Add", [g.conv(a, 16, 8), "x"])
-    return g.model([g.op("Clip", [b, g.const(0.0), g.const(6.0)])]), 2, 2
+    return g.model([g.op("Clip", [b, g.const(0.0), g.const(6.0)])]), 3, 2
 
 
 def squeeze_excite():
@@ -129,7 +132,7 @@ def separable_pools():
     y = g.op("MaxPool", [g.conv(y, 8, 16)], kernel_shape=[2, 2], strides=[2, 2])
     y = g.op("AveragePool", [y], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
     z = g.op("Add", [g.conv(y, 16, 16, k=3, group=2, dilations=[2, 2]), y])
-    return g.model([z]), 2, 4
+    return g.model([z]), 2, 4, True
 
 
 def one_channel_input():
@@ -161,7 +164,7 @@ def build(onnx2c, model, w, layout):
 
 
 def check(onnx2c, work, make):
-    m, want_transposes, want_convs = make()
+    m, want_transposes, want_convs, *auto = make()
     w = os.path.join(work, make.__name__)
     data = os.path.join(w, "data")
     os.makedirs(data, exist_ok=True)
@@ -191,6 +194,11 @@ def check(onnx2c, work, make):
                       f"{want_transposes}, {want_convs} ({ops_h})")
     if len(rep_h["nhwc_nodes"]) < want_convs:
         errors.append(f"nhwc_nodes lists {rep_h['nhwc_nodes']}")
+    js = os.path.join(w, "auto.json")
+    subprocess.run([onnx2c, model, "-o", os.path.join(w, "auto.c"), "--report-json", js],
+                   check=True)
+    if bool(json.load(open(js))["nhwc_nodes"]) != bool(auto):
+        errors.append(f"--layout=auto chose {'nchw' if auto else 'nhwc'}")
     emitted = os.path.join(w, "nhwc.onnx")
     subprocess.run([onnx2c, model, "-o", os.path.join(w, "e.c"), "--layout=nhwc", "--emit-onnx",
                     emitted], check=True)

@@ -163,6 +163,22 @@ bool nhwc_conv_supported(const Node *conv)
            explicit_pads(conv);
 }
 
+/* What --layout=auto turns the layout on for (README "Channels-last layout", measured with
+ * benchmarks/layout_bench.py, whole models against NCHW): a depthwise conv (DS-CNN 0.65x,
+ * MobileNetV1-0.25 0.72x, MobileNetV2 0.69x, EfficientNet-B0 0.84x), or a dense conv of at
+ * least NHWC_DENSE_FLOPS (ResNet-18: 231 MFLOP convs, 0.38x; SqueezeNet 1.1: 43-56, 0.97x);
+ * models of small dense convs only ran slower (ResNet-8: 4.7 MFLOP convs, 1.22x; LeNet-5
+ * 1.74x). */
+#define NHWC_DENSE_FLOPS 20e6
+
+bool nhwc_conv_pays(const Node *conv)
+{
+    if (!nhwc_conv_supported(conv))
+        return false;
+    NhwcKernel k = conv_kernel(conv);
+    return k == NHWC_DEPTHWISE || (k == NHWC_DENSE && conv_flops(conv) >= NHWC_DENSE_FLOPS);
+}
+
 /* geo[CONV_NHWC_NGEO] of conv_nhwc.c, R chosen for the scratch budget (or 256 KiB). */
 static void dense_geo(const Node *n, int64_t *geo)
 {

@@ -9,7 +9,9 @@ matches the reference outputs; ops_after matches (view ops Reshape/Flatten/Squee
 free and ignored), or the allowed/forbidden lists hold, or fused_loops is the number of
 non-view nodes; refuse: true models must exit 1 with the one line 'onnx2c: error: FILE: ERROR',
 ERROR being expected.json's "error" word for word. --emit-onnx output must run in onnxruntime
-with the same results. Models listed in known_gaps.txt may fail (they
+with the same results. The expectations are the frontend's, so these builds take
+--layout=nchw; a model with a Conv is built once more with --layout=nhwc, whose outputs must
+have the nchw build's bits. Models listed in known_gaps.txt may fail (they
 are reported); a known gap that passes is reported too, so the list can shrink."""
 import json
 import os
@@ -38,13 +40,33 @@ def check_ops(ops, exp):
     return f"ops not allowed: {sorted(set(bad))} in {real}" if bad else None
 
 
+def same_bits_nhwc(onnx2c, d, w, nchw_out):
+    """The --layout=nhwc build's outputs, byte for byte against the nchw build's."""
+    c, prog, out = (os.path.join(w, s) for s in ("nhwc.c", "nhwc", "out_nhwc"))
+    r = sh([onnx2c, os.path.join(d, "model.onnx"), "-o", c, "--harness", "--layout=nhwc"])
+    if r.returncode:
+        return f"onnx2c --layout=nhwc exit {r.returncode}: {r.stderr.strip()}"
+    r = sh([CC, "-std=c99", "-O1", c, "-o", prog, "-lxsmm", "-lxsmmnoblas", "-lm"])
+    if r.returncode:
+        return "--layout=nhwc C does not build: " + r.stderr.strip()[:500]
+    os.makedirs(out, exist_ok=True)
+    r = sh([prog, "--require-outputs", "--write-outputs", out, os.path.join(d, "test_data_set_0")])
+    if r.returncode:
+        return "--layout=nhwc harness: " + (r.stdout + r.stderr).strip()[:500]
+    for f in sorted(os.listdir(nchw_out)):
+        if open(os.path.join(nchw_out, f), "rb").read() != open(os.path.join(out, f), "rb").read():
+            return f"--layout=nhwc {f}: bits differ from --layout=nchw"
+    return None
+
+
 def run_one(onnx2c, name, work):
     d = os.path.join(HERE, "models", name)
     exp = json.load(open(os.path.join(d, "expected.json")))
     w = os.path.join(work, name)
     os.makedirs(w, exist_ok=True)
     c, js = os.path.join(w, "model.c"), os.path.join(w, "report.json")
-    r = sh([onnx2c, os.path.join(d, "model.onnx"), "-o", c, "--harness", "--report-json", js])
+    r = sh([onnx2c, os.path.join(d, "model.onnx"), "-o", c, "--harness", "--report-json", js,
+            "--layout=nchw"])
     if exp.get("refuse"):
         want = f"onnx2c: error: {os.path.join(d, 'model.onnx')}: {exp['error']}"
         ok = r.returncode == 1 and r.stderr.splitlines() == [want]
@@ -57,12 +79,19 @@ def run_one(onnx2c, name, work):
             "-lxsmm", "-lxsmmnoblas", "-lm"])
     if r.returncode:
         return "generated C does not build: " + r.stderr.strip()[:500]
-    r = sh([prog, "--require-outputs", os.path.join(d, "test_data_set_0")])
+    out = os.path.join(w, "out_nchw")
+    os.makedirs(out, exist_ok=True)
+    r = sh([prog, "--require-outputs", "--write-outputs", out, os.path.join(d, "test_data_set_0")])
     if r.returncode:
         return "harness: " + (r.stdout + r.stderr).strip()[:500]
-    err = check_ops(json.load(open(js))["ops_after"], exp)
+    ops = json.load(open(js))["ops_after"]
+    err = check_ops(ops, exp)
     if err:
         return err
+    if "Conv" in ops:
+        err = same_bits_nhwc(onnx2c, d, w, out)
+        if err:
+            return err
     r = sh([sys.executable, os.path.join(HERE, "..", "check_emit_onnx.py"), onnx2c, d,
             os.path.join(w, "emit")])
     if r.returncode:
