@@ -436,6 +436,7 @@ static void qnhwc_dw_fill(const int64_t *geo, const int64_t *e, const uint8_t *x
 {
     const int64_t H = geo[3], W = geo[4], C = geo[1], sw = geo[15], pt = geo[17], pl = geo[18];
     const int64_t Hp = e[0], Wq = e[1];
+    const uint64_t flip8 = (uint64_t)flip * 0x0101010101010101u;
     memset(xp, xz, (size_t)e[2]);
     for (int64_t ih = 0; ih < H && ih + pt < Hp; ih++) {
         const uint8_t *restrict src = xn + ih * W * C;
@@ -451,7 +452,14 @@ static void qnhwc_dw_fill(const int64_t *geo, const int64_t *e, const uint8_t *x
             if (jq >= Wq)
                 break;
             uint8_t *restrict dst = xp + ((b * Hp + ih + pt) * Wq + jq) * C;
-            for (int64_t c = 0; c < C; c++)
+            int64_t c = 0;
+            for (; c + 8 <= C; c += 8) { /* 8 channels as one word (C is small and varies) */
+                uint64_t v;
+                memcpy(&v, src + iw * C + c, 8);
+                v ^= flip8;
+                memcpy(dst + c, &v, 8);
+            }
+            for (; c < C; c++)
                 dst[c] = (uint8_t)(src[iw * C + c] ^ flip);
         }
     }
@@ -473,8 +481,8 @@ static void qnhwc_dw_rows_image(const int64_t *geo, const uint8_t *xn, uint8_t f
     int32_t acc[64];
     const uint8_t *src[QNHWC_TAPS];
     qnhwc_dw_fill(geo, e, xn, flip, xz, xp);
-    for (int64_t i = 0; i < La; i++) /* the row's bias and multipliers, channel i % C */
-        brow[i] = bias_adj[i % C], mrow[i] = mult[i % C];
+    for (int64_t i = 0, c = 0; i < La; i++, c = c + 1 == C ? 0 : c + 1) /* channel i % C */
+        brow[i] = bias_adj[c], mrow[i] = mult[c];
     for (int64_t oh = 0; oh < OH; oh++) {
         for (int64_t k = 0; k < taps; k++) { /* where the run of tap k starts */
             const int64_t kh = k / KW, c0 = k % KW * dw;
