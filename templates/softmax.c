@@ -15,7 +15,10 @@
  *       NaN elsewhere is skipped by the comparison, but it still turns its own exp and so
  *       the whole line into NaN. Unlike the serial scan (a 65-long chain of compares per
  *       attention line, most of the kernel's time) the lanes vectorise.
- *   e[i] = expf(x[i] - m)
+ *   e[i] = expf(x[i] - m); when every d = x[i] - m of the line is >= -87 or <= -104 (-inf
+ *       included; no NaN), softmax takes it from o2c_expf_normal, which gives o2c_expf's
+ *       bits there at 2/3 of the cost (mathfn.c), or as +0 for d <= -104 (o2c_expf's value
+ *       there: masked attention's -inf), after one pass that checks the line
  *   softmax:    s = the lane sum of e (below);  y[i] = e[i] / s
  *   logsoftmax: s = e[0] + e[1] + ... + e[n-1], plain additions in ascending index order;
  *               y[i] = (x[i] - m) - logf(s)
@@ -48,7 +51,8 @@
 
 /* Softmax and LogSoftmax over lines x[0], x[inner], ..., x[(n-1)*inner], for float (expf,
  * logf) and double (exp, log): the same steps in the same order for both types. */
-#define O2C_SOFTMAX_KERNELS(SUF, T, EXP, LOG)                                                      \
+#define O2C_SOFTMAX_KERNELS(SUF, T, EXP, EXP_NORMAL, HAS_NORMAL, LOG)                              \
+    /* EXP_NORMAL: EXP on [-87, 87] at less cost, where HAS_NORMAL (float32) */                    \
     /* Max of the line; n >= 1: the lane max documented above, the value of a serial scan.         \
      * With n >= SOFTMAX_LANES the last partial block is the last SOFTMAX_LANES elements (seen     \
      * twice: a max does not change). The unroll pragmas keep gcc from unrolling the lane loop     \
@@ -106,8 +110,20 @@
     static inline void softmax_line_##SUF(int64_t n, int64_t inner, const T *xl, T *yl)            \
     {                                                                                              \
         const T m = softmax_line_max_##SUF(n, inner, xl);                                          \
-        for (int64_t i = 0; i < n; i++)                                                            \
-            yl[i * inner] = EXP(xl[i * inner] - m);                                                \
+        int normal = 1; /* every d = x - m in EXP_NORMAL's domain, or where EXP is +0 */           \
+        for (int64_t i = 0; HAS_NORMAL && i < n; i++) {                                            \
+            const T d = xl[i * inner] - m;                                                         \
+            normal &= (d >= -87) | (d <= -104);                                                    \
+        }                                                                                          \
+        if (HAS_NORMAL && normal)                                                                  \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                const T d = xl[i * inner] - m, dc = d < -87 ? -87 : d;                             \
+                const T e = EXP_NORMAL(dc);                                                        \
+                yl[i * inner] = d < -87 ? 0 : e;                                                   \
+            }                                                                                      \
+        else                                                                                       \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                yl[i * inner] = EXP(xl[i * inner] - m);                                            \
         const T s = softmax_line_sum_##SUF(n, inner, yl);                                          \
         for (int64_t i = 0; i < n; i++)                                                            \
             yl[i * inner] = yl[i * inner] / s;                                                     \
@@ -146,7 +162,7 @@
         }                                                                                          \
     }
 
-O2C_SOFTMAX_KERNELS(f32, float, o2c_expf, o2c_logf)
-O2C_SOFTMAX_KERNELS(f64, double, exp, log)
+O2C_SOFTMAX_KERNELS(f32, float, o2c_expf, o2c_expf_normal, 1, o2c_logf)
+O2C_SOFTMAX_KERNELS(f64, double, exp, exp, 0, log)
 
 #undef O2C_SOFTMAX_KERNELS

@@ -111,6 +111,18 @@ static void test_hand(void)
     logsoftmax_f32(1, 40, 1, nl, LW);
     check(same_bits(W, y40, 40) && same_bits(LW, ly, 40), "-0 and +0 tie: serial scan's bits");
 
+    /* masked lines (every x - max >= -87 or <= -104: the o2c_expf_normal loop, +0 for the
+     * masked) and one with x - max = -95 (the o2c_expf loop): the reference's bits */
+    for (int i = 0; i < 40; i++)
+        nl[i] = i % 4 == 1 ? -INFINITY : i % 4 == 2 ? -1e30f : i == 7 ? -104.5f : 0.25f * (float)i;
+    reference(1, 40, 1, nl, y40, ly);
+    softmax_f32(1, 40, 1, nl, W);
+    check(same_bits(W, y40, 40) && W[1] == 0.0f && !signbit(W[1]), "softmax masked line");
+    nl[7] = 9.75f - 95.0f;
+    reference(1, 40, 1, nl, y40, ly);
+    softmax_f32(1, 40, 1, nl, W);
+    check(same_bits(W, y40, 40) && W[7] > 0.0f && W[7] < 0x1p-126f, "softmax denormal exp");
+
     /* n = 1: probability 1, log-probability 0 */
     const float one[4] = {5.0f, -3.0f, 0.0f, 1e30f};
     softmax_f32(4, 1, 1, one, y);
