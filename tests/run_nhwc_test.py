@@ -12,7 +12,7 @@ Each graph is built here with onnx.helper (seeded weights), compiled with --layo
     1x1 map or one channel became free Reshapes) and names the channels-last nodes;
   - the nchw build has no NhwcConv and no Transpose;
   - --layout=auto (the default) goes channels-last exactly for the graphs marked `auto` (those
-    with a depthwise conv; no conv here reaches the dense threshold of 20 MFLOP);
+    with a depthwise conv; no conv here reaches the dense threshold of 4 MFLOP);
   - --emit-onnx of the nhwc graph (NhwcConv written as Conv between transposes) passes the
     ONNX checker and runs in onnxruntime with the same results."""
 import json

@@ -165,11 +165,11 @@ bool nhwc_conv_supported(const Node *conv)
 
 /* What --layout=auto turns the layout on for (README "Channels-last layout", measured with
  * benchmarks/layout_bench.py, whole models against NCHW): a depthwise conv (DS-CNN 0.65x,
- * MobileNetV1-0.25 0.72x, MobileNetV2 0.69x, EfficientNet-B0 0.84x), or a dense conv of at
- * least NHWC_DENSE_FLOPS (ResNet-18: 231 MFLOP convs, 0.38x; SqueezeNet 1.1: 43-56, 0.97x);
- * models of small dense convs only ran slower (ResNet-8: 4.7 MFLOP convs, 1.22x; LeNet-5
- * 1.74x). */
-#define NHWC_DENSE_FLOPS 20e6
+ * MobileNetV1-0.25 0.59x, MobileNetV2 block 0.62x), or a dense conv of at least
+ * NHWC_DENSE_FLOPS (ResNet-8's 4.7 MFLOP 3x3 convs: 0.93x; ResNet-18, SqueezeNet 1.1); models
+ * of smaller dense convs only did not gain (resnet_block, 1.2 MFLOP convs: 0.97x, and its
+ * transposes at the edges took the arena past the node-order bound; LeNet-5 1.30x). */
+#define NHWC_DENSE_FLOPS 4e6
 
 bool nhwc_conv_pays(const Node *conv)
 {
