@@ -231,49 +231,27 @@ static DWN_INLINE void depthwise_nhwc_tile_reuse(int K, int S, int edge, int64_t
     depthwise_nhwc_store(np, C, acc, bias, y);
 }
 
-/* The (K, S) forms of depthwise_nhwc_tile_reuse. Interior tiles (cols NULL): rows[kh] at the
- * tile's first position's first tap, channel c0, np = DWN_P. Border tiles: rows[kh] at column
- * 0, channel c0, and cols[j] the offset in floats of the tile's column j (input column
- * ow0*S - PL + j) from it, or -1 for a column in the padding; the positions past np are
- * computed and not stored. Other arguments as depthwise_nhwc_tile's. */
-O2C_DWN_NOINLINE static void depthwise_nhwc_tile_k3s1(int64_t KH, int64_t C, const int64_t *cols,
-                                                      int64_t np, const float *const *rows,
-                                                      const float *w, const float *bias, float *y)
+/* The (K, S) forms of depthwise_nhwc_tile_reuse, form = 10*K + S. Interior tiles (cols NULL):
+ * rows[kh] at the tile's first position's first tap, channel c0, np = DWN_P. Border tiles:
+ * rows[kh] at column 0, channel c0, and cols[j] the offset in floats of the tile's column j
+ * (input column ow0*S - PL + j) from it, or -1 for a column in the padding; the positions past
+ * np are computed and not stored. Other arguments as depthwise_nhwc_tile's. One inlined copy
+ * per form and kind of tile: a test inside one copy would keep gcc's accumulators in memory. */
+O2C_DWN_NOINLINE static void depthwise_nhwc_tile_form(int form, int64_t KH, int64_t C,
+                                                      const int64_t *cols, int64_t np,
+                                                      const float *const *rows, const float *w,
+                                                      const float *bias, float *y)
 {
-    if (cols) /* two copies: a test inside one would keep gcc's accumulators in memory */
-        depthwise_nhwc_tile_reuse(3, 1, 1, KH, C, cols, np, rows, w, bias, y);
-    else
-        depthwise_nhwc_tile_reuse(3, 1, 0, KH, C, NULL, DWN_P, rows, w, bias, y);
-}
-
-O2C_DWN_NOINLINE static void depthwise_nhwc_tile_k3s2(int64_t KH, int64_t C, const int64_t *cols,
-                                                      int64_t np, const float *const *rows,
-                                                      const float *w, const float *bias, float *y)
-{
-    if (cols) /* two copies: a test inside one would keep gcc's accumulators in memory */
-        depthwise_nhwc_tile_reuse(3, 2, 1, KH, C, cols, np, rows, w, bias, y);
-    else
-        depthwise_nhwc_tile_reuse(3, 2, 0, KH, C, NULL, DWN_P, rows, w, bias, y);
-}
-
-O2C_DWN_NOINLINE static void depthwise_nhwc_tile_k5s1(int64_t KH, int64_t C, const int64_t *cols,
-                                                      int64_t np, const float *const *rows,
-                                                      const float *w, const float *bias, float *y)
-{
-    if (cols) /* two copies: a test inside one would keep gcc's accumulators in memory */
-        depthwise_nhwc_tile_reuse(5, 1, 1, KH, C, cols, np, rows, w, bias, y);
-    else
-        depthwise_nhwc_tile_reuse(5, 1, 0, KH, C, NULL, DWN_P, rows, w, bias, y);
-}
-
-O2C_DWN_NOINLINE static void depthwise_nhwc_tile_k5s2(int64_t KH, int64_t C, const int64_t *cols,
-                                                      int64_t np, const float *const *rows,
-                                                      const float *w, const float *bias, float *y)
-{
-    if (cols) /* two copies: a test inside one would keep gcc's accumulators in memory */
-        depthwise_nhwc_tile_reuse(5, 2, 1, KH, C, cols, np, rows, w, bias, y);
-    else
-        depthwise_nhwc_tile_reuse(5, 2, 0, KH, C, NULL, DWN_P, rows, w, bias, y);
+    switch (form + (cols ? 100 : 0)) {
+    case 31: depthwise_nhwc_tile_reuse(3, 1, 0, KH, C, NULL, DWN_P, rows, w, bias, y); break;
+    case 32: depthwise_nhwc_tile_reuse(3, 2, 0, KH, C, NULL, DWN_P, rows, w, bias, y); break;
+    case 51: depthwise_nhwc_tile_reuse(5, 1, 0, KH, C, NULL, DWN_P, rows, w, bias, y); break;
+    case 52: depthwise_nhwc_tile_reuse(5, 2, 0, KH, C, NULL, DWN_P, rows, w, bias, y); break;
+    case 131: depthwise_nhwc_tile_reuse(3, 1, 1, KH, C, cols, np, rows, w, bias, y); break;
+    case 132: depthwise_nhwc_tile_reuse(3, 2, 1, KH, C, cols, np, rows, w, bias, y); break;
+    case 151: depthwise_nhwc_tile_reuse(5, 1, 1, KH, C, cols, np, rows, w, bias, y); break;
+    default: depthwise_nhwc_tile_reuse(5, 2, 1, KH, C, cols, np, rows, w, bias, y); break;
+    }
 }
 
 /* A row of a reuse form (form = 10*K + S): tiles at ow0 = 0, DWN_P, ... (the last at
@@ -302,14 +280,7 @@ static void depthwise_nhwc_row_reuse(int form, int64_t KH, int64_t C, int64_t W,
             float *yt = y + ow0 * C + c0;
             for (int64_t kh = 0; kh < KH; kh++)
                 trows[kh] = rows[kh] ? rows[kh] + off : NULL;
-            if (form == 31)
-                depthwise_nhwc_tile_k3s1(KH, C, tc, np, trows, wp + c0, b, yt);
-            else if (form == 32)
-                depthwise_nhwc_tile_k3s2(KH, C, tc, np, trows, wp + c0, b, yt);
-            else if (form == 51)
-                depthwise_nhwc_tile_k5s1(KH, C, tc, np, trows, wp + c0, b, yt);
-            else
-                depthwise_nhwc_tile_k5s2(KH, C, tc, np, trows, wp + c0, b, yt);
+            depthwise_nhwc_tile_form(form, KH, C, tc, np, trows, wp + c0, b, yt);
         }
     }
 }

@@ -1,9 +1,10 @@
 /* Unit test of templates/depthwise_nhwc.c: the channels-last depthwise conv must give, bit for
  * bit, the NCHW kernel's result (templates/conv.c depthwise_conv_f32, itself tested against
  * im2col + gemm) transposed to NHWC, and that of a plain loop written here in the documented
- * order; with and without bias, with the tile-store epilogues (Relu, Clip, Add with either
- * operand first, Swish, HardSwish, chained) against the NCHW result followed by the ops' own
- * kernels as passes; with signed zeros, inf and NaN weights on padded taps. Covers strides,
+ * order; with and without bias, with the tile-store epilogues of conv_cases.h (Add, Relu, Clip,
+ * Add with the residual first, Swish, HardSwish, chained; residuals with -y, -0.0f, inf, NaN)
+ * against the NCHW result followed by the ops' own kernels as passes; with signed zeros, inf
+ * and NaN weights on padded taps. Covers strides,
  * dilations, asymmetric padding, 1-D, kernels larger than the input, taps entirely in the
  * padding, channel counts that are not a multiple of the vector blocks, batch 2. */
 #define O2C_KERNEL static __attribute__((unused))
@@ -19,17 +20,13 @@
 static uint32_t rng_state = 2463534242u; /* seeds rnd() in check.h */
 #define CHECK_WITH_RND
 #include "check.h"
+#include "conv_cases.h"
 
 typedef struct {
     const char *name;
     int64_t N, C, H, W, KH, KW;
     int64_t sh, sw, pt, pl, pb, pr, dh, dw;
 } DwCase;
-
-static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t d)
-{
-    return (in + p0 + p1 - d * (k - 1) - 1) / s + 1;
-}
 
 static float *alloc_floats(int64_t n)
 {
@@ -82,39 +79,17 @@ static void make_geo(const DwCase *c, int64_t OH, int64_t OW, int64_t *geo)
     memcpy(geo, g, sizeof g);
 }
 
-/* The NCHW kernel's result (with the epilogues as passes over the whole NCHW output), in NHWC. */
+/* The NCHW kernel's result, [N][C][OH][OW]. */
 static void dw_nchw(const DwCase *c, int64_t OH, int64_t OW, const float *x_nchw, const float *w,
-                    const float *b, const struct ConvEpilogue *ep, int nep, const float *r_nchw,
-                    float *y_nhwc)
+                    const float *b, float *y)
 {
-    const int64_t total = c->N * c->C * OH * OW;
     const int64_t wf =
         depthwise_work_floats(c->C, 1, c->KH, c->KW, OH, OW, c->sh, c->sw, c->dh, c->dw);
-    float *work = alloc_floats(wf), *y = alloc_floats(total);
+    float *work = alloc_floats(wf);
     depthwise_conv_f32(c->N, c->C, 1, c->H, c->W, c->KH, c->KW, OH, OW, c->sh, c->sw, c->pt, c->pl,
                        c->dh, c->dw, x_nchw, w, b, y, work);
-    for (int e = 0; e < nep; e++) {
-        struct ConvEpilogue one = ep[e];
-        one.r = r_nchw; /* the pass reads the NCHW operand */
-        conv_epilogue_f32(&one, 1, 0, total, y);
-    }
-    to_nhwc(c->N, c->C, OH * OW, y, y_nhwc);
     free(work);
-    free(y);
 }
-
-/* One epilogue set per entry; Add's r is set by the caller. */
-static const struct ConvEpilogue ep_sets[][3] = {
-    {{CONV_EP_RELU, 0, 0.0f, 0.0f, NULL}},
-    {{CONV_EP_CLIP, 0, 0.0f, 6.0f, NULL}},
-    {{CONV_EP_ADD, 0, 0.0f, 0.0f, NULL}, {CONV_EP_RELU, 0, 0.0f, 0.0f, NULL}},
-    {{CONV_EP_ADD, 1, 0.0f, 0.0f, NULL}},
-    {{CONV_EP_SWISH, 0, 1.0f, 0.0f, NULL}},
-    {{CONV_EP_HARD_SWISH, 0, 0.0f, 0.0f, NULL}, {CONV_EP_CLIP, 0, -0.5f, 0.5f, NULL}},
-};
-static const int ep_counts[] = {1, 1, 2, 1, 1, 2};
-static const char *const ep_names[] = {"Relu",  "Clip(0,6)", "Add+Relu",
-                                       "r+Add", "Swish",     "HardSwish+Clip"};
 
 static void run_case(const DwCase *c)
 {
@@ -123,57 +98,63 @@ static void run_case(const DwCase *c)
     const int64_t nx = c->N * c->C * c->H * c->W, ny = c->N * c->C * OH * OW;
     const int64_t nw = c->C * c->KH * c->KW;
     float *x = alloc_floats(nx), *xh = alloc_floats(nx), *w = alloc_floats(nw);
-    float *wp = alloc_floats(nw), *b = alloc_floats(c->C), *r = alloc_floats(ny);
-    float *rh = alloc_floats(ny), *want = alloc_floats(ny), *plain = alloc_floats(ny);
-    float *got = alloc_floats(ny);
+    float *wp = alloc_floats(nw), *b = alloc_floats(c->C), *y = alloc_floats(ny);
+    float *res = alloc_floats(ny), *rh = alloc_floats(ny), *e = alloc_floats(ny);
+    float *want = alloc_floats(ny), *plain = alloc_floats(ny), *got = alloc_floats(ny);
     for (int64_t i = 0; i < nx; i++)
         x[i] = rnd();
     for (int64_t i = 0; i < nw; i++)
         w[i] = rnd();
     for (int64_t i = 0; i < c->C; i++)
         b[i] = rnd();
-    for (int64_t i = 0; i < ny; i++)
-        r[i] = rnd();
     to_nhwc(c->N, c->C, c->H * c->W, x, xh);
-    to_nhwc(c->N, c->C, OH * OW, r, rh);
     depthwise_nhwc_pack_f32(c->C, c->KH, c->KW, w, wp);
     int64_t geo[NHWC_GEO_LEN];
     make_geo(c, OH, OW, geo);
     char what[200];
 
-    for (int with_bias = 1; with_bias >= 0; with_bias--) {
+    for (int with_bias = 0; with_bias < 2; with_bias++) { /* y ends with the biased result */
         const float *bias = with_bias ? b : NULL;
-        dw_nchw(c, OH, OW, x, w, bias, NULL, 0, NULL, want);
+        dw_nchw(c, OH, OW, x, w, bias, y);
+        to_nhwc(c->N, c->C, OH * OW, y, want);
         dw_plain(c, OH, OW, xh, w, bias, 0, plain);
         snprintf(what, sizeof what, "%s%s: NCHW kernel = plain loop (the reference holds)", c->name,
                  with_bias ? "" : " (no bias)");
-        check(memcmp(want, plain, (size_t)ny * sizeof(float)) == 0, what);
+        check(same_bits(want, plain, ny, 0), what);
         got[ny] = 4242.0f; /* the kernel must stay inside y */
         depthwise_nhwc_f32(geo, xh, wp, bias, NULL, 0, got);
         snprintf(what, sizeof what, "%s%s: bits of depthwise_conv_f32", c->name,
                  with_bias ? "" : " (no bias)");
-        check(memcmp(want, got, (size_t)ny * sizeof(float)) == 0 && got[ny] == 4242.0f, what);
+        check(same_bits(want, got, ny, 0) && got[ny] == 4242.0f, what);
     }
 
-    for (size_t s = 0; s < sizeof ep_counts / sizeof ep_counts[0]; s++) {
-        struct ConvEpilogue ep[3];
-        for (int e = 0; e < ep_counts[s]; e++) {
-            ep[e] = ep_sets[s][e];
-            ep[e].r = ep[e].op == CONV_EP_ADD ? rh : NULL;
-        }
-        dw_nchw(c, OH, OW, x, w, b, ep, ep_counts[s], r, want);
-        depthwise_nhwc_f32(geo, xh, wp, b, ep, ep_counts[s], got);
-        snprintf(what, sizeof what, "%s + %s in the store: bits of depthwise_conv_f32 + passes",
-                 c->name, ep_names[s]);
-        check(memcmp(want, got, (size_t)ny * sizeof(float)) == 0, what);
+    /* the tile-store epilogues (conv_cases.h: Add, Relu, Clip, Add with the residual first,
+     * Swish, HardSwish) against the NCHW result followed by the ops' passes, the residual in
+     * NHWC order for the NHWC kernel */
+    struct ConvEpilogue ep[6];
+    epilogue_setup(ny, y, res, ep); /* y: the NCHW result with bias */
+    to_nhwc(c->N, c->C, OH * OW, res, rh);
+    for (int k = 0; k < 6; k++)
+        if (ep[k].r)
+            ep[k].r = rh;
+    for (int k = 0; k < EPILOGUE_COUNTS; k++) {
+        const int nep = epilogue_counts[k];
+        epilogue_passes(ny, nep, y, res, e);
+        to_nhwc(c->N, c->C, OH * OW, e, want);
+        depthwise_nhwc_f32(geo, xh, wp, b, ep, nep, got);
+        snprintf(what, sizeof what, "%s + %d epilogues in the store: bits of the passes", c->name,
+                 nep);
+        check(same_bits(want, got, ny, nep == 6), what);
     }
     free(x);
     free(xh);
     free(w);
     free(wp);
     free(b);
-    free(r);
+    free(y);
+    free(res);
     free(rh);
+    free(e);
     free(want);
     free(plain);
     free(got);
@@ -228,7 +209,9 @@ static void test_special(void)
         to_nhwc(1, 2, 9, x, xh);
         depthwise_nhwc_pack_f32(2, 2, 2, w, wp);
         for (int with_bias = 0; with_bias < 2; with_bias++) {
-            dw_nchw(&c, 4, 4, x, w, with_bias ? zb : NULL, NULL, 0, NULL, want);
+            float yn[32];
+            dw_nchw(&c, 4, 4, x, w, with_bias ? zb : NULL, yn);
+            to_nhwc(1, 2, 16, yn, want);
             depthwise_nhwc_f32(geo, xh, wp, with_bias ? zb : NULL, NULL, 0, got);
             char what[80];
             snprintf(what, sizeof what, "special weight %d%s: bits of depthwise_conv_f32", t,
