@@ -91,7 +91,7 @@ static Buffers setup(const Layer *l)
     conv_weight_pack_f32(1, l->OC, l->C, taps, CONVC_OB, b.w, b.wp32);
     const int64_t k[3] = {1, l->K, l->K}, out[3] = {1, b.OH, b.OH}, st[3] = {1, l->s, l->s};
     const int64_t dil[3] = {1, 1, 1};
-    int64_t work = conv_work_floats(l->C, k, out, st, dil) + conv_pointwise_work_floats(l->C);
+    int64_t work = conv_work_floats(l->C, k, out, st, dil) + conv_pointwise_work_floats(l->C, b.OH * b.OH);
     for (int i = 0; i < 2; i++) {
         const int64_t R = i ? l->Rc : l->R;
         const int64_t band =

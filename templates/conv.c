@@ -665,19 +665,22 @@ static void conv_band_block_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh, 
     }
 }
 
-/* Floats of conv_pointwise_f32's work memory: the last, partial tile [Cg][CONVB_T]. */
-O2C_KERNEL int64_t conv_pointwise_work_floats(int64_t Cg)
+/* Floats of conv_pointwise_f32's work memory: the last, partial tile [Cg][CONVB_T] when P is
+ * less than one tile; none from one tile up (the last tile is then the last CONVB_T pixels). */
+O2C_KERNEL int64_t conv_pointwise_work_floats(int64_t Cg, int64_t P)
 {
-    return Cg * CONVB_T;
+    return P < CONVB_T ? Cg * CONVB_T : 0;
 }
 
 /* 1x1 convolution with unit strides and no padding: a product on the input itself, in
- * conv_band_f32's tiles over the P = D*H*W pixels of each channel (no copy but the last
- * partial tile, zero-padded into work). The same bits as conv_f32 (k = ic; epilogues
- * included).
+ * conv_band_f32's tiles over the P = D*H*W pixels of each channel. A last, partial tile is
+ * the tile of the last CONVB_T pixels, of which only those past the previous tile are stored
+ * (each output's sum is its own, so recomputing some changes no bit, and no work memory is
+ * needed); with P < CONVB_T the pixels are copied, zero-padded, into work. The same bits as
+ * conv_f32 (k = ic; epilogues included).
  *   x [N][G*Cg][P], wp from conv_weight_pack_f32 (taps = 1), bias [G*OCg] or NULL,
  *   ep [nep] or NULL, y [N][G*OCg][P] (must not overlap x or an epilogue's operand),
- *   work [conv_pointwise_work_floats(Cg)]. */
+ *   work [conv_pointwise_work_floats(Cg, P)] (NULL when that is 0). */
 O2C_KERNEL void conv_pointwise_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t P,
                                    const float *x, const float *wp, const float *bias,
                                    const struct ConvEpilogue *ep, int nep, float *y, float *work)
@@ -688,9 +691,13 @@ O2C_KERNEL void conv_pointwise_f32(int64_t N, int64_t C, int64_t G, int64_t OCg,
         for (int64_t g = 0; g < G; g++) {
             const float *xg = x + (n * C + g * Cg) * P; /* [Cg][P] */
             for (int64_t p0 = 0; p0 < P; p0 += CONVB_T) {
-                const float *cols = xg + p0; /* tile column j of channel ic at cols[ic*cs + j] */
-                int64_t cs = P;
-                if (P - p0 < CONVB_T) {
+                /* tile column j of channel ic at cols[ic*cs + j]; the stored ones from skip */
+                const float *cols = xg + p0;
+                int64_t cs = P, skip = 0;
+                if (P - p0 < CONVB_T && P >= CONVB_T) {
+                    skip = p0 - (P - CONVB_T);
+                    cols = xg + P - CONVB_T;
+                } else if (P - p0 < CONVB_T) {
                     for (int64_t ic = 0; ic < Cg; ic++)
                         for (int j = 0; j < CONVB_T; j++)
                             work[ic * CONVB_T + j] = p0 + j < P ? xg[ic * P + p0 + j] : 0.0f;
@@ -704,8 +711,8 @@ O2C_KERNEL void conv_pointwise_f32(int64_t N, int64_t C, int64_t G, int64_t OCg,
                                        wp + (g * NB + b) * Cg * CONV_OB, acc);
                     for (int64_t o = 0; o < nob; o++) {
                         const int64_t at = (n * OC + oc0 + o) * P + p0;
-                        conv_band_store_f32(acc[o], bias != NULL, bias ? bias[oc0 + o] : 0.0f, 0,
-                                            P - p0, P, P, y + at);
+                        conv_band_store_f32(acc[o] + skip, bias != NULL,
+                                            bias ? bias[oc0 + o] : 0.0f, 0, P - p0, P, P, y + at);
                         if (nep)
                             conv_epilogue_f32(ep, nep, at, P - p0 < CONVB_T ? P - p0 : CONVB_T,
                                               y + at);

@@ -389,7 +389,7 @@ void conv_tile_f32(int64_t Cg, int64_t KR, int64_t KW, int64_t sw, int64_t dil_w
                    int64_t cs, int64_t ow0, int64_t OW, const float *rows, const float *wb,
                    const float *bias, const struct ConvEpilogue *ep, int nep, int64_t nob,
                    float *yb, int64_t ys, int64_t at);
-int64_t conv_pointwise_work_floats(int64_t Cg);
+int64_t conv_pointwise_work_floats(int64_t Cg, int64_t P);
 void conv_pointwise_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t P, const float *x,
                         const float *wp, const float *bias, const struct ConvEpilogue *ep, int nep,
                         float *y, float *work);

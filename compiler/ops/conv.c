@@ -387,17 +387,27 @@ static int64_t conv_work(const Node *n, const ConvShape *s, const ConvPlan *p)
 {
     if (p->kernel == CONV_POINTWISE) {
         checked_mul(n, s->Cg, 32);
-        return conv_pointwise_work_floats(s->Cg);
+        return conv_pointwise_work_floats(s->Cg, s->P);
     }
     return p->R ? conv_band_floats(s, p->R) : conv_rows(n, s);
 }
 
+/* A pointwise conv of one image at one pixel against a constant weight: conv_emit_gemv's
+ * GEMV (emit_gemv_const takes the products portable_gemv keeps), which needs no work memory. */
+static bool conv_is_gemv(const Node *n, const ConvShape *s)
+{
+    return conv_is_pointwise(s) && s->N == 1 && s->P == 1 && s->G == 1 && n->inputs[1]->data &&
+           s->OC && s->C && portable_gemv(1, s->OC, s->C);
+}
+
 /* Work memory: the depthwise kernel's padded plane; else the band plane, conv_f32's input
- * rows or conv_pointwise_f32's last tile, then the packed weight when it is computed at run
- * time. */
+ * rows or conv_pointwise_f32's last tile (when the output has fewer pixels than one tile),
+ * then the packed weight when it is computed at run time; none for the GEMV. */
 int64_t conv_scratch(const Node *n)
 {
     ConvShape s = conv_shape(n);
+    if (conv_is_gemv(n, &s))
+        return 0;
     if (conv_is_depthwise(&s))
         return checked_mul(n, depthwise_floats(n, &s), (int64_t)sizeof(float));
     ConvPlan p = conv_plan(n, &s);
@@ -509,7 +519,7 @@ const char *conv_tile_epilogues(Emitter *e, Node *n, int *count)
 static bool conv_emit_gemv(Emitter *e, Node *n, const ConvShape *s)
 {
     Value *wt = n->inputs[1], *b = node_input(n, 2);
-    if (!conv_is_pointwise(s) || s->N != 1 || s->P != 1 || s->G != 1 || !wt->data)
+    if (!conv_is_gemv(n, s))
         return false;
     const char *y = value_cname(e, n->outputs[0]);
     if (!emit_gemv_const(e, 1, s->OC, s->C, value_cname(e, n->inputs[0]), 1, wt->data, 1, s->C, y,

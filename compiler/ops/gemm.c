@@ -10,7 +10,7 @@
 /* A batch-1 product (GEMV) whose B fits the portable kernel's column-panel path (gemm_row_f32,
  * GEMM_NV_BYTES in templates/gemm.c) runs faster there than as libxsmm's n=1 kernel: measured
  * with benchmarks/gemm_kernels.c, 1x784 x 784x128 takes 2.1 us against 3.9 us. */
-static bool portable_gemv(int64_t M, int64_t N, int64_t K)
+bool portable_gemv(int64_t M, int64_t N, int64_t K)
 {
     return M == 1 && K * N <= (1 << 20) / (int64_t)sizeof(float);
 }

@@ -213,7 +213,7 @@ static void run_case(const ConvCase *c)
     }
     if (c->KH == 1 && c->KW == 1 && c->sh == 1 && c->sw == 1 && !c->pt && !c->pl && !c->pb &&
         !c->pr) {
-        const int64_t wf = conv_pointwise_work_floats(c->C / c->groups);
+        const int64_t wf = conv_pointwise_work_floats(c->C / c->groups, OH * OW);
         WORK[wf] = 777.0f;
         D[total] = 4242.0f;
         conv_pointwise_f32(c->N, c->C, c->groups, c->OC / c->groups, OH * OW, X, WP, B, NULL, 0, D,
@@ -252,6 +252,8 @@ static const ConvCase cases[] = {
     {"1-D batch 2 groups 3", 2, 6, 1, 16, 3, 3, 1, 3, 1, 1, 0, 1, 0, 1, 1, 1},
     {"1x1", 1, 8, 5, 5, 4, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
     {"1x1 stride 2", 1, 8, 5, 6, 4, 1, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1},
+    {"1x1 7x7 (last tile shifted)", 2, 6, 7, 7, 10, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
+    {"1x1 4x8 groups 2 (one tile)", 1, 4, 4, 8, 6, 2, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
     {"kernel larger than input", 1, 2, 2, 2, 3, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"taps entirely in padding", 1, 2, 4, 4, 2, 1, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3},
     {"batch 2", 2, 3, 6, 5, 4, 1, 3, 2, 1, 1, 1, 0, 1, 0, 1, 1},
