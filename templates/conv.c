@@ -495,6 +495,70 @@ O2C_KERNEL void conv_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int
                 }
 }
 
+/* ---- convolution without work memory ----
+ *
+ * For a conv whose scratch budget (compiler/ops/conv.c, plan_arena) holds none of the other
+ * kernels' work memory: the arena is then at the node-order bound with the tensors alone.
+ * Each output element is conv_f32's sum: taps in row-major order, for each tap the channels of
+ * the group in order, from +0.0f, padded taps included as fmaf(w, 0.0f, acc); then
+ * y = acc (+ bias[oc]) and the epilogues ep[0 .. nep-1]. Tiles of CONV_T output columns of one
+ * output channel, read straight from x (a tap whose run of the tile lies inside its input row
+ * is a plain or strided load, the others check each column): slower than the kernels above,
+ * which copy the input into planes or rows first, and used only where they do not fit.
+ *   x [N][G*Cg][D][H][W], w [G*OCg][Cg][KD][KH][KW] (ONNX layout), bias [G*OCg] or NULL,
+ *   y [N][G*OCg][OD][OH][OW] (must not overlap x or an epilogue's operand). Geometry as
+ *   im2col_3d_f32. */
+O2C_KERNEL void conv_direct_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in,
+                                const int64_t *out, const int64_t *k, const int64_t *stride,
+                                const int64_t *pad, const int64_t *dil, const float *x,
+                                const float *w, const float *bias, const struct ConvEpilogue *ep,
+                                int nep, float *y)
+{
+    const int64_t Cg = C / G, OC = G * OCg, taps = k[0] * k[1] * k[2];
+    const int64_t isz = in[0] * in[1] * in[2], osz = out[0] * out[1] * out[2];
+    const int64_t W = in[2], OW = out[2], sw = stride[2];
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t oc = 0; oc < OC; oc++) {
+            const float *xg = x + (n * C + oc / OCg * Cg) * isz; /* [Cg][D][H][W] */
+            const float *wc = w + oc * Cg * taps;                /* [Cg][taps] */
+            const float b = bias ? bias[oc] : 0.0f;
+            for (int64_t od = 0; od < out[0]; od++)
+                for (int64_t oh = 0; oh < out[1]; oh++)
+                    for (int64_t ow0 = 0; ow0 < OW; ow0 += CONV_T) {
+                        float acc[CONV_T];
+                        for (int j = 0; j < CONV_T; j++)
+                            acc[j] = 0.0f;
+                        for (int64_t t = 0; t < taps; t++) {
+                            const int64_t id = od * stride[0] - pad[0] + t / (k[1] * k[2]) * dil[0];
+                            const int64_t ih = oh * stride[1] - pad[1] + t / k[2] % k[1] * dil[1];
+                            const int64_t iw0 = ow0 * sw - pad[2] + t % k[2] * dil[2];
+                            const int row_in = id >= 0 && id < in[0] && ih >= 0 && ih < in[1];
+                            const int run_in = row_in && iw0 >= 0 && iw0 + (CONV_T - 1) * sw < W;
+                            for (int64_t ic = 0; ic < Cg; ic++) {
+                                const float wv = wc[ic * taps + t];
+                                const float *xr =
+                                    row_in ? xg + ic * isz + (id * in[1] + ih) * W : NULL;
+                                if (run_in) {
+                                    for (int j = 0; j < CONV_T; j++)
+                                        acc[j] = fmaf(wv, xr[iw0 + j * sw], acc[j]);
+                                } else {
+                                    for (int j = 0; j < CONV_T; j++) {
+                                        const int64_t iw = iw0 + j * sw;
+                                        const float xv = xr && iw >= 0 && iw < W ? xr[iw] : 0.0f;
+                                        acc[j] = fmaf(wv, xv, acc[j]);
+                                    }
+                                }
+                            }
+                        }
+                        const int64_t at = (n * OC + oc) * osz + (od * out[1] + oh) * OW + ow0;
+                        const int64_t live = OW - ow0 < CONV_T ? OW - ow0 : CONV_T;
+                        conv_store_f32(acc, bias != NULL, b, live, y + at);
+                        if (nep)
+                            conv_epilogue_f32(ep, nep, at, live, y + at);
+                    }
+        }
+}
+
 /* ---- banded 2-D convolution: tiles over flattened output rows ---- */
 
 /* conv_f32's tiles cover CONV_T columns of one output row, so an output row 7 wide computes 16

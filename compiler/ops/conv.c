@@ -400,21 +400,35 @@ static bool conv_is_gemv(const Node *n, const ConvShape *s)
            s->OC && s->C && portable_gemv(1, s->OC, s->C);
 }
 
-/* Work memory: the depthwise kernel's padded plane; else the band plane, conv_f32's input
- * rows or conv_pointwise_f32's last tile (when the output has fewer pixels than one tile),
- * then the packed weight when it is computed at run time; none for the GEMV. */
+/* Bytes of the work memory the conv runs fastest with: the depthwise kernel's padded plane;
+ * else the band plane, conv_f32's input rows or conv_pointwise_f32's last tile (when the
+ * output has fewer pixels than one tile), then the packed weight when it is computed at run
+ * time. */
+static int64_t conv_work_bytes(const Node *n, const ConvShape *s)
+{
+    if (conv_is_depthwise(s))
+        return checked_mul(n, depthwise_floats(n, s), (int64_t)sizeof(float));
+    ConvPlan p = conv_plan(n, s);
+    int64_t floats = conv_work(n, s, &p);
+    if (!n->inputs[1]->data)
+        floats = checked_add(n, floats, conv_packed(n, s, &p));
+    return checked_mul(n, floats, (int64_t)sizeof(float));
+}
+
+/* conv_direct_f32, which needs no work memory, where the scratch budget (plan_arena) holds
+ * none: the arena is then at the node-order bound with the tensors alone. (Under a budget
+ * conv_plan has already picked the smallest band plane or conv_f32's rows if one fits.) */
+static bool conv_runs_direct(const Node *n, const ConvShape *s)
+{
+    return n->scratch_budget && conv_work_bytes(n, s) > n->scratch_budget;
+}
+
 int64_t conv_scratch(const Node *n)
 {
     ConvShape s = conv_shape(n);
-    if (conv_is_gemv(n, &s))
+    if (conv_is_gemv(n, &s) || conv_runs_direct(n, &s))
         return 0;
-    if (conv_is_depthwise(&s))
-        return checked_mul(n, depthwise_floats(n, &s), (int64_t)sizeof(float));
-    ConvPlan p = conv_plan(n, &s);
-    int64_t floats = conv_work(n, &s, &p);
-    if (!n->inputs[1]->data)
-        floats = checked_add(n, floats, conv_packed(n, &s, &p));
-    return checked_mul(n, floats, (int64_t)sizeof(float));
+    return conv_work_bytes(n, &s);
 }
 
 /* The weight in the plan's blocks, packed at compile time when it is constant. */
@@ -586,11 +600,29 @@ static void conv_emit_depthwise(Emitter *e, Node *n, const ConvShape *s)
             value_cname(e, n->outputs[0]), scratch_cname(e, n, DT_FLOAT, 0));
 }
 
+/* conv_direct_f32 on the weight as it is; returns how many epilogues it applied. */
+static int conv_emit_nowork(Emitter *e, Node *n, const ConvShape *s)
+{
+    Value *b = node_input(n, 2);
+    int nep;
+    const char *ep = conv_tile_epilogues(e, n, &nep);
+    WindowArrays a = emit_window(e, &s->w);
+    println(e,
+            "conv_direct_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d, "
+            "%s); /* no work memory: the scratch budget holds none */",
+            (long long)s->N, (long long)s->C, (long long)s->G, (long long)s->OCg, a.in, a.out, a.k,
+            a.s, a.pads, a.d, value_cname(e, n->inputs[0]), value_cname(e, n->inputs[1]),
+            b ? value_cname(e, b) : "NULL", ep, nep, value_cname(e, n->outputs[0]));
+    return nep;
+}
+
 void conv_emit(Emitter *e, Node *n)
 {
     ConvShape s = conv_shape(n);
     int applied = 0;
-    if (conv_is_depthwise(&s))
+    if (conv_runs_direct(n, &s) && !conv_is_gemv(n, &s))
+        applied = conv_emit_nowork(e, n, &s);
+    else if (conv_is_depthwise(&s))
         conv_emit_depthwise(e, n, &s);
     else
         applied = conv_emit_direct(e, n, &s);

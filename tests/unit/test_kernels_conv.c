@@ -100,6 +100,18 @@ static void conv_direct_kernel(const ConvCase *c, const float *bias, const struc
     check(WORK[wf] == 777.0f, "conv_f32 stays inside conv_work_floats");
 }
 
+/* Conv through conv_direct_f32 (ONNX-layout weights, no work memory). */
+static void conv_nowork_kernel(const ConvCase *c, const struct ConvEpilogue *ep, int nep, float *y)
+{
+    const int64_t in[3] = {1, c->H, c->W}, k[3] = {1, c->KH, c->KW}, st[3] = {1, c->sh, c->sw};
+    const int64_t pad[3] = {0, c->pt, c->pl}, dil[3] = {1, c->dh, c->dw};
+    const int64_t out[3] = {1, out_size(c->H, c->KH, c->sh, c->pt, c->pb, c->dh),
+                            out_size(c->W, c->KW, c->sw, c->pl, c->pr, c->dw)};
+    y[c->N * c->OC * out[1] * out[2]] = 4242.0f;
+    conv_direct_f32(c->N, c->C, c->groups, c->OC / c->groups, in, out, k, st, pad, dil, X, Wt, B,
+                    ep, nep, y);
+}
+
 /* Conv through conv_band_f32 in bands of R output rows (WP packed by conv_direct_kernel). */
 static void conv_band_kernel(const ConvCase *c, int64_t R, const struct ConvEpilogue *ep, int nep,
                              float *y)
@@ -169,6 +181,10 @@ static void run_epilogues(const ConvCase *c, int64_t total, int64_t OH, int64_t 
                      (int)bands[i], nep);
             check(same_bits(D, E, total, nep == 6), what);
         }
+        conv_nowork_kernel(c, ep, nep, D);
+        snprintf(what, sizeof what, "conv_direct_f32 %s, %d epilogues: bits of conv + passes",
+                 c->name, nep);
+        check(same_bits(D, E, total, nep == 6), what);
         if (pointwise) {
             conv_pointwise_f32(c->N, c->C, c->groups, c->OC / c->groups, OH * OW, X, WP, B, ep, nep,
                                D, WORK);
@@ -199,6 +215,9 @@ static void run_case(const ConvCase *c)
     check(memcmp(Y, R, (size_t)total * sizeof(float)) == 0 && Y[total] == 4242.0f, what);
     conv_direct_kernel(c, B, NULL, 0, D);
     snprintf(what, sizeof what, "conv_f32 %s bit-identical to direct", c->name);
+    check(memcmp(D, R, (size_t)total * sizeof(float)) == 0 && D[total] == 4242.0f, what);
+    conv_nowork_kernel(c, NULL, 0, D);
+    snprintf(what, sizeof what, "conv_direct_f32 %s bit-identical to direct", c->name);
     check(memcmp(D, R, (size_t)total * sizeof(float)) == 0 && D[total] == 4242.0f, what);
     const int64_t bands[3] = {1, 2, OH}; /* one row per band, two, the whole output */
     for (int i = 0; i < 3; i++) {
