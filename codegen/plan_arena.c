@@ -64,10 +64,19 @@ typedef struct Buffer {
 typedef struct Buffers {
     Buffer *b;
     int n, cap;
-    int *of_value;   /* per value id: its buffer, or -1 */
-    int *of_scratch; /* per step: the node's scratch buffer, or -1 */
-    int in_place;    /* outputs that took an input's buffer */
+    int *of_value;     /* per value id: its buffer, or -1 */
+    int64_t *at_value; /* per value id: its byte offset in that buffer (a slice), else 0 */
+    int *of_scratch;   /* per step: the node's scratch buffer, or -1 */
+    int in_place;      /* outputs that took an input's buffer */
+    int in_slice;      /* Concat inputs written in their slice of its output */
 } Buffers;
+
+/* Concat inputs planned in their output's buffer: per value id, the output whose slice it is
+ * (NULL for none) and the slice's byte offset in it. */
+typedef struct Slices {
+    Value **of;
+    int64_t *at;
+} Slices;
 
 static Value *root_of(Value *v)
 {
@@ -175,10 +184,83 @@ static int in_place_buffer(const Buffers *bs, const Node *n, int s, const Value 
     return -1;
 }
 
-static Buffers make_buffers(Graph *g, bool in_place, int64_t *naive)
+/* ---- Concat inputs in their slices ---- */
+
+/* The inputs of a node with OP_INPUT_SLICES (Concat) whose producers may write them straight
+ * into their block of its output y: y in the arena with every dimension before the axis 1
+ * (each input is one contiguous block), the input an arena tensor of its own (not a view, a
+ * constant, a graph input or output) of y's type, read once by the node, at a block that
+ * starts ARENA_ALIGN-aligned (the kernels' alignment of any buffer), not a slice of another
+ * node already, nor itself an output with slices (no nesting). The producer then writes it
+ * in place (it takes no other buffer) and the slice is y's buffer from its producer's step:
+ * plan_arena keeps this only when the live lower bound is no larger than without. The bytes
+ * of the slice are never written again while it is read: y's buffer lives until the last
+ * reader of y or of any slice, and nothing runs in place over a buffer that is read later. */
+static Slices find_slices(const Graph *g)
+{
+    Slices sl = {xcalloc((size_t)g->nvalues + 1, sizeof(Value *)),
+                 xcalloc((size_t)g->nvalues + 1, sizeof(int64_t))};
+    bool *has_slices = xcalloc((size_t)g->nvalues + 1, sizeof(bool));
+    for (int s = 0; s < g->nnodes; s++) {
+        const Node *n = g->nodes[s];
+        Value *y = n->noutputs ? n->outputs[0] : NULL;
+        if (!node_has(n, OP_INPUT_SLICES) || !y || !needs_arena(y) || has_slices[y->id] ||
+            sl.of[y->id])
+            continue;
+        int64_t axis = attr_int(n, "axis", 0), outer = 1, off = 0;
+        if (axis < 0)
+            axis += y->rank;
+        for (int d = 0; d < axis && d < y->rank; d++)
+            outer *= y->dims[d];
+        if (outer != 1)
+            continue;
+        for (int i = 0; i < n->ninputs; i++) {
+            Value *x = n->inputs[i];
+            int64_t at = off;
+            off = checked_add(NULL, off, value_bytes(x));
+            bool once = true;
+            for (int j = 0; j < n->ninputs; j++)
+                once = once && (j == i || n->inputs[j] != x);
+            if (!needs_arena(x) || x->dtype != y->dtype || at % ARENA_ALIGN || !once ||
+                sl.of[x->id] || has_slices[x->id])
+                continue;
+            sl.of[x->id] = y;
+            sl.at[x->id] = at;
+            has_slices[y->id] = true;
+        }
+    }
+    return sl;
+}
+
+bool value_in_slice(const Value *x, const Value *y, int64_t byte_offset)
+{
+    return x && y && !x->view_of && !y->view_of && x->offset >= 0 && y->offset >= 0 &&
+           x->offset == y->offset + byte_offset;
+}
+
+/* The buffer of y whose slice v is, made at v's step when y has none yet (it then lives to
+ * y's last step at least). */
+static int slice_buffer(Buffers *bs, const Slices *sl, const Value *v, int64_t *naive)
+{
+    const Value *y = sl->of[v->id];
+    int buf = bs->of_value[y->id];
+    if (buf < 0) {
+        int64_t size = align_up(value_bytes(y));
+        *naive = checked_add(NULL, *naive, size);
+        buf = new_buffer(bs, size, v->first_step,
+                         y->last_step > v->last_step ? y->last_step : v->last_step);
+        bs->of_value[y->id] = buf;
+    }
+    bs->at_value[v->id] = sl->at[v->id];
+    bs->in_slice++;
+    return buf;
+}
+
+static Buffers make_buffers(Graph *g, bool in_place, const Slices *sl, int64_t *naive)
 {
     Buffers bs = {0};
     bs.of_value = xcalloc((size_t)g->nvalues + 1, sizeof(int));
+    bs.at_value = xcalloc((size_t)g->nvalues + 1, sizeof(int64_t));
     bs.of_scratch = xcalloc((size_t)g->nnodes + 1, sizeof(int));
     for (int i = 0; i < g->nvalues; i++)
         bs.of_value[i] = -1;
@@ -191,7 +273,14 @@ static Buffers make_buffers(Graph *g, bool in_place, int64_t *naive)
                 continue;
             int64_t size = align_up(value_bytes(v));
             *naive = checked_add(NULL, *naive, size);
-            int buf = in_place ? in_place_buffer(&bs, n, s, v) : -1;
+            int buf = sl && sl->of[v->id] ? slice_buffer(&bs, sl, v, naive) : -1;
+            if (buf >= 0) {
+                if (bs.b[buf].last < v->last_step)
+                    bs.b[buf].last = v->last_step;
+                bs.of_value[v->id] = buf;
+                continue;
+            }
+            buf = in_place ? in_place_buffer(&bs, n, s, v) : -1;
             if (buf >= 0) {
                 if (bs.b[buf].last < v->last_step)
                     bs.b[buf].last = v->last_step;
@@ -513,15 +602,28 @@ ArenaPlan plan_arena(Graph *g, int64_t bound)
     /* Budgets against the bound; when a node cannot get within it, the live peak it leaves is
      * the target of a second round, so the other nodes do not shrink for nothing. (The
      * discarded buffers go with everything else at exit, util.c.) */
-    Buffers bs = make_buffers(g, true, &plan.naive_bytes);
+    for (int i = 0; i < g->nvalues; i++)
+        g->values[i]->offset = -1;
+    /* Concat inputs in their slices where that makes the live peak no larger. */
+    Slices found = find_slices(g);
+    const Slices *sl = &found;
+    Buffers bs = make_buffers(g, true, sl, &plan.naive_bytes);
+    if (bs.in_slice) {
+        Buffers plain = make_buffers(g, true, NULL, &plan.naive_bytes);
+        if (live_lower_bound(&plain, g->nnodes) < live_lower_bound(&bs, g->nnodes)) {
+            sl = NULL;
+            bs = plain;
+        }
+    }
     if (set_scratch_budgets(g, &bs, bound)) {
-        bs = make_buffers(g, true, &plan.naive_bytes);
+        bs = make_buffers(g, true, sl, &plan.naive_bytes);
         int64_t peak = live_lower_bound(&bs, g->nnodes);
         if (peak > bound && set_scratch_budgets(g, &bs, peak))
-            bs = make_buffers(g, true, &plan.naive_bytes);
+            bs = make_buffers(g, true, sl, &plan.naive_bytes);
     }
     plan.lower_bound_bytes = live_lower_bound(&bs, g->nnodes);
     plan.in_place = bs.in_place;
+    plan.in_slice = bs.in_slice;
 
     int64_t *best = xcalloc((size_t)bs.n + 1, sizeof(int64_t));
     int64_t *offsets = xcalloc((size_t)bs.n + 1, sizeof(int64_t));
@@ -535,7 +637,7 @@ ArenaPlan plan_arena(Graph *g, int64_t bound)
 
     for (int i = 0; i < g->nvalues; i++)
         if (bs.of_value[i] >= 0)
-            g->values[i]->offset = best[bs.of_value[i]];
+            g->values[i]->offset = best[bs.of_value[i]] + bs.at_value[i];
     for (int s = 0; s < g->nnodes; s++)
         if (bs.of_scratch[s] >= 0)
             g->nodes[s]->scratch_offset = best[bs.of_scratch[s]];

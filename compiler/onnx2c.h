@@ -360,6 +360,10 @@ typedef enum OpFlag {
     OP_CAST = 1 << 7, /* converts element types with tensor.c's cast (promote_half: 16-bit ends) */
     OP_HALF = 1 << 8, /* float16/bfloat16 operands: inferred and folded in float32, then run
                        * between Casts (promote_half.c) */
+    /* its inputs may be planned as slices of output 0, one after another (Concat, when the
+     * axis makes each input one contiguous block of the output): their producers write them
+     * in place, and the emitter copies only the inputs that are not there (value_in_slice) */
+    OP_INPUT_SLICES = 1 << 9,
 } OpFlag;
 struct OpDef {
     const char *name;
@@ -428,9 +432,13 @@ typedef struct ArenaPlan {
     int64_t naive_bytes;       /* sum of every intermediate's size */
     int64_t lower_bound_bytes; /* largest total live at one step */
     int in_place;              /* outputs written into the buffer of a dying input */
+    int in_slice;              /* inputs of Concat (OP_INPUT_SLICES) written into its output */
 } ArenaPlan;
 ArenaPlan plan_arena(Graph *g, int64_t bound); /* bound: node_order_bound() */
 int64_t node_order_bound(const Graph *g);      /* bytes a naive plan in the model's order needs */
+/* x is planned in place in y's buffer at byte_offset (a Concat input in its slice), so the
+ * copy into y is not needed. */
+bool value_in_slice(const Value *x, const Value *y, int64_t byte_offset);
 
 /* ---- pipeline.c ---- */
 ArenaPlan compile_model(Model *m, const Options *opt); /* bind_shapes ... plan_arena */

@@ -44,7 +44,7 @@ static const OpDef op_table[] = {
     {"Unsqueeze", 1, 2, 1, unsqueeze_infer, view_fold, NULL, VIEW, NULL, NULL, NULL},
     {"Shape", 1, 1, 1, shape_infer, shape_fold, NULL, NO_VIEW, NULL, NULL, NULL},
     {"Transpose", 1, 1, 1, transpose_infer, transpose_fold, transpose_emit, NO_VIEW, NULL, NULL, "movement"},
-    {"Concat", 1, 1 << 20, 4, concat_infer, concat_fold, concat_emit, NO_VIEW, NULL, NULL, "movement"},
+    {"Concat", 1, 1 << 20, 4, concat_infer, concat_fold, concat_emit, OP_INPUT_SLICES, NULL, NULL, "movement"},
     {"Gather", 2, 2, 1, gather_infer, gather_fold, gather_emit, NO_VIEW, NULL, NULL, "movement"},
     {"Abs", 1, 1, 6, unary_infer, unary_fold, unary_emit, UNARY | HALF, numel_flops, NULL, "math"},
     {"Neg", 1, 1, 6, unary_infer, unary_fold, unary_emit, UNARY | HALF, numel_flops, NULL, "math"},

@@ -328,9 +328,9 @@ void print_report(FILE *f, const Model *m, const ArenaPlan *plan)
         print_counts(f, fusions, nfusions);
     fprintf(f,
             "arena: %lld bytes (naive sum of intermediates %lld, live lower bound %lld, %d in "
-            "place)\n",
+            "place, %d in Concat slices)\n",
             (long long)plan->arena_bytes, (long long)plan->naive_bytes,
-            (long long)plan->lower_bound_bytes, plan->in_place);
+            (long long)plan->lower_bound_bytes, plan->in_place, plan->in_slice);
     fprintf(f, "node-order bound: %lld bytes\n", (long long)m->node_order_bound_bytes);
     fprintf(f, "channels-last: %d nodes run on [N][H][W][C] tensors (--layout)\n",
             channels_last_nodes(g));
@@ -417,10 +417,10 @@ void write_report_json(FILE *f, const Model *m, const ArenaPlan *plan)
     json_counts(f, fusions, nfusions);
     fprintf(f,
             ", \"arena_bytes\": %lld, \"arena_naive_bytes\": %lld, "
-            "\"arena_lower_bound_bytes\": %lld, \"arena_in_place\": %d, "
+            "\"arena_lower_bound_bytes\": %lld, \"arena_in_place\": %d, \"arena_in_slice\": %d, "
             "\"node_order_bound_bytes\": %lld, \"weight_bytes\": %lld, \"mflops\": %.6f",
             (long long)plan->arena_bytes, (long long)plan->naive_bytes,
-            (long long)plan->lower_bound_bytes, plan->in_place,
+            (long long)plan->lower_bound_bytes, plan->in_place, plan->in_slice,
             (long long)m->node_order_bound_bytes, (long long)model_weight_bytes(g),
             model_mflops(g));
     int64_t in = values_bytes(g->inputs, g->ninputs), out = values_bytes(g->outputs, g->noutputs);

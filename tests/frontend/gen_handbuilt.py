@@ -5,7 +5,7 @@ Needs only onnx, numpy and onnxruntime (requirements.txt; no torch, no onnxscrip
 graph is written with onnx.helper so that its exact structure is under our control).
 From the repository root:
 
-    .venv/bin/python tests/frontend/gen_handbuilt.py
+    .venv/bin/python tests/frontend/gen_handbuilt.py [NAME...]
 
 Writes tests/frontend/models/NAME/ for every NAME below (layout in frontend_common.py):
 model.onnx, test_data_set_0/{input,output}_<i>.pb and expected.json (what the frontend should
@@ -722,6 +722,44 @@ def se_block():
 
 
 @case
+def concat_fire():
+    # SqueezeNet's fire module: a 1x1 squeeze conv, two expand convs of its output (1x1 here
+    # both, so no conv needs work memory and the arena is the tensors alone), their Concat on
+    # the channels, read by a 1x1 conv. The expand convs write their slices of the Concat's
+    # output, so it copies nothing. Bytes (fused, 64 positions): s 1024, e1 and e2 2048 each,
+    # c 4096; c's buffer is alive from e1's step: s + c = 5120 at steps 1 and 2, the arena;
+    # copying would need e1 + e2 + c = 8192 at the Concat, the node-order bound.
+    rng = np.random.default_rng(177)
+    cin, sq, ex = 8, 4, 8
+    inits = [init("ws", normal(rng, (sq, cin, 1, 1), 0.5)), init("bs", normal(rng, (sq,), 0.2)),
+             init("w1", normal(rng, (ex, sq, 1, 1), 0.5)), init("b1", normal(rng, (ex,), 0.2)),
+             init("w2", normal(rng, (ex, sq, 1, 1), 0.5)), init("b2", normal(rng, (ex,), 0.2)),
+             init("wo", normal(rng, (4, 2 * ex, 1, 1), 0.3)), init("bo", normal(rng, (4,), 0.2))]
+    nodes = [node("Conv", ["x", "ws", "bs"], ["s0"], "squeeze"),
+             node("Relu", ["s0"], ["s"], "squeeze_relu"),
+             node("Conv", ["s", "w1", "b1"], ["e10"], "expand1"),
+             node("Relu", ["e10"], ["e1"], "expand1_relu"),
+             node("Conv", ["s", "w2", "b2"], ["e20"], "expand2"),
+             node("Relu", ["e20"], ["e2"], "expand2_relu"),
+             node("Concat", ["e1", "e2"], ["c"], "concat", axis=1),
+             node("Conv", ["c", "wo", "bo"], ["y"], "out")]
+    mdl = model(nodes, [vi("x", (1, cin, 8, 8))], [vi("y", (1, 4, 8, 8))], inits)
+    return "concat_fire", mdl, {"x": normal(rng, (1, cin, 8, 8))}, {
+        "ops_after": {"Conv": 4, "Concat": 1},
+        "report": {"arena_bytes": 5120, "arena_lower_bound_bytes": 5120,
+                   "node_order_bound_bytes": 8192, "arena_in_slice": 2},
+        "note": "the expand convs write their slices of the Concat's output (no copy): arena "
+                "5120 bytes (squeeze output + Concat output) against 8192 with copies"}
+
+
+def _concat_fire(p, x):
+    s = _relu(_conv1x1(x, p["ws"], p["bs"]))
+    c = np.concatenate([_relu(_conv1x1(s, p["w1"], p["b1"])),
+                        _relu(_conv1x1(s, p["w2"], p["b2"]))], axis=1)
+    return _conv1x1(c, p["wo"], p["bo"])
+
+
+@case
 def epilogue_residual_add():
     return _epilogue("residual_add", 172, [node("Add", ["h", "r"], ["y"], "residual")],
                      extra_inputs=[("r", (M, N))],
@@ -967,6 +1005,7 @@ NUMPY_REFERENCE = {
     "gemm_mul_add": lambda p, x: _gemm(p, x) * p["scale"] + p["shift"],
     "epilogue_residual_add": lambda p, x, r: _gemm(p, x) + r,
     "se_block": _se_block,
+    "concat_fire": _concat_fire,
     "epilogue_bias_add": lambda p, x: _relu(x @ p["W"].T + p["bias"]),
     "elementwise_chain": lambda p, x: _sigmoid(x * p["c"] + p["d"]) * x,
     "elementwise_chain_tiled": lambda p, x, c: (c - np.tanh(x * p["s"] + p["d"])) * x,
@@ -992,8 +1031,11 @@ def check_numpy(name, mdl, feed, outputs):
 
 def main():
     names = set()
+    only = set(sys.argv[1:])  # NAME...: write only these models
     for fn in CASES:
         name, mdl, feed, expected = fn()
+        if only and name not in only:
+            continue
         if name in names:
             raise SystemExit(f"error: duplicate model {name}")
         names.add(name)

@@ -7,7 +7,8 @@ and still compute what onnxruntime computed on the original model.
 For each model: onnx2c --harness --report-json; the C builds warning-free and its harness
 matches the reference outputs; ops_after matches (view ops Reshape/Flatten/Squeeze/Unsqueeze are
 free and ignored), or the allowed/forbidden lists hold, or fused_loops is the number of
-non-view nodes; refuse: true models must exit 1 with the one line 'onnx2c: error: FILE: ERROR',
+non-view nodes, and the report's keys listed under "report" have those values (memory figures
+computed by hand); refuse: true models must exit 1 with the one line 'onnx2c: error: FILE: ERROR',
 ERROR being expected.json's "error" word for word. --emit-onnx output must run in onnxruntime
 with the same results. The expectations are the frontend's, so these builds take
 --layout=nchw; a model with a Conv is built once more with --layout=nhwc, whose outputs must
@@ -84,10 +85,14 @@ def run_one(onnx2c, name, work):
     r = sh([prog, "--require-outputs", "--write-outputs", out, os.path.join(d, "test_data_set_0")])
     if r.returncode:
         return "harness: " + (r.stdout + r.stderr).strip()[:500]
-    ops = json.load(open(js))["ops_after"]
+    rep = json.load(open(js))
+    ops = rep["ops_after"]
     err = check_ops(ops, exp)
     if err:
         return err
+    for key, want in exp.get("report", {}).items():
+        if rep.get(key) != want:
+            return f"report {key} {rep.get(key)}, want {want}"
     if "Conv" in ops:
         err = same_bits_nhwc(onnx2c, d, w, out)
         if err:
