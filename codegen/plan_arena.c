@@ -13,7 +13,8 @@
  *     read and write the same rows of both. Not done for a Gemm or Conv taking its residual
  *     Add's buffer: the product stores its result before the epilogue reads the residual.
  *     And a node's output 0 over the input its output_over_input names: a recurrent layer's
- *     Y over X (compiler/ops/recurrent.c says when).
+ *     Y over X (compiler/ops/recurrent.c says when), a depthwise Conv's y over x
+ *     (compiler/ops/conv.c). Node.output_in_place then tells the op's scratch() and emit().
  * Node scratch (a convolution's band plane, a recurrent layer's input projection) is a buffer
  * alive for its node's step. Every size is rounded up to ARENA_ALIGN.
  *
@@ -267,6 +268,7 @@ static Buffers make_buffers(Graph *g, bool in_place, const Slices *sl, int64_t *
     *naive = 0;
     for (int s = 0; s < g->nnodes; s++) {
         Node *n = g->nodes[s];
+        n->output_in_place = false;
         for (int i = 0; i < n->noutputs; i++) {
             Value *v = n->outputs[i];
             if (!needs_arena(v) || bs.of_value[v->id] >= 0)
@@ -285,6 +287,7 @@ static Buffers make_buffers(Graph *g, bool in_place, const Slices *sl, int64_t *
                 if (bs.b[buf].last < v->last_step)
                     bs.b[buf].last = v->last_step;
                 bs.in_place++;
+                n->output_in_place = n->output_in_place || v == n->outputs[0];
             } else {
                 buf = new_buffer(&bs, size, v->first_step, v->last_step);
             }

@@ -173,6 +173,9 @@ struct Node {
      * recurrent layer's Y over its X); elementwise ops have their flag instead */
     int output_over_input;
     bool channels_last; /* layout_nhwc: runs on [N][H][W][C] tensors */
+    /* plan_arena: output 0 took the buffer of an input (in place), so the emitted kernel must
+     * be one that may run in place (conv: not conv_direct_f32) */
+    bool output_in_place;
 };
 
 typedef struct Graph {

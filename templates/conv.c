@@ -502,9 +502,10 @@ O2C_KERNEL void conv_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int
  * Each output element is conv_f32's sum: taps in row-major order, for each tap the channels of
  * the group in order, from +0.0f, padded taps included as fmaf(w, 0.0f, acc); then
  * y = acc (+ bias[oc]) and the epilogues ep[0 .. nep-1]. Tiles of CONV_T output columns of one
- * output channel, read straight from x (a tap whose run of the tile lies inside its input row
- * is a plain or strided load, the others check each column): slower than the kernels above,
- * which copy the input into planes or rows first, and used only where they do not fit.
+ * output channel, read straight from x (per tap, the columns inside the input row are one
+ * plain or strided run, the others padding): slower than the kernels above (which copy the
+ * input into planes or rows first and tile across output channels), so used only where
+ * their work memory does not fit.
  *   x [N][G*Cg][D][H][W], w [G*OCg][Cg][KD][KH][KW] (ONNX layout), bias [G*OCg] or NULL,
  *   y [N][G*OCg][OD][OH][OW] (must not overlap x or an epilogue's operand). Geometry as
  *   im2col_3d_f32. */
@@ -533,21 +534,29 @@ O2C_KERNEL void conv_direct_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, co
                             const int64_t ih = oh * stride[1] - pad[1] + t / k[2] % k[1] * dil[1];
                             const int64_t iw0 = ow0 * sw - pad[2] + t % k[2] * dil[2];
                             const int row_in = id >= 0 && id < in[0] && ih >= 0 && ih < in[1];
-                            const int run_in = row_in && iw0 >= 0 && iw0 + (CONV_T - 1) * sw < W;
+                            /* the tile's columns j in [jl, jh) read the input, the others
+                             * are padding: fmaf(w, 0.0f, acc) */
+                            int64_t jl = iw0 >= 0 ? 0 : (-iw0 + sw - 1) / sw;
+                            int64_t jh = W - iw0 <= 0 ? 0 : (W - iw0 + sw - 1) / sw;
+                            if (jh > CONV_T)
+                                jh = CONV_T;
+                            if (!row_in || jl > jh)
+                                jl = jh = CONV_T;
                             for (int64_t ic = 0; ic < Cg; ic++) {
                                 const float wv = wc[ic * taps + t];
-                                const float *xr =
-                                    row_in ? xg + ic * isz + (id * in[1] + ih) * W : NULL;
-                                if (run_in) {
-                                    for (int j = 0; j < CONV_T; j++)
-                                        acc[j] = fmaf(wv, xr[iw0 + j * sw], acc[j]);
-                                } else {
-                                    for (int j = 0; j < CONV_T; j++) {
-                                        const int64_t iw = iw0 + j * sw;
-                                        const float xv = xr && iw >= 0 && iw < W ? xr[iw] : 0.0f;
-                                        acc[j] = fmaf(wv, xv, acc[j]);
-                                    }
+                                for (int64_t j = 0; j < jl; j++)
+                                    acc[j] = fmaf(wv, 0.0f, acc[j]);
+                                if (jh > jl) {
+                                    const float *xr = xg + ic * isz + (id * in[1] + ih) * W;
+                                    if (sw == 1)
+                                        for (int64_t j = jl; j < jh; j++)
+                                            acc[j] = fmaf(wv, xr[iw0 + j], acc[j]);
+                                    else
+                                        for (int64_t j = jl; j < jh; j++)
+                                            acc[j] = fmaf(wv, xr[iw0 + j * sw], acc[j]);
                                 }
+                                for (int64_t j = jh; j < CONV_T; j++)
+                                    acc[j] = fmaf(wv, 0.0f, acc[j]);
                             }
                         }
                         const int64_t at = (n * OC + oc) * osz + (od * out[1] + oh) * OW + ow0;

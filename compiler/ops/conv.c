@@ -208,6 +208,8 @@ static ConvShape conv_shape(const Node *n)
     return s;
 }
 
+static bool conv_is_depthwise(const ConvShape *s);
+
 void conv_infer(Node *n)
 {
     for (int i = 0; i < n->ninputs; i++)
@@ -215,6 +217,10 @@ void conv_infer(Node *n)
             require_float(n, n->inputs[i]);
     ConvShape s = conv_shape(n);
     set_window_output(n->outputs[0], DT_FLOAT, n->inputs[0], s.OC, &s.w);
+    /* A depthwise conv with one output per channel may write y over x (plan_arena, when x
+     * dies here and has y's size): depthwise_conv_f32 copies each group of input channels
+     * into its planes before it stores the group's outputs, which are those channels. */
+    n->output_over_input = conv_is_depthwise(&s) && s.OCg == 1 ? 1 : 0;
 }
 
 /* A 1x1 kernel with unit strides and no padding: a product on the input as it is. */
@@ -417,10 +423,12 @@ static int64_t conv_work_bytes(const Node *n, const ConvShape *s)
 
 /* conv_direct_f32, which needs no work memory, where the scratch budget (plan_arena) holds
  * none: the arena is then at the node-order bound with the tensors alone. (Under a budget
- * conv_plan has already picked the smallest band plane or conv_f32's rows if one fits.) */
+ * conv_plan has already picked the smallest band plane or conv_f32's rows if one fits.) Not
+ * for a depthwise conv writing y over x: it keeps its planes. */
 static bool conv_runs_direct(const Node *n, const ConvShape *s)
 {
-    return n->scratch_budget && conv_work_bytes(n, s) > n->scratch_budget;
+    return n->scratch_budget && conv_work_bytes(n, s) > n->scratch_budget &&
+           !n->output_in_place; /* conv_direct_f32 must not overlap x */
 }
 
 int64_t conv_scratch(const Node *n)
