@@ -499,73 +499,111 @@ O2C_KERNEL void conv_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int
  *
  * For a conv whose scratch budget (compiler/ops/conv.c, plan_arena) holds none of the other
  * kernels' work memory: the arena is then at the node-order bound with the tensors alone.
- * Each output element is conv_f32's sum: taps in row-major order, for each tap the channels of
- * the group in order, from +0.0f, padded taps included as fmaf(w, 0.0f, acc); then
- * y = acc (+ bias[oc]) and the epilogues ep[0 .. nep-1]. Tiles of CONV_T output columns of one
- * output channel, read straight from x (per tap, the columns inside the input row are one
- * plain or strided run, the others padding): slower than the kernels above (which copy the
- * input into planes or rows first and tile across output channels), so used only where
- * their work memory does not fit.
- *   x [N][G*Cg][D][H][W], w [G*OCg][Cg][KD][KH][KW] (ONNX layout), bias [G*OCg] or NULL,
- *   y [N][G*OCg][OD][OH][OW] (must not overlap x or an epilogue's operand). Geometry as
+ * conv_f32's tiles (CONV_OB output channels x CONV_T columns of one output row, the same
+ * (tap, channel) steps, so the same bits; epilogues included) on the input as it is: per
+ * step, the tile's CONV_T input columns are read straight from x where they lie inside the
+ * row at stride 1, else copied, zero-padded, into a row of CONV_T floats on the stack. */
+
+/* Input channels per copied block of conv_direct_sums_f32's edge steps. */
+enum { CONV_EDGE_CH = 16 };
+
+/* rows[i][j] = input column iw0 + j*sw of channel c0 + i's row (id, ih) for the j < CONV_T
+ * inside it, 0.0f for the others (all, row_in 0: a row in the padding), i < nch. A function
+ * of its own: inlined, it made gcc keep the tile's accumulators in scalars. */
+static CONV_NOINLINE void conv_direct_edge_f32(const float *xr, int64_t isz, int64_t nch, int64_t W,
+                                               int64_t iw0, int64_t sw, int row_in,
+                                               float rows[CONV_EDGE_CH][CONV_T])
+{
+    for (int64_t i = 0; i < nch; i++)
+        for (int j = 0; j < CONV_T; j++) {
+            const int64_t iw = iw0 + j * sw;
+            rows[i][j] = row_in && iw >= 0 && iw < W ? xr[i * isz + iw] : 0.0f;
+        }
+}
+
+/* The steps of nch channels of one tap: xt channel 0's CONV_T input columns, channels cs
+ * apart, wt [nch][CONV_OB]. A function of its own, the loop alone in it (with both callers in
+ * one function gcc kept the accumulators of one in scalars). */
+static CONV_NOINLINE void conv_direct_run_f32(int64_t nch, const float *wt, const float *xt,
+                                              int64_t cs, float acc[CONV_OB][CONV_T])
+{
+    for (int64_t ic = 0; ic < nch; ic++)
+        conv_step_f32(wt + ic * CONV_OB, xt + ic * cs, acc);
+}
+
+/* The sums of the tile at (od, oh, ow0 .. ow0+CONV_T-1) of one block: xg [Cg][D][H][W] the
+ * group's input, wb [taps][Cg][CONV_OB] (one block of conv_weight_pack_f32); acc as
+ * conv_tile_f32's. (Only the sums: with the store in it, gcc kept the accumulators in
+ * scalars.) */
+O2C_KERNEL CONV_NOINLINE void conv_direct_sums_f32(int64_t Cg, const int64_t *in, const int64_t *k,
+                                                   const int64_t *stride, const int64_t *pad,
+                                                   const int64_t *dil, int64_t od, int64_t oh,
+                                                   int64_t ow0, const float *xg, const float *wb,
+                                                   float acc[CONV_OB][CONV_T])
+{
+    const int64_t isz = in[0] * in[1] * in[2], W = in[2], sw = stride[2];
+    const int64_t taps = k[0] * k[1] * k[2];
+    float rows[CONV_EDGE_CH][CONV_T];
+    for (int o = 0; o < CONV_OB; o++)
+        for (int j = 0; j < CONV_T; j++)
+            acc[o][j] = 0.0f;
+    for (int64_t t = 0; t < taps; t++) {
+        const int64_t id = od * stride[0] - pad[0] + t / (k[1] * k[2]) * dil[0];
+        const int64_t ih = oh * stride[1] - pad[1] + t / k[2] % k[1] * dil[1];
+        const int64_t iw0 = ow0 * sw - pad[2] + t % k[2] * dil[2];
+        const int row_in = id >= 0 && id < in[0] && ih >= 0 && ih < in[1];
+        const float *wt = wb + t * Cg * CONV_OB;
+        if (row_in && sw == 1 && iw0 >= 0 && iw0 + CONV_T <= W) {
+            /* channel 0 of this tap, channels isz apart */
+            conv_direct_run_f32(Cg, wt, xg + (id * in[1] + ih) * W + iw0, isz, acc);
+            continue;
+        }
+        for (int64_t c0 = 0; c0 < Cg; c0 += CONV_EDGE_CH) {
+            const int64_t nch = Cg - c0 < CONV_EDGE_CH ? Cg - c0 : CONV_EDGE_CH;
+            conv_direct_edge_f32(row_in ? xg + c0 * isz + (id * in[1] + ih) * W : xg, isz, nch, W,
+                                 iw0, sw, row_in, rows);
+            conv_direct_run_f32(nch, wt + c0 * CONV_OB, rows[0], CONV_T, acc);
+        }
+    }
+}
+
+/* Convolution (1-D, 2-D and 3-D) without work memory, with conv_f32's bits (see above).
+ *   x [N][G*Cg][D][H][W], wp from conv_weight_pack_f32 with OB = CONV_OB, bias [G*OCg] or
+ *   NULL, y [N][G*OCg][OD][OH][OW] (must not overlap x or an epilogue's operand). Geometry as
  *   im2col_3d_f32. */
 O2C_KERNEL void conv_direct_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in,
                                 const int64_t *out, const int64_t *k, const int64_t *stride,
                                 const int64_t *pad, const int64_t *dil, const float *x,
-                                const float *w, const float *bias, const struct ConvEpilogue *ep,
+                                const float *wp, const float *bias, const struct ConvEpilogue *ep,
                                 int nep, float *y)
 {
-    const int64_t Cg = C / G, OC = G * OCg, taps = k[0] * k[1] * k[2];
+    const int64_t Cg = C / G, OC = G * OCg, NB = (OCg + CONV_OB - 1) / CONV_OB;
     const int64_t isz = in[0] * in[1] * in[2], osz = out[0] * out[1] * out[2];
-    const int64_t W = in[2], OW = out[2], sw = stride[2];
+    const int64_t taps = k[0] * k[1] * k[2], OW = out[2];
     for (int64_t n = 0; n < N; n++)
-        for (int64_t oc = 0; oc < OC; oc++) {
-            const float *xg = x + (n * C + oc / OCg * Cg) * isz; /* [Cg][D][H][W] */
-            const float *wc = w + oc * Cg * taps;                /* [Cg][taps] */
-            const float b = bias ? bias[oc] : 0.0f;
+        for (int64_t g = 0; g < G; g++)
             for (int64_t od = 0; od < out[0]; od++)
                 for (int64_t oh = 0; oh < out[1]; oh++)
-                    for (int64_t ow0 = 0; ow0 < OW; ow0 += CONV_T) {
-                        float acc[CONV_T];
-                        for (int j = 0; j < CONV_T; j++)
-                            acc[j] = 0.0f;
-                        for (int64_t t = 0; t < taps; t++) {
-                            const int64_t id = od * stride[0] - pad[0] + t / (k[1] * k[2]) * dil[0];
-                            const int64_t ih = oh * stride[1] - pad[1] + t / k[2] % k[1] * dil[1];
-                            const int64_t iw0 = ow0 * sw - pad[2] + t % k[2] * dil[2];
-                            const int row_in = id >= 0 && id < in[0] && ih >= 0 && ih < in[1];
-                            /* the tile's columns j in [jl, jh) read the input, the others
-                             * are padding: fmaf(w, 0.0f, acc) */
-                            int64_t jl = iw0 >= 0 ? 0 : (-iw0 + sw - 1) / sw;
-                            int64_t jh = W - iw0 <= 0 ? 0 : (W - iw0 + sw - 1) / sw;
-                            if (jh > CONV_T)
-                                jh = CONV_T;
-                            if (!row_in || jl > jh)
-                                jl = jh = CONV_T;
-                            for (int64_t ic = 0; ic < Cg; ic++) {
-                                const float wv = wc[ic * taps + t];
-                                for (int64_t j = 0; j < jl; j++)
-                                    acc[j] = fmaf(wv, 0.0f, acc[j]);
-                                if (jh > jl) {
-                                    const float *xr = xg + ic * isz + (id * in[1] + ih) * W;
-                                    if (sw == 1)
-                                        for (int64_t j = jl; j < jh; j++)
-                                            acc[j] = fmaf(wv, xr[iw0 + j], acc[j]);
-                                    else
-                                        for (int64_t j = jl; j < jh; j++)
-                                            acc[j] = fmaf(wv, xr[iw0 + j * sw], acc[j]);
-                                }
-                                for (int64_t j = jh; j < CONV_T; j++)
-                                    acc[j] = fmaf(wv, 0.0f, acc[j]);
+                    for (int64_t b = 0; b < NB; b++) {
+                        const int64_t oc0 = g * OCg + b * CONV_OB;
+                        const int64_t nob =
+                            OCg - b * CONV_OB < CONV_OB ? OCg - b * CONV_OB : CONV_OB;
+                        const int64_t at = (n * OC + oc0) * osz + (od * out[1] + oh) * OW;
+                        const float *wb = wp + (g * NB + b) * taps * Cg * CONV_OB;
+                        for (int64_t ow0 = 0; ow0 < OW; ow0 += CONV_T) {
+                            const int64_t live = OW - ow0 < CONV_T ? OW - ow0 : CONV_T;
+                            float acc[CONV_OB][CONV_T];
+                            conv_direct_sums_f32(Cg, in, k, stride, pad, dil, od, oh, ow0,
+                                                 x + (n * C + g * Cg) * isz, wb, acc);
+                            for (int64_t o = 0; o < nob; o++) {
+                                float *yr = y + at + o * osz + ow0;
+                                conv_store_f32(acc[o], bias != NULL, bias ? bias[oc0 + o] : 0.0f,
+                                               live, yr);
+                                if (nep)
+                                    conv_epilogue_f32(ep, nep, at + o * osz + ow0, live, yr);
                             }
                         }
-                        const int64_t at = (n * OC + oc) * osz + (od * out[1] + oh) * OW + ow0;
-                        const int64_t live = OW - ow0 < CONV_T ? OW - ow0 : CONV_T;
-                        conv_store_f32(acc, bias != NULL, b, live, y + at);
-                        if (nep)
-                            conv_epilogue_f32(ep, nep, at, live, y + at);
                     }
-        }
 }
 
 /* ---- banded 2-D convolution: tiles over flattened output rows ---- */

@@ -399,7 +399,7 @@ void conv_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in, c
               int nep, float *y, float *work);
 void conv_direct_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in,
                      const int64_t *out, const int64_t *k, const int64_t *stride,
-                     const int64_t *pad, const int64_t *dil, const float *x, const float *w,
+                     const int64_t *pad, const int64_t *dil, const float *x, const float *wp,
                      const float *bias, const struct ConvEpilogue *ep, int nep, float *y);
 int64_t conv_band_width(int64_t OW, int64_t KW, int64_t stride_w, int64_t dil_w);
 int64_t conv_band_slab(int64_t R, int64_t KH, int64_t stride_h, int64_t dil_h, int64_t Wq);

@@ -424,11 +424,13 @@ static int64_t conv_work_bytes(const Node *n, const ConvShape *s)
 /* conv_direct_f32, which needs no work memory, where the scratch budget (plan_arena) holds
  * none: the arena is then at the node-order bound with the tensors alone. (Under a budget
  * conv_plan has already picked the smallest band plane or conv_f32's rows if one fits.) Not
- * for a depthwise conv writing y over x: it keeps its planes. */
+ * for a depthwise conv writing y over x, nor for a weight computed at run time (packing it
+ * needs memory): those keep their work memory. */
 static bool conv_runs_direct(const Node *n, const ConvShape *s)
 {
     return n->scratch_budget && conv_work_bytes(n, s) > n->scratch_budget &&
-           !n->output_in_place; /* conv_direct_f32 must not overlap x */
+           n->inputs[1]->data && /* its weight packed at compile time */
+           !n->output_in_place;  /* conv_direct_f32 must not overlap x */
 }
 
 int64_t conv_scratch(const Node *n)
@@ -608,9 +610,12 @@ static void conv_emit_depthwise(Emitter *e, Node *n, const ConvShape *s)
             value_cname(e, n->outputs[0]), scratch_cname(e, n, DT_FLOAT, 0));
 }
 
-/* conv_direct_f32 on the weight as it is; returns how many epilogues it applied. */
+/* conv_direct_f32 on the weight packed at compile time; returns how many epilogues it
+ * applied. */
 static int conv_emit_nowork(Emitter *e, Node *n, const ConvShape *s)
 {
+    const ConvPlan p = {CONV_ROWS, 0, CONV_OB};
+    const char *wp = conv_packed_weights(e, n, s, &p);
     Value *b = node_input(n, 2);
     int nep;
     const char *ep = conv_tile_epilogues(e, n, &nep);
@@ -619,8 +624,8 @@ static int conv_emit_nowork(Emitter *e, Node *n, const ConvShape *s)
             "conv_direct_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %d, "
             "%s); /* no work memory: the scratch budget holds none */",
             (long long)s->N, (long long)s->C, (long long)s->G, (long long)s->OCg, a.in, a.out, a.k,
-            a.s, a.pads, a.d, value_cname(e, n->inputs[0]), value_cname(e, n->inputs[1]),
-            b ? value_cname(e, b) : "NULL", ep, nep, value_cname(e, n->outputs[0]));
+            a.s, a.pads, a.d, value_cname(e, n->inputs[0]), wp, b ? value_cname(e, b) : "NULL", ep,
+            nep, value_cname(e, n->outputs[0]));
     return nep;
 }
 

@@ -100,7 +100,7 @@ static void conv_direct_kernel(const ConvCase *c, const float *bias, const struc
     check(WORK[wf] == 777.0f, "conv_f32 stays inside conv_work_floats");
 }
 
-/* Conv through conv_direct_f32 (ONNX-layout weights, no work memory). */
+/* Conv through conv_direct_f32 (no work memory; WP packed by conv_direct_kernel). */
 static void conv_nowork_kernel(const ConvCase *c, const struct ConvEpilogue *ep, int nep, float *y)
 {
     const int64_t in[3] = {1, c->H, c->W}, k[3] = {1, c->KH, c->KW}, st[3] = {1, c->sh, c->sw};
@@ -108,7 +108,7 @@ static void conv_nowork_kernel(const ConvCase *c, const struct ConvEpilogue *ep,
     const int64_t out[3] = {1, out_size(c->H, c->KH, c->sh, c->pt, c->pb, c->dh),
                             out_size(c->W, c->KW, c->sw, c->pl, c->pr, c->dw)};
     y[c->N * c->OC * out[1] * out[2]] = 4242.0f;
-    conv_direct_f32(c->N, c->C, c->groups, c->OC / c->groups, in, out, k, st, pad, dil, X, Wt, B,
+    conv_direct_f32(c->N, c->C, c->groups, c->OC / c->groups, in, out, k, st, pad, dil, X, WP, B,
                     ep, nep, y);
 }
 
