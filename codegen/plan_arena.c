@@ -10,11 +10,13 @@
  *     into it) reads that buffer. Legal because those kernels read element i before they
  *     write element i and take no restrict pointers (templates/elementwise.c and math.c say
  *     "y may be x"; they already run in place as epilogues), and the tiles of emit_chain.c
- *     read and write the same rows of both. Not done for a Gemm or Conv taking its residual
- *     Add's buffer: the product stores its result before the epilogue reads the residual.
- *     And a node's output 0 over the input its output_over_input names: a recurrent layer's
- *     Y over X (compiler/ops/recurrent.c says when), a depthwise Conv's y over x
- *     (compiler/ops/conv.c). Node.output_in_place then tells the op's scratch() and emit().
+ *     read and write the same rows of both. Not done for a Gemm taking its residual Add's
+ *     buffer: the product stores its result before the epilogue reads the residual.
+ *     And a node's output 0 over the input its output_over_input names (a recurrent layer's
+ *     Y over X, compiler/ops/recurrent.c says when) or, for OP_CONV_IN_PLACE, the one
+ *     conv_in_place_input names (a depthwise Conv's y over x; a Conv's y over the residual
+ *     its kernels add in their tile store, the residual's epilogue slot counted as its
+ *     own). Node.output_in_place then tells the op's scratch() and emit().
  * Node scratch (a convolution's band plane, a recurrent layer's input projection) is a buffer
  * alive for its node's step. Every size is rounded up to ARENA_ALIGN.
  *
@@ -151,16 +153,28 @@ static int reads_of_buffer(const Buffers *bs, const Node *n, int buf)
 }
 
 /* The buffer of input x of node n (step s) if output y may take it: same type and size, x
- * dies at this step and no other slot of the node or its epilogues reads it; else -1. */
-static int takeable_buffer(const Buffers *bs, const Node *n, int s, Value *x, const Value *y)
+ * dies at this step and no other slot of the node or its epilogues reads it (but `reads`
+ * slots in all); else -1. */
+static int takeable_buffer(const Buffers *bs, const Node *n, int s, Value *x, const Value *y,
+                           int reads)
 {
     if (!x || x->dtype != y->dtype || value_numel(x) != value_numel(y))
         return -1;
     int buf = bs->of_value[root_of(x)->id];
     if (buf < 0 || bs->b[buf].last != s || bs->b[buf].size != align_up(value_bytes(y)) ||
-        reads_of_buffer(bs, n, buf) != 1)
+        reads_of_buffer(bs, n, buf) != reads)
         return -1;
     return buf;
+}
+
+/* Slots of n's epilogues that read x: an epilogue's operand is also an input of n. */
+static int epilogue_reads(const Node *n, const Value *x)
+{
+    int count = 0;
+    for (int e = 0; e < n->nepilogue; e++)
+        for (int i = 0; i < n->epilogue[e].node->ninputs; i++)
+            count += i != n->epilogue[e].input && n->epilogue[e].node->inputs[i] == x;
+    return count;
 }
 
 /* The buffer of an input of node n (step s) that output y may take, or -1: for an elementwise
@@ -169,16 +183,17 @@ static int takeable_buffer(const Buffers *bs, const Node *n, int s, Value *x, co
  * input it names, for output 0. */
 static int in_place_buffer(const Buffers *bs, const Node *n, int s, const Value *y)
 {
-    if (n->output_over_input && y == n->outputs[0]) {
-        int i = n->output_over_input - 1;
-        return i < n->ninputs ? takeable_buffer(bs, n, s, n->inputs[i], y) : -1;
+    int over = node_has(n, OP_CONV_IN_PLACE) ? conv_in_place_input(n) : n->output_over_input;
+    if (over && y == n->outputs[0]) {
+        Value *x = over - 1 < n->ninputs ? n->inputs[over - 1] : NULL;
+        return x ? takeable_buffer(bs, n, s, x, y, 1 + epilogue_reads(n, x)) : -1;
     }
     if (!node_has(n, OP_ELEMENTWISE) || n->noutputs != 1)
         return -1;
     /* The operands are the required inputs: x of a unary op, a and b of a binary one (Clip's
      * bounds are scalars read as arguments, not arrays). */
     for (int i = 0; i < n->op->min_inputs && i < n->ninputs; i++) {
-        int buf = takeable_buffer(bs, n, s, n->inputs[i], y);
+        int buf = takeable_buffer(bs, n, s, n->inputs[i], y, 1);
         if (buf >= 0)
             return buf;
     }

@@ -367,6 +367,9 @@ typedef enum OpFlag {
      * axis makes each input one contiguous block of the output): their producers write them
      * in place, and the emitter copies only the inputs that are not there (value_in_slice) */
     OP_INPUT_SLICES = 1 << 9,
+    /* output 0 may take the buffer of the input conv_in_place_input() names (Conv: a
+     * depthwise conv's x, the residual its kernels add in their tile store) */
+    OP_CONV_IN_PLACE = 1 << 10,
 } OpFlag;
 struct OpDef {
     const char *name;
@@ -380,6 +383,7 @@ struct OpDef {
     int64_t (*scratch)(const Node *n); /* bytes of temporary arena memory the emitted code needs */
     const char *templates;             /* template files the emitted code calls, space-separated */
 };
+int conv_in_place_input(const Node *n); /* ops/conv.c: 1 + the input, 0 for none */
 const OpDef *op_lookup(const char *name);
 int op_table_entries(const OpDef **out);     /* the whole table, for --list-ops */
 bool op_has(const OpDef *op, unsigned flag); /* false for a NULL op */

@@ -28,7 +28,7 @@ static const OpDef op_table[] = {
     {"Clip", 1, 3, 6, unary_infer, unary_fold, unary_emit, UNARY | HALF, numel_flops, NULL, "elementwise"},
     {"Gemm", 2, 3, 7, gemm_infer, gemm_fold, gemm_emit, NO_VIEW | HALF, gemm_flops, NULL, "gemm"},
     {"MatMul", 2, 2, 1, matmul_infer, matmul_fold, matmul_emit, NO_VIEW | HALF, matmul_flops, NULL, "gemm"},
-    {"Conv", 2, 3, 1, conv_infer, NULL, conv_emit, NO_VIEW | HALF, conv_flops, conv_scratch, "gemm conv elementwise math"},
+    {"Conv", 2, 3, 1, conv_infer, NULL, conv_emit, OP_CONV_IN_PLACE | HALF, conv_flops, conv_scratch, "gemm conv elementwise math"},
     {"MaxPool", 1, 1, 1, pool_infer, NULL, pool_emit, NO_VIEW, numel_flops, NULL, "pool"},
     {"AveragePool", 1, 1, 1, pool_infer, NULL, pool_emit, NO_VIEW, numel_flops, NULL, "pool"},
     {"GlobalAveragePool", 1, 1, 1, global_pool_infer, NULL, global_pool_emit, NO_VIEW, numel_flops, NULL, "pool"},

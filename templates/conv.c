@@ -269,6 +269,19 @@ O2C_KERNEL void conv_epilogue_f32(const struct ConvEpilogue *ep, int nep, int64_
     }
 }
 
+/* yr[i] = t[i] after the epilogues, for a run of len outputs at element `at` whose values t
+ * (len <= CONVB_T, with the bias) are on the stack: every operand r[i] of an Add is read before
+ * yr[i] is written, so the output may be an Add's operand (a Conv writing y over its
+ * residual, compiler/ops/conv.c). The same ops on the same values as the epilogues after the
+ * store, so the same bits. */
+static void conv_store_epilogues_f32(const struct ConvEpilogue *ep, int nep, int64_t at,
+                                     int64_t len, float *t, float *yr)
+{
+    conv_epilogue_f32(ep, nep, at, len, t);
+    for (int64_t i = 0; i < len; i++)
+        yr[i] = t[i];
+}
+
 /* Output channels per weight block: conv_f32 and the 8x32 tiles, the channel-vector tiles.
  * (kernels.h declares the same for the compiler, and the test that compiles every template after
  * it.) */
@@ -451,9 +464,13 @@ O2C_KERNEL CONV_NOINLINE void conv_tile_f32(int64_t Cg, int64_t KR, int64_t KW, 
         }
     }
     for (int64_t o = 0; o < nob; o++) {
-        conv_store_f32(acc[o], bias != NULL, bias ? bias[o] : 0.0f, live, yb + o * ys + ow0);
-        if (nep)
-            conv_epilogue_f32(ep, nep, at + o * ys + ow0, live, yb + o * ys + ow0);
+        if (nep) {
+            float t[CONV_T];
+            conv_store_f32(acc[o], bias != NULL, bias ? bias[o] : 0.0f, live, t);
+            conv_store_epilogues_f32(ep, nep, at + o * ys + ow0, live, t, yb + o * ys + ow0);
+        } else {
+            conv_store_f32(acc[o], bias != NULL, bias ? bias[o] : 0.0f, live, yb + o * ys + ow0);
+        }
     }
 }
 
@@ -463,8 +480,8 @@ O2C_KERNEL CONV_NOINLINE void conv_tile_f32(int64_t Cg, int64_t KR, int64_t KW, 
  * bits of im2col + gemm_f32 with the bias added after the whole sum: y = acc + bias[oc]
  * (bias may be NULL: y = acc), then the epilogues ep[0 .. nep-1] (ep NULL when nep is 0).
  *   x [N][G*Cg][D][H][W], wp from conv_weight_pack_f32, bias [G*OCg] or NULL,
- *   y [N][G*OCg][OD][OH][OW] (must not overlap x or an epilogue's operand),
- *   work [conv_work_floats(...)]. Geometry as im2col_3d_f32. */
+ *   y [N][G*OCg][OD][OH][OW] (must not overlap x; may be an Add epilogue's operand: each r[i] is
+ * read before y[i] is written), work [conv_work_floats(...)]. Geometry as im2col_3d_f32. */
 O2C_KERNEL void conv_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in,
                          const int64_t *out, const int64_t *k, const int64_t *stride,
                          const int64_t *pad, const int64_t *dil, const float *x, const float *wp,
@@ -569,7 +586,8 @@ O2C_KERNEL CONV_NOINLINE void conv_direct_sums_f32(int64_t Cg, const int64_t *in
 
 /* Convolution (1-D, 2-D and 3-D) without work memory, with conv_f32's bits (see above).
  *   x [N][G*Cg][D][H][W], wp from conv_weight_pack_f32 with OB = CONV_OB, bias [G*OCg] or
- *   NULL, y [N][G*OCg][OD][OH][OW] (must not overlap x or an epilogue's operand). Geometry as
+ *   NULL, y [N][G*OCg][OD][OH][OW] (must not overlap x; may be an Add epilogue's operand: each
+ *   r[i] is read before y[i] is written). Geometry as
  *   im2col_3d_f32. */
 O2C_KERNEL void conv_direct_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64_t *in,
                                 const int64_t *out, const int64_t *k, const int64_t *stride,
@@ -596,11 +614,15 @@ O2C_KERNEL void conv_direct_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, co
                             conv_direct_sums_f32(Cg, in, k, stride, pad, dil, od, oh, ow0,
                                                  x + (n * C + g * Cg) * isz, wb, acc);
                             for (int64_t o = 0; o < nob; o++) {
-                                float *yr = y + at + o * osz + ow0;
-                                conv_store_f32(acc[o], bias != NULL, bias ? bias[oc0 + o] : 0.0f,
-                                               live, yr);
-                                if (nep)
-                                    conv_epilogue_f32(ep, nep, at + o * osz + ow0, live, yr);
+                                float *yr = y + at + o * osz + ow0, t[CONV_T];
+                                const float b = bias ? bias[oc0 + o] : 0.0f;
+                                if (nep) {
+                                    conv_store_f32(acc[o], bias != NULL, b, live, t);
+                                    conv_store_epilogues_f32(ep, nep, at + o * osz + ow0, live, t,
+                                                             yr);
+                                } else {
+                                    conv_store_f32(acc[o], bias != NULL, b, live, yr);
+                                }
                             }
                         }
                     }
@@ -722,14 +744,17 @@ O2C_KERNEL CONV_NOINLINE void conv_band_tile_f32(int64_t Cg, int64_t KH, int64_t
 }
 
 /* y[r][c] = acc[j] (+ b) for the q = q0 + j = r*Wq + c below qend with c < OW, in runs of one
- * output row (a tile inside one row: one fixed-size loop, vector stores). yc [..][OW]: the
- * channel's rows from the band's first. */
+ * output row (a tile inside one row: one fixed-size loop, vector stores), then the epilogues
+ * ep[0 .. nep-1] of each run (conv_store_epilogues_f32: y may be an Add's operand). yc [..][OW]:
+ * the channel's rows from the band's first, element `at` of the output. */
 static void conv_band_store_f32(const float *acc, int has_bias, float b, int64_t q0, int64_t qend,
-                                int64_t Wq, int64_t OW, float *yc)
+                                int64_t Wq, int64_t OW, const struct ConvEpilogue *ep, int nep,
+                                int64_t at, float *yc)
 {
     int64_t r = q0 / Wq, c = q0 % Wq;
+    float t[CONVB_T];
     if (c + CONVB_T <= OW && q0 + CONVB_T <= qend) {
-        float *restrict yr = yc + r * OW + c;
+        float *restrict yr = nep ? t : yc + r * OW + c;
         if (has_bias) {
 #pragma GCC unroll 1
             for (int j = 0; j < CONVB_T; j++)
@@ -739,6 +764,8 @@ static void conv_band_store_f32(const float *acc, int has_bias, float b, int64_t
             for (int j = 0; j < CONVB_T; j++)
                 yr[j] = acc[j];
         }
+        if (nep)
+            conv_store_epilogues_f32(ep, nep, at + r * OW + c, CONVB_T, t, yc + r * OW + c);
         return;
     }
     for (int64_t j = 0; j < CONVB_T && q0 + j < qend; r++, c = 0) {
@@ -746,24 +773,28 @@ static void conv_band_store_f32(const float *acc, int has_bias, float b, int64_t
         if (len > qend - q0 - j)
             len = qend - q0 - j;
         const int64_t live = c >= OW ? 0 : OW - c < len ? OW - c : len;
-        float *yr = yc + r * OW + c;
+        float *yr = nep ? t : yc + r * OW + c;
         if (has_bias)
             for (int64_t i = 0; i < live; i++)
                 yr[i] = acc[j + i] + b;
         else
             for (int64_t i = 0; i < live; i++)
                 yr[i] = acc[j + i];
+        if (nep && live)
+            conv_store_epilogues_f32(ep, nep, at + r * OW + c, live, t, yc + r * OW + c);
         j += len;
     }
 }
 
 /* The tiles of one block of nob <= CONV_OB output channels over a band of Rb output rows:
  * yb[o*P + r*OW + c] = the sum at (r, c) (+ bias[o]) from the band plane (slabs S apart),
- * wb [taps][Cg][CONV_OB], bias [nob] or NULL. */
+ * then the epilogues ep[0 .. nep-1] (yb[0]: element `at` of the output), wb [taps][Cg][CONV_OB],
+ * bias [nob] or NULL. */
 static void conv_band_block_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh, int64_t sw,
                                 int64_t dil_h, int64_t dil_w, int64_t Wq, int64_t S, int64_t Rb,
                                 int64_t OW, int64_t P, const float *plane, const float *wb,
-                                const float *bias, int64_t nob, float *yb)
+                                const float *bias, const struct ConvEpilogue *ep, int nep,
+                                int64_t at, int64_t nob, float *yb)
 {
     const int64_t qend =
         (Rb - 1) * Wq + OW; /* q of the band's outputs: to column OW of its last row */
@@ -771,8 +802,8 @@ static void conv_band_block_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh, 
     for (int64_t q0 = 0; q0 < qend; q0 += CONVB_T) {
         conv_band_tile_f32(Cg, KH, KW, sh, sw, dil_h, dil_w, Wq, S, plane + q0, wb, acc);
         for (int64_t o = 0; o < nob; o++)
-            conv_band_store_f32(acc[o], bias != NULL, bias ? bias[o] : 0.0f, q0, qend, Wq, OW,
-                                yb + o * P);
+            conv_band_store_f32(acc[o], bias != NULL, bias ? bias[o] : 0.0f, q0, qend, Wq, OW, ep,
+                                nep, at + o * P, yb + o * P);
     }
 }
 
@@ -790,8 +821,9 @@ O2C_KERNEL int64_t conv_pointwise_work_floats(int64_t Cg, int64_t P)
  * needed); with P < CONVB_T the pixels are copied, zero-padded, into work. The same bits as
  * conv_f32 (k = ic; epilogues included).
  *   x [N][G*Cg][P], wp from conv_weight_pack_f32 (taps = 1), bias [G*OCg] or NULL,
- *   ep [nep] or NULL, y [N][G*OCg][P] (must not overlap x or an epilogue's operand),
- *   work [conv_pointwise_work_floats(Cg, P)] (NULL when that is 0). */
+ *   ep [nep] or NULL, y [N][G*OCg][P] (must not overlap x; may be an Add epilogue's operand: each
+ * r[i] is read before y[i] is written), work [conv_pointwise_work_floats(Cg, P)] (NULL when that is
+ * 0). */
 O2C_KERNEL void conv_pointwise_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t P,
                                    const float *x, const float *wp, const float *bias,
                                    const struct ConvEpilogue *ep, int nep, float *y, float *work)
@@ -823,10 +855,8 @@ O2C_KERNEL void conv_pointwise_f32(int64_t N, int64_t C, int64_t G, int64_t OCg,
                     for (int64_t o = 0; o < nob; o++) {
                         const int64_t at = (n * OC + oc0 + o) * P + p0;
                         conv_band_store_f32(acc[o] + skip, bias != NULL,
-                                            bias ? bias[oc0 + o] : 0.0f, 0, P - p0, P, P, y + at);
-                        if (nep)
-                            conv_epilogue_f32(ep, nep, at, P - p0 < CONVB_T ? P - p0 : CONVB_T,
-                                              y + at);
+                                            bias ? bias[oc0 + o] : 0.0f, 0, P - p0, P, P, ep, nep,
+                                            at, y + at);
                     }
                 }
             }
@@ -934,7 +964,8 @@ O2C_KERNEL int64_t conv_chan_positions(int64_t OW)
 static void conv_chan_block_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh, int64_t sw,
                                 int64_t dil_h, int64_t dil_w, int64_t Wq, int64_t S, int64_t Rb,
                                 int64_t OW, int64_t P, const float *plane, const float *wb,
-                                const float *bias, int64_t nob, float *yb)
+                                const float *bias, const struct ConvEpilogue *ep, int nep,
+                                int64_t at, int64_t nob, float *yb)
 {
     const int64_t J = conv_chan_positions(OW);
     float acc[14][CONVC_OB];
@@ -949,13 +980,16 @@ static void conv_chan_block_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh, 
                 conv_chan_tile14_f32(Cg, KH, KW, sh, sw, dil_h, dil_w, Wq, S, pt, wb, acc);
             const int64_t live = OW - c0 < J ? OW - c0 : J;
             for (int64_t o = 0; o < nob; o++) {
-                float *yr = yb + o * P + r * OW + c0;
+                float t[14], *yr = nep ? t : yb + o * P + r * OW + c0;
                 if (bias)
                     for (int64_t j = 0; j < live; j++)
                         yr[j] = acc[j][o] + bias[o];
                 else
                     for (int64_t j = 0; j < live; j++)
                         yr[j] = acc[j][o];
+                if (nep)
+                    conv_store_epilogues_f32(ep, nep, at + o * P + r * OW + c0, live, t,
+                                             yb + o * P + r * OW + c0);
             }
         }
 }
@@ -963,11 +997,11 @@ static void conv_chan_block_f32(int64_t Cg, int64_t KH, int64_t KW, int64_t sh, 
 /* 2-D (and 1-D: H = KH = OH = 1) convolution in bands of R output rows, with the bits of
  * conv_f32 (epilogues included): per band, the plane is filled once and every block of OB
  * output channels runs its tiles over it: 8x32 band tiles for OB = CONV_OB, channel-vector
- * tiles for OB = CONVC_OB; then the block's band of output (Rb*OW floats per channel, still in
- * cache) gets the epilogues.
+ * tiles for OB = CONVC_OB; each run a tile stores gets the epilogues first
+ * (conv_store_epilogues_f32).
  *   x [N][G*Cg][H][W], wp from conv_weight_pack_f32 with the same OB, bias [G*OCg] or NULL,
- *   ep [nep] or NULL, y [N][G*OCg][OH][OW] (must not overlap x or an epilogue's operand),
- *   work [conv_band_work_floats(..., R)]. */
+ *   ep [nep] or NULL, y [N][G*OCg][OH][OW] (must not overlap x; may be an Add epilogue's operand:
+ * each r[i] is read before y[i] is written), work [conv_band_work_floats(..., R)]. */
 O2C_KERNEL void conv_band_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int64_t H, int64_t W,
                               int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t stride_h,
                               int64_t stride_w, int64_t pad_t, int64_t pad_l, int64_t dil_h,
@@ -992,12 +1026,10 @@ O2C_KERNEL void conv_band_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, int6
                     const float *bb = bias ? bias + oc0 : NULL;
                     if (OB == CONVC_OB)
                         conv_chan_block_f32(Cg, KH, KW, stride_h, stride_w, dil_h, dil_w, Wq, S, Rb,
-                                            OW, P, work, wb, bb, nob, y + at);
+                                            OW, P, work, wb, bb, ep, nep, at, nob, y + at);
                     else
                         conv_band_block_f32(Cg, KH, KW, stride_h, stride_w, dil_h, dil_w, Wq, S, Rb,
-                                            OW, P, work, wb, bb, nob, y + at);
-                    for (int64_t o = 0; o < nob && nep; o++)
-                        conv_epilogue_f32(ep, nep, at + o * P, Rb * OW, y + at + o * P);
+                                            OW, P, work, wb, bb, ep, nep, at, nob, y + at);
                 }
             }
 }

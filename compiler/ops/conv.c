@@ -208,8 +208,6 @@ static ConvShape conv_shape(const Node *n)
     return s;
 }
 
-static bool conv_is_depthwise(const ConvShape *s);
-
 void conv_infer(Node *n)
 {
     for (int i = 0; i < n->ninputs; i++)
@@ -217,10 +215,6 @@ void conv_infer(Node *n)
             require_float(n, n->inputs[i]);
     ConvShape s = conv_shape(n);
     set_window_output(n->outputs[0], DT_FLOAT, n->inputs[0], s.OC, &s.w);
-    /* A depthwise conv with one output per channel may write y over x (plan_arena, when x
-     * dies here and has y's size): depthwise_conv_f32 copies each group of input channels
-     * into its planes before it stores the group's outputs, which are those channels. */
-    n->output_over_input = conv_is_depthwise(&s) && s.OCg == 1 ? 1 : 0;
 }
 
 /* A 1x1 kernel with unit strides and no padding: a product on the input as it is. */
@@ -433,6 +427,44 @@ static bool conv_runs_direct(const Node *n, const ConvShape *s)
            !n->output_in_place;  /* conv_direct_f32 must not overlap x */
 }
 
+static const char *conv_tile_epilogue(Emitter *e, const Epilogue *ep, const Value *y);
+
+/* 1 + the input whose buffer y may take when it dies at the conv's step (plan_arena, flag
+ * OP_CONV_IN_PLACE), 0 for none:
+ *   - x, for a depthwise conv with one output per channel: depthwise_conv_f32 copies each
+ *     group of input channels into its planes before it stores the group's outputs, which
+ *     are those channels (conv_runs_direct keeps it off conv_direct_f32, which is not so);
+ *   - the residual r of an Add that the dense kernels apply in their tile store, which read
+ *     each r[i] before they write y[i] (templates/conv.c conv_store_epilogues_f32), when no
+ *     other epilogue and none of the conv's own operands reads r. */
+int conv_in_place_input(const Node *n)
+{
+    ConvShape s = conv_shape(n);
+    if (conv_is_depthwise(&s))
+        return s.OCg == 1 ? 1 : 0;
+    if (conv_is_gemv(n, &s))
+        return 0; /* its epilogues are passes */
+    int k = 0;
+    while (k < n->nepilogue && conv_tile_epilogue(NULL, &n->epilogue[k], n->outputs[0]))
+        k++;
+    for (int e = 0; e < k; e++) {
+        const Epilogue *ep = &n->epilogue[e];
+        if (strcmp(ep->node->op_type, "Add"))
+            continue;
+        const Value *r = ep->node->inputs[1 - ep->input];
+        int reads = 0;
+        for (int f = 0; f < n->nepilogue; f++)
+            for (int i = 0; i < n->epilogue[f].node->ninputs; i++)
+                reads += i != n->epilogue[f].input && n->epilogue[f].node->inputs[i] == r;
+        for (int i = 0; i < 3 && i < n->ninputs; i++)
+            reads += n->inputs[i] == r;
+        for (int i = 3; i < n->ninputs && reads == 1; i++)
+            if (n->inputs[i] == r)
+                return i + 1;
+    }
+    return 0;
+}
+
 int64_t conv_scratch(const Node *n)
 {
     ConvShape s = conv_shape(n);
@@ -487,7 +519,7 @@ static const char *clip_tile_bound(const Node *u, int input, const char *attr, f
 
 /* The ConvEpilogue initializer of epilogue ep of a conv with output y, or NULL when the
  * kernels cannot apply it: an Add's other operand must have y's shape (a broadcast one stays
- * a pass). */
+ * a pass). With e NULL, only whether they can (the text names no C value). */
 static const char *conv_tile_epilogue(Emitter *e, const Epilogue *ep, const Value *y)
 {
     Node *u = ep->node;
@@ -509,7 +541,8 @@ static const char *conv_tile_epilogue(Emitter *e, const Epilogue *ep, const Valu
         if (r->dtype != DT_FLOAT || r->rank != y->rank ||
             memcmp(r->dims, y->dims, sizeof(int64_t) * (size_t)y->rank))
             return NULL;
-        return xprintf("{%s, %d, 0.0f, 0.0f, %s}", code, ep->input == 1, value_cname(e, r));
+        return xprintf("{%s, %d, 0.0f, 0.0f, %s}", code, ep->input == 1,
+                       e ? value_cname(e, r) : "r");
     }
     return xprintf("{%s, 0, 0.0f, 0.0f, NULL}", code);
 }

@@ -154,6 +154,47 @@ static void conv_chan_kernel(const ConvCase *c, int64_t R, const struct ConvEpil
  * alone, the first four, all six, against R (the direct conv) followed by the passes the compiler
  * emits without tile epilogues: add_f32, relu_f32, clip_f32, add_f32, swish_f32,
  * hard_swish_f32. */
+/* The dense kernels writing y over the residual: the Adds of ep read D, which holds RES when
+ * the kernel starts and is its output (a Conv whose y takes its residual's buffer,
+ * compiler/ops/conv.c); the bits must be those with separate buffers (E). */
+static void run_over_residual(const ConvCase *c, int64_t total, int64_t OH,
+                              const struct ConvEpilogue *ep, int nep, int pointwise)
+{
+    struct ConvEpilogue epa[6];
+    for (int i = 0; i < nep; i++) {
+        epa[i] = ep[i];
+        if (ep[i].op == CONV_EP_ADD)
+            epa[i].r = D;
+    }
+    char what[200];
+    for (int kernel = 0; kernel < 7; kernel++) {
+        if (kernel == 6 && !pointwise)
+            continue;
+        memcpy(D, RES, (size_t)total * sizeof(float));
+        const char *name = "conv_f32";
+        if (kernel == 0) {
+            conv_direct_kernel(c, B, epa, nep, D);
+        } else if (kernel <= 4) {
+            const int64_t R = kernel % 2 ? 1 : OH;
+            if (kernel <= 2)
+                conv_band_kernel(c, R, epa, nep, D);
+            else
+                conv_chan_kernel(c, R, epa, nep, D);
+            name = kernel <= 2 ? "conv_band_f32" : "conv_band_f32 (32)";
+        } else if (kernel == 5) {
+            conv_nowork_kernel(c, epa, nep, D);
+            name = "conv_direct_f32";
+        } else {
+            conv_pointwise_f32(c->N, c->C, c->groups, c->OC / c->groups, total / c->N / c->OC, X,
+                               WP, B, epa, nep, D, WORK);
+            name = "conv_pointwise_f32";
+        }
+        snprintf(what, sizeof what, "%s %s, %d epilogues, y over its residual: same bits", name,
+                 c->name, nep);
+        check(same_bits(D, E, total, nep == 6), what);
+    }
+}
+
 static void run_epilogues(const ConvCase *c, int64_t total, int64_t OH, int64_t OW)
 {
     struct ConvEpilogue ep[6];
@@ -192,6 +233,7 @@ static void run_epilogues(const ConvCase *c, int64_t total, int64_t OH, int64_t 
                      "conv_pointwise_f32 %s, %d epilogues: bits of conv + passes", c->name, nep);
             check(same_bits(D, E, total, nep == 6), what);
         }
+        run_over_residual(c, total, OH, ep, nep, pointwise);
     }
 }
 
