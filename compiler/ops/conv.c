@@ -439,6 +439,8 @@ static const char *conv_tile_epilogue(Emitter *e, const Epilogue *ep, const Valu
  *     other epilogue and none of the conv's own operands reads r. */
 int conv_in_place_input(const Node *n)
 {
+    if (n->channels_last)
+        return 0; /* not these kernels */
     ConvShape s = conv_shape(n);
     if (conv_is_depthwise(&s))
         return s.OCg == 1 ? 1 : 0;
