@@ -525,8 +525,8 @@ static void compile(const Options *opt, Outputs *outs)
     const char *name = opt->name ? opt->name : name_from_path(opt->input_path);
     check_symbol_name(name);
 
-    Model *m = load_model(opt->input_path);
-    ArenaPlan plan = compile_model(m, opt);
+    ArenaPlan plan;
+    Model *m = compile_model_file(opt->input_path, opt, &plan);
 
     FILE *out = open_output(outs, opt->output_path);
     FILE *header = opt->header_path ? open_output(outs, opt->header_path) : NULL;

@@ -4,6 +4,7 @@
  *
  *   main.c            command line: load, compile_model, emit, report
  *   pipeline.c        compile_model: the stages below, from bind_shapes to plan_arena, in order
+ *                     compile_model_file: load + compile_model, and the --layout=auto memory check
  *   load.c            ONNX file (protobuf-c) -> IR
  *   inline_functions.c  expands model-local functions while loading; splices folded If branches
  *   upgrade_legacy.c  opset <= 6 broadcasting rules rewritten to numpy's (called by infer_shapes)
@@ -449,6 +450,8 @@ bool value_in_slice(const Value *x, const Value *y, int64_t byte_offset);
 
 /* ---- pipeline.c ---- */
 ArenaPlan compile_model(Model *m, const Options *opt); /* bind_shapes ... plan_arena */
+Model *compile_model_file(const char *path, const Options *opt,
+                          ArenaPlan *plan); /* + layout choice */
 
 /* ---- codegen/emit.c ---- */
 typedef struct XsmmKernel {

@@ -29,3 +29,34 @@ ArenaPlan compile_model(Model *m, const Options *opt)
               (long long)plan.arena_bytes, (long long)cc->limits.max_arena_bytes);
     return plan;
 }
+
+static bool has_channels_last(const Graph *g)
+{
+    for (int i = 0; i < g->nnodes; i++)
+        if (!g->nodes[i]->dead && g->nodes[i]->channels_last)
+            return true;
+    return false;
+}
+
+/* Loads and compiles the model at path. --layout=auto goes channels-last for speed, but its
+ * boundary transposes and band copies can take the arena over the node-order bound; then the
+ * model's own layout wins if its arena is smaller, because RAM is the embedded user's hard
+ * limit. The passes rewrite the graph, so each try starts from a fresh load. */
+Model *compile_model_file(const char *path, const Options *opt, ArenaPlan *plan)
+{
+    Model *m = load_model(path);
+    *plan = compile_model(m, opt);
+    if (opt->layout != LAYOUT_AUTO || !has_channels_last(m->graph) ||
+        plan->arena_bytes <= m->node_order_bound_bytes)
+        return m;
+    const int64_t nhwc_arena = plan->arena_bytes;
+    Options nchw = *opt;
+    nchw.layout = LAYOUT_NCHW;
+    m = load_model(path);
+    *plan = compile_model(m, &nchw);
+    if (plan->arena_bytes < nhwc_arena)
+        return m;
+    m = load_model(path);
+    *plan = compile_model(m, opt);
+    return m;
+}
