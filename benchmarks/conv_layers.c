@@ -12,27 +12,20 @@
  *
  * With a peak (benchmarks/fma_peak.c measures it) the nhwc column also shows its share of it.
  *
- * Timing: interleaved rounds, in each round every layer runs 5 samples and keeps their median;
- * the figure is the minimum of the per-round medians (thread CPU time: time the scheduler gives
- * to other processes does not count). It prints figures only, and never fails on time. */
+ * Timing (layer_timer.h): interleaved rounds, 5 samples per layer and kernel in each round, the
+ * minimum of the per-round medians of thread CPU time. It prints figures only. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "layer_timer.h"
 
 #define O2C_KERNEL static __attribute__((unused))
 #include "../templates/conv.c"
 #include "../templates/conv_nhwc.c"
 #include "../templates/elementwise.c"
 #include "../templates/math.c"
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 typedef struct Layer {
     const char *name;
@@ -134,12 +127,6 @@ static void run(const Layer *l, const Buffers *b, int chan, const struct ConvEpi
                  b->work);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 int main(int argc, char **argv)
 {
     const int rounds = argc > 1 ? atoi(argv[1]) : 5;
@@ -156,13 +143,11 @@ int main(int argc, char **argv)
             for (int chan = 0; chan < 3; chan++) {
                 double t[5];
                 for (int j = 0; j < 5; j++) {
-                    const double t0 = now_s();
+                    const double t0 = layer_now_s();
                     run(&layers[i], &bufs[i], chan, relu, 1);
-                    t[j] = now_s() - t0;
+                    t[j] = layer_now_s() - t0;
                 }
-                qsort(t, 5, sizeof t[0], cmp_double);
-                if (t[2] < best[i][chan])
-                    best[i][chan] = t[2];
+                layer_keep_best(&best[i][chan], t, 5);
             }
     int status = 0;
     double total[3] = {0.0, 0.0, 0.0}, flops_total = 0.0;

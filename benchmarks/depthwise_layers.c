@@ -9,28 +9,20 @@
  *     cc -std=c99 -O3 -march=native benchmarks/depthwise_layers.c -o depthwise_layers -lm
  *     ./depthwise_layers [rounds [model]]    (model: kws, vww, mnv2, mnv3s or effb0 only)
  *
- * Timing: interleaved rounds, in each round every layer runs 5 samples per kernel and keeps
- * their median; the figure is the minimum of the per-round medians (thread CPU time: time the
- * scheduler gives to other processes does not count). It prints figures only, and never fails
- * on time. */
+ * Timing (layer_timer.h): interleaved rounds, 5 samples per layer and kernel in each round, the
+ * minimum of the per-round medians of thread CPU time. It prints figures only. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "layer_timer.h"
 
 #define O2C_KERNEL static __attribute__((unused))
 #include "../templates/conv.c"
 #include "../templates/depthwise_nhwc.c"
 #include "../templates/elementwise.c"
 #include "../templates/math.c"
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 typedef struct Layer {
     const char *model;
@@ -125,17 +117,6 @@ static void run_nhwc(Run *r)
     depthwise_nhwc_f32(r->geo, r->xh, r->wp, r->b, relu_ep, 1, r->yh);
 }
 
-static double median(double *v, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-            const double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    return v[n / 2];
-}
-
 int main(int argc, char **argv)
 {
     const int rounds = argc > 1 ? atoi(argv[1]) : 5;
@@ -161,16 +142,14 @@ int main(int argc, char **argv)
             for (int k = 0; k < 2 && (!only || !strcmp(only, layers[i].model)); k++) {
                 double t[SAMPLES];
                 for (int s = 0; s < SAMPLES; s++) {
-                    const double t0 = now_s();
+                    const double t0 = layer_now_s();
                     if (k == 0)
                         run_nchw(&layers[i], &runs[i]);
                     else
                         run_nhwc(&runs[i]);
-                    t[s] = now_s() - t0;
+                    t[s] = layer_now_s() - t0;
                 }
-                const double m = median(t, SAMPLES);
-                if (m < best[i][k])
-                    best[i][k] = m;
+                layer_keep_best(&best[i][k], t, SAMPLES);
             }
     printf("%-6s %-22s %10s %10s %7s %8s\n", "model", "layer", "nchw us", "nhwc us", "ratio",
            "GFLOP/s");

@@ -7,25 +7,19 @@
  *     cc -std=c99 -O3 -march=native benchmarks/qconv_layers.c -o qconv_layers -lm
  *     ./qconv_layers [rounds]
  *
- * Timing: interleaved rounds, in each round every layer runs 7 samples and keeps their median;
- * the figure is the minimum of the per-round medians (thread CPU time). Per model: the sum over
- * its layers (times their count). It prints figures only, and never fails on time. */
+ * Timing (layer_timer.h): interleaved rounds, 7 samples per layer and kernel in each round, the
+ * minimum of the per-round medians of thread CPU time. Per model: the sum over its layers (times
+ * their count). It prints figures only. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "layer_timer.h"
 
 #define O2C_KERNEL static __attribute__((unused))
 #include "../templates/quant.c"
 #include "../templates/quant_nhwc.c"
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 typedef struct Layer {
     const char *model;
@@ -133,19 +127,13 @@ static const int8_t x_zp = -3, y_zp = 5;
 
 static double run(const int64_t *geo, Data *d, int nhwc)
 {
-    const double t0 = now_s();
+    const double t0 = layer_now_s();
     if (nhwc)
         qconv_nhwc_s8(geo, 3, d->xl, &x_zp, d->wpl, d->bias_adj, d->mult, 3, &y_zp, d->yl,
                       d->scratch_l);
     else
         qconv_s8(geo, 3, d->x, &x_zp, d->wp, d->bias_adj, d->mult, 3, &y_zp, d->y, d->scratch);
-    return now_s() - t0;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    return layer_now_s() - t0;
 }
 
 int main(int argc, char **argv)
@@ -163,9 +151,7 @@ int main(int argc, char **argv)
                 double s[SAMPLES];
                 for (int i = 0; i < SAMPLES; i++)
                     s[i] = run(layers[l].geo, &data[l], f);
-                qsort(s, SAMPLES, sizeof s[0], cmp);
-                if (s[SAMPLES / 2] < best[l][f])
-                    best[l][f] = s[SAMPLES / 2];
+                layer_keep_best(&best[l][f], s, SAMPLES);
             }
     printf("%-10s %5s %5s %3s %5s %4s %2s %6s %3s  %9s %9s  %s\n", "model", "C", "HxW", "K", "OC",
            "G", "S", "count", "", "nchw_us", "nhwc_us", "nhwc/nchw");
