@@ -2,7 +2,8 @@
 # Command-line conventions of issue 11: -o - writes the C to stdout (the same bytes as -o FILE,
 # nothing on failure, --report moved to stderr), default names do not collide for
 # DIR/model.onnx, generated files carry no directory names, --version prints the version,
-# --help gives an example under every option, --weights writes a weights file.
+# --help gives an example under every option, --weights writes a weights file; --layout=auto
+# writes what the layout it chose writes.
 #   run_cli_test.sh ONNX2C WORK_DIR VERSION
 set -eu
 onnx2c=$1 work=$2 version=$3
@@ -58,4 +59,19 @@ if grep -q '^mlp_WEIGHTS_SECTION' "$work/w.c"; then fail "--weights: weights lef
 if "$onnx2c" "$work/a/mlp/model.onnx" -o "$work/w.c" --weights - 2>/dev/null; then
     fail "--weights - was accepted"
 fi
+
+# --layout=auto where channels-last takes the arena over the node-order bound and NCHW plans
+# less (tv_mobilenet_v3): the C and the report are those of --layout=nchw (the report once
+# counted the fusions of both compiles), and --emit-onnx still reads the kept model
+mnv3=$src/tests/frontend/models/tv_mobilenet_v3/model.onnx
+for l in auto nchw; do
+    mkdir -p "$work/$l"
+    "$onnx2c" "$mnv3" -o "$work/$l/mnv3.c" --layout=$l --report-json "$work/$l/mnv3.json" \
+        --emit-onnx "$work/$l/mnv3.onnx"
+done
+cmp -s "$work/auto/mnv3.c" "$work/nchw/mnv3.c" || fail "--layout=auto: not the C of --layout=nchw"
+cmp -s "$work/auto/mnv3.json" "$work/nchw/mnv3.json" ||
+    fail "--layout=auto: not the --report-json of --layout=nchw"
+cmp -s "$work/auto/mnv3.onnx" "$work/nchw/mnv3.onnx" ||
+    fail "--layout=auto: not the --emit-onnx of --layout=nchw"
 echo "run_cli_test: ok"
