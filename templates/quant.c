@@ -653,11 +653,14 @@ O2C_KERNEL int32_t qconv_s8_round(int32_t a, double m, double yz, double lo, dou
 
 /* Whether every sum of output channel with bias_adj `bias` and multiplier m has
  * |acc * m| + |yz| < 2^30 (|acc| <= |bias| + K * 255 * 128): then qconv_s8_round_small gives
- * qconv_s8_round's values. The margin to 2^31 covers the rounding of this bound. */
+ * qconv_s8_round's values. The margin to 2^31 covers the rounding of this bound. And
+ * |acc| < 2^29: m is a float (24 bits) or float16, so acc * m is exact in double and one fused
+ * multiply-add rounds acc * m + yz as qconv_s8_round's sum does (quant_nhwc.c's vectors). */
 O2C_KERNEL int qconv_s8_fits(const int64_t *geo, int32_t bias, double m, double yz)
 {
     const double K = (double)(geo[1] / geo[6] * geo[7] * geo[8] * geo[9]);
-    return (fabs((double)bias) + K * 32640.0) * fabs(m) + fabs(yz) < 1073741824.0;
+    const double acc = fabs((double)bias) + K * 32640.0;
+    return acc < 536870912.0 && acc * fabs(m) + fabs(yz) < 1073741824.0;
 }
 
 /* qconv_s8_round where |a * m| + |yz| < 2^30: the rounded value is integral and within int32,

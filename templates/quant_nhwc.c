@@ -190,20 +190,25 @@ static void qnhwc_requant16(int64_t n, const int32_t *restrict acc, const double
                             double yz, int y_type, int small, uint8_t *restrict y)
 {
     uint8_t v[16];
-#ifdef QNHWC_VNNI /* (AVX-512F) the same operations, 8 doubles at a time */
+#ifdef QNHWC_VNNI /* (AVX-512F) the same values, 8 doubles at a time */
     const __m512i a = _mm512_loadu_si512((const void *)acc);
     const __m512d z = _mm512_set1_pd(yz);
-    __m512d p0 = _mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(a)), _mm512_loadu_pd(m));
-    __m512d p1 =
-        _mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(a, 1)), _mm512_loadu_pd(m + 8));
-    p0 = _mm512_roundscale_pd(_mm512_add_pd(p0, z), _MM_FROUND_CUR_DIRECTION | _MM_FROUND_NO_EXC);
-    p1 = _mm512_roundscale_pd(_mm512_add_pd(p1, z), _MM_FROUND_CUR_DIRECTION | _MM_FROUND_NO_EXC);
-    if (!small) { /* the double clamp of qconv_s8_round */
+    const __m512d a0 = _mm512_cvtepi32_pd(_mm512_castsi512_si256(a));
+    const __m512d a1 = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(a, 1));
+    __m512d p0, p1;
+    if (small) { /* a * m is exact (qconv_s8_fits): one fma rounds a * m + yz as the add does */
+        p0 = _mm512_fmadd_pd(a0, _mm512_loadu_pd(m), z);
+        p1 = _mm512_fmadd_pd(a1, _mm512_loadu_pd(m + 8), z);
+    } else { /* the double clamp of qconv_s8_round (before the rounding: the same, lo and hi
+              * being integers) */
         const __m512d lo = _mm512_set1_pd(y_type == 2 ? 0.0 : -128.0);
         const __m512d hi = _mm512_set1_pd(y_type == 2 ? 255.0 : 127.0);
+        p0 = _mm512_add_pd(_mm512_mul_pd(a0, _mm512_loadu_pd(m)), z);
+        p1 = _mm512_add_pd(_mm512_mul_pd(a1, _mm512_loadu_pd(m + 8)), z);
         p0 = _mm512_min_pd(_mm512_max_pd(p0, lo), hi);
         p1 = _mm512_min_pd(_mm512_max_pd(p1, lo), hi);
     }
+    /* the conversion rounds in the current direction, as nearbyint: within int32 (small) */
     __m512i r = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtpd_epi32(p0)),
                                    _mm512_cvtpd_epi32(p1), 1);
     r = _mm512_max_epi32(r, _mm512_set1_epi32(y_type == 2 ? 0 : -128));
