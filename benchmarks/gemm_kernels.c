@@ -11,12 +11,13 @@
  * template gemm_f32, and libxsmm 1.17 exactly as generated code runs it: runtime_min/xsmm_glue.c
  * sets the product up (column-major Y^T = B^T A^T, blocked over rows and k when large, checked
  * against the portable bits) and o2c_xsmm_run calls its kernels; "portable" in the libxsmm row
- * means the glue kept the portable kernel. Timing: interleaved rounds, in each round every
- * variant takes 5 samples and keeps their median; a sample repeats the product until it lasts
- * about 100 us (a thread-CPU clock read costs about 1 us here, as long as a 64^3 product); the
- * figure is the minimum of the per-round medians (the machine is shared, so short samples and
- * many rounds). It prints figures only and never fails on time; it exits 1 if a variant's bits
- * differ from the portable ones. */
+ * means the glue kept the portable kernel; "libxsmm-p" is the product of a constant B, packed as
+ * the compiler packs it (gemm_pack_xsmm_f32) and set up with o2c_xsmm_setup_panels. Timing:
+ * interleaved rounds, in each round every variant takes 5 samples and keeps their median; a sample
+ * repeats the product until it lasts about 100 us (a thread-CPU clock read costs about 1 us here,
+ * as long as a 64^3 product); the figure is the minimum of the per-round medians (the machine is
+ * shared, so short samples and many rounds). It prints figures only and never fails on time; it
+ * exits 1 if a variant's bits differ from the portable ones. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,16 +86,16 @@ typedef struct Shape {
     const char *what;
 } Shape;
 
-enum { VARIANTS = 2 };
-static const char *const variant_names[VARIANTS] = {"portable", "libxsmm"};
+enum { VARIANTS = 3 };
+static const char *const variant_names[VARIANTS] = {"portable", "libxsmm", "libxsmm-p"};
 
 typedef struct Case {
     Shape s;
-    float *A, *B, *Y[VARIANTS];
+    float *A, *B, *Bp, *Y[VARIANTS]; /* Bp: B packed for libxsmm-p */
     int have[VARIANTS];
     int reps; /* products per timed sample */
 #ifndef NO_XSMM
-    O2cXsmm xsmm;
+    O2cXsmm xsmm, xsmm_p;
 #endif
 } Case;
 
@@ -112,8 +113,10 @@ static void run_variant(Case *c, int v)
     if (v == 0)
         gemm_f32(s->M, s->N, s->K, c->A, s->K, 1, c->B, s->N, 1, c->Y[0]);
 #ifndef NO_XSMM
-    else
+    else if (v == 1)
         o2c_xsmm_run(&c->xsmm, c->B, c->A, c->Y[1]);
+    else
+        o2c_xsmm_run(&c->xsmm_p, c->Bp, c->A, c->Y[2]);
 #endif
 }
 
@@ -128,8 +131,16 @@ int main(int argc, char **argv)
     int rounds = argc > 1 ? atoi(argv[1]) : 15;
     static const Shape shapes[] = {
         {64, 64, 64, "64^3"},
+        {128, 128, 128, "128^3"},
         {256, 256, 256, "256^3"},
+        {512, 512, 512, "512^3"},
         {1024, 1024, 1024, "1024^3"},
+        {784, 128, 64, "784x64 x 64x128 (r18 1x1)"},
+        {196, 256, 128, "196x128 x 128x256 (r18)"},
+        {49, 512, 256, "49x256 x 256x512 (r18)"},
+        {128, 768, 768, "128x768 x 768x768 (bert)"},
+        {128, 3072, 768, "128x768 x 768x3072"},
+        {128, 768, 3072, "128x3072 x 3072x768"},
         {1, 128, 784, "GEMV 1x784 x 784x128"},
         {1, 1024, 1024, "GEMV 1x1024 x 1024x1024"},
         {2, 128, 784, "2x784 x 784x128"},
@@ -156,6 +167,10 @@ int main(int argc, char **argv)
 #ifndef NO_XSMM
         o2c_xsmm_setup(&c->xsmm, c->s.N, c->s.M, c->s.K, c->B, c->A, c->Y[1]);
         c->have[1] = 1;
+        c->Bp = malloc((size_t)(c->s.K * c->s.N) * sizeof(float));
+        gemm_pack_xsmm_f32(c->s.N, c->s.K, c->B, c->s.N, 1, c->Bp);
+        o2c_xsmm_setup_panels(&c->xsmm_p, c->s.N, c->s.M, c->s.K, c->Bp, c->A, c->Y[2]);
+        c->have[2] = 1;
 #endif
         for (int v = 0; v < VARIANTS; v++)
             if (c->have[v])
@@ -208,7 +223,7 @@ int main(int argc, char **argv)
             double g = flops / best[i][v] / 1e9;
             const char *name = variant_names[v];
 #ifndef NO_XSMM
-            if (v == 1 && !c->xsmm.kernel[0][0])
+            if ((v == 1 && !c->xsmm.kernel[0][0]) || (v == 2 && !c->xsmm_p.kernel[0][0]))
                 name = "portable"; /* the glue kept the portable kernel */
             else if (v == 1 && (c->xsmm.mb < c->s.N || c->xsmm.kb < c->s.K))
                 name = "libxsmm-b"; /* blocked over rows or k */

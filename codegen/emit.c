@@ -149,9 +149,9 @@ const char *emit_constant(Emitter *e, DType t, int rank, const int64_t *dims, vo
 }
 
 const char *xsmm_kernel(Emitter *e, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
-                        int64_t ldc)
+                        int64_t ldc, bool panels)
 {
-    XsmmKernel want = {m, n, k, lda, ldb, ldc};
+    XsmmKernel want = {m, n, k, lda, ldb, ldc, panels ? 1 : 0};
     for (int i = 0; i < e->nkernels; i++)
         if (!memcmp(&e->kernels[i], &want, sizeof want))
             return xprintf("xsmm_product%d", i);
@@ -823,10 +823,10 @@ static void emit_kernel_init(FILE *f, const XsmmKernel *k, int i, const char *po
     fprintf(f, "    {\n");
     emit_check_operand(f, "a", &c.a, pool, 12345u);
     emit_check_operand(f, "b", &c.b, pool, 67890u);
-    fprintf(
-        f,
-        "        o2c_xsmm_setup(&xsmm_kernel%d, %lld, %lld, %lld, a, b, (float *)arena);\n    }\n",
-        i, (long long)k->m, (long long)k->n, (long long)k->k);
+    fprintf(f,
+            "        o2c_xsmm_setup%s(&xsmm_kernel%d, %lld, %lld, %lld, a, b, (float *)arena);\n"
+            "    }\n",
+            k->panel ? "_panels" : "", i, (long long)k->m, (long long)k->n, (long long)k->k);
 }
 
 /* Each libxsmm product goes through a small function that falls back to the portable kernel
@@ -841,12 +841,19 @@ static void emit_init(FILE *f, const Emitter *e, int64_t arena_bytes)
         const XsmmKernel *k = &e->kernels[i];
         fprintf(
             f,
-            "static O2cXsmm xsmm_kernel%d; /* m=%lld n=%lld k=%lld */\n"
+            "static O2cXsmm xsmm_kernel%d; /* m=%lld n=%lld k=%lld%s */\n"
             "static void xsmm_product%d(const float *a, const float *b, float *c)\n{\n"
-            "    if (xsmm_kernel%d.kernel[0][0])\n        o2c_xsmm_run(&xsmm_kernel%d, a, b, c);\n"
-            "    else\n        o2c_xsmm_reference(%lld, %lld, %lld, a, b, c);\n}\n",
-            i, (long long)k->m, (long long)k->n, (long long)k->k, i, i, i, (long long)k->m,
-            (long long)k->n, (long long)k->k);
+            "    if (xsmm_kernel%d.kernel[0][0])\n        o2c_xsmm_run(&xsmm_kernel%d, a, b, c);\n",
+            i, (long long)k->m, (long long)k->n, (long long)k->k,
+            k->panel ? ", a packed in row panels" : "", i, i, i);
+        if (k->panel)
+            fprintf(f,
+                    "    else\n        o2c_xsmm_reference_panels(%lld, %lld, %lld, "
+                    "GEMM_XSMM_PANEL, a, b, c);\n}\n",
+                    (long long)k->m, (long long)k->n, (long long)k->k);
+        else
+            fprintf(f, "    else\n        o2c_xsmm_reference(%lld, %lld, %lld, a, b, c);\n}\n",
+                    (long long)k->m, (long long)k->n, (long long)k->k);
     }
     const Value *pool = e->nkernels ? check_pool(e->graph) : NULL;
     const char *pool_name = pool ? xprintf("%s.f", weight_symbol(e, pool)) : NULL;

@@ -456,6 +456,7 @@ Model *compile_model_file(const char *path, const Options *opt,
 /* ---- codegen/emit.c ---- */
 typedef struct XsmmKernel {
     int64_t m, n, k, lda, ldb, ldc;
+    int64_t panel; /* A packed in row panels of GEMM_XSMM_PANEL (templates/gemm.c), or 0 */
 } XsmmKernel;
 
 struct Emitter {
@@ -484,7 +485,7 @@ void emit_epilogues(Emitter *e, Node *n); /* after a Gemm/Conv: its fused epilog
 void emit_epilogues_from(Emitter *e, Node *n, int first); /* those from the first-th on */
 void emit_chain(Emitter *e, Node *n); /* an elementwise node and its epilogues, tiled */
 const char *xsmm_kernel(Emitter *e, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
-                        int64_t ldc);
+                        int64_t ldc, bool panels);
 
 /* ---- emit_onnx.c ---- */
 void write_onnx(FILE *f, const Model *m); /* --emit-onnx; main opens and closes f */

@@ -20,6 +20,17 @@ O2C_KERNEL void o2c_xsmm_reference(int64_t m, int64_t n, int64_t k, const float 
     gemm_f32(n, m, k, b, k, 1, a, m, 1, c);
 }
 
+/* The same product with A packed in row panels (gemm_pack_xsmm_f32 of templates/gemm.c): rows
+ * i0 .. i0+w of A, w = panel or the last m % panel, at a + i0*k, column-major with lda = w. */
+O2C_KERNEL void o2c_xsmm_reference_panels(int64_t m, int64_t n, int64_t k, int64_t panel,
+                                          const float *a, const float *b, float *c)
+{
+    for (int64_t i0 = 0; i0 < m; i0 += panel) {
+        const int64_t w = m - i0 < panel ? m - i0 : panel;
+        gemm_f32_ldy(n, w, k, b, k, 1, a + i0 * k, w, 1, c + i0, m);
+    }
+}
+
 /* One product C(m x n) = A(m x k) B(k x n) as JIT kernels over row blocks of mb and k blocks of
  * kb (lda = ldc = m, ldb = k). kernel[r][s]: r = 0 for full row blocks, 1 for the last m % mb
  * rows; s = 0 for the first k block (beta = 0: the sums start from +0.0f), 1 for a full later
@@ -28,17 +39,32 @@ O2C_KERNEL void o2c_xsmm_reference(int64_t m, int64_t n, int64_t k, const float 
  * still one chain of fmas over k ascending from +0.0f (a float survives the store and reload
  * between blocks unchanged). Blocking over k keeps an mb x kb block of A in L2 while every
  * column of B and C passes it: one kernel over a 1024^3 product streams all of A once per
- * column block and measured 71% of peak, blocked 87-90%. kernel[0][0] == NULL means the
- * portable kernel. */
+ * column block and measured 71% of peak, blocked 87-90%. panel != 0: A is packed in row
+ * panels of that many rows (o2c_xsmm_reference_panels), mb = panel and kb = k: one kernel
+ * (beta = 0) per panel over all k. kernel[0][0] == NULL means the portable kernel. */
 typedef struct O2cXsmm {
     libxsmm_smmfunction kernel[2][3];
-    int64_t m, n, k, mb, kb;
+    int64_t m, n, k, mb, kb, panel;
 } O2cXsmm;
 
 O2C_KERNEL void o2c_xsmm_run(const O2cXsmm *x, const float *a, const float *b, float *c)
 {
     if (!x->kernel[0][0]) {
-        o2c_xsmm_reference(x->m, x->n, x->k, a, b, c);
+        if (x->panel)
+            o2c_xsmm_reference_panels(x->m, x->n, x->k, x->panel, a, b, c);
+        else
+            o2c_xsmm_reference(x->m, x->n, x->k, a, b, c);
+        return;
+    }
+    if (x->panel) { /* panels of mb = min(panel, m) rows; a tail without kernel: portable */
+        for (int64_t i0 = 0; i0 < x->m; i0 += x->mb) {
+            const int64_t w = x->m - i0 < x->mb ? x->m - i0 : x->mb;
+            const float *ap = a + i0 * x->k;
+            if (x->kernel[w == x->mb ? 0 : 1][0])
+                x->kernel[w == x->mb ? 0 : 1][0](ap, b, c + i0);
+            else
+                gemm_f32_ldy(x->n, w, x->k, b, x->k, 1, ap, w, 1, c + i0, x->m);
+        }
         return;
     }
     for (int64_t i0 = 0; i0 < x->m; i0 += x->mb) {
@@ -52,7 +78,9 @@ O2C_KERNEL void o2c_xsmm_run(const O2cXsmm *x, const float *a, const float *b, f
 
 static libxsmm_smmfunction o2c_xsmm_dispatch(int64_t mb, int64_t kb, float beta, const O2cXsmm *x)
 {
-    const libxsmm_blasint lda = (libxsmm_blasint)x->m, ldb = (libxsmm_blasint)x->k, ldc = lda;
+    /* a panel's rows are its leading dimension */
+    const libxsmm_blasint lda = (libxsmm_blasint)(x->panel ? mb : x->m);
+    const libxsmm_blasint ldb = (libxsmm_blasint)x->k, ldc = (libxsmm_blasint)x->m;
     const float alpha = 1.0f;
     const int flags = LIBXSMM_GEMM_FLAG_NONE, prefetch = LIBXSMM_PREFETCH_NONE;
     if (mb == 0 || kb == 0)
@@ -87,22 +115,27 @@ O2C_KERNEL void o2c_fill(float *x, int64_t count, uint32_t seed)
     }
 }
 
-/* 1 when x reproduces the portable bits on a (m x k) and b (k x n), column-major; it writes
- * its result to c (m x n floats). Each column of c is compared in chunks of O2C_CHECK_CHUNK
- * elements with the portable product of that chunk (a row of the row-major product
- * c^T = b^T a^T), so the reference needs only a small stack buffer. */
+/* 1 when x reproduces the portable bits on a (m x k, column-major or in x's row panels) and b
+ * (k x n, column-major); it writes its result to c (m x n floats). Each column of c is
+ * compared in chunks of at most O2C_CHECK_CHUNK elements within one panel (all of A is one
+ * panel of lda = m when it is not packed) with the portable product of that chunk (a row of
+ * the row-major product c^T = b^T a^T), so the reference needs only a small stack buffer. */
 #define O2C_CHECK_CHUNK 128
 static int o2c_xsmm_matches(const O2cXsmm *x, const float *a, const float *b, float *c)
 {
-    const int64_t m = x->m, n = x->n, k = x->k;
+    const int64_t m = x->m, n = x->n, k = x->k, step = x->panel ? x->panel : m;
     float want[O2C_CHECK_CHUNK];
     o2c_xsmm_run(x, a, b, c);
     for (int64_t j = 0; j < n; j++) {
-        for (int64_t i0 = 0; i0 < m; i0 += O2C_CHECK_CHUNK) {
-            const int64_t len = m - i0 < O2C_CHECK_CHUNK ? m - i0 : O2C_CHECK_CHUNK;
-            gemm_f32(1, len, k, b + j * k, k, 1, a + i0, m, 1, want);
-            if (memcmp(c + j * m + i0, want, (size_t)len * sizeof(float)) != 0)
-                return 0;
+        for (int64_t p0 = 0; p0 < m; p0 += step) {
+            const int64_t w = m - p0 < step ? m - p0 : step; /* the panel's rows, its lda */
+            const float *ap = x->panel ? a + p0 * k : a + p0;
+            for (int64_t i0 = 0; i0 < w; i0 += O2C_CHECK_CHUNK) {
+                const int64_t len = w - i0 < O2C_CHECK_CHUNK ? w - i0 : O2C_CHECK_CHUNK;
+                gemm_f32(1, len, k, b + j * k, k, 1, ap + i0, w, 1, want);
+                if (memcmp(c + j * m + p0 + i0, want, (size_t)len * sizeof(float)) != 0)
+                    return 0;
+            }
         }
     }
     return 1;
@@ -125,11 +158,37 @@ O2C_KERNEL void o2c_xsmm_setup(O2cXsmm *x, int64_t m, int64_t n, int64_t k, cons
     x->m = m;
     x->n = n;
     x->k = k;
+    x->panel = 0;
     for (int i = 0; i < 3; i++) {
         if (mbs[i] == 0 || (i == 2 && mbs[i] == m))
             continue;
         if (o2c_xsmm_block(x, mbs[i] < m ? mbs[i] : m, kbs[i]) && o2c_xsmm_matches(x, a, b, c))
             return;
     }
+    memset(x->kernel, 0, sizeof x->kernel); /* keep the portable bits */
+}
+
+/* o2c_xsmm_setup for an A packed in row panels of GEMM_XSMM_PANEL (a constant weight packed at
+ * compile time by gemm_pack_xsmm_f32): one kernel per panel over all k, if it dispatches and
+ * gives the portable bits; else the full panels' kernel with the portable kernel on the last
+ * m % panel rows (libxsmm 1.17 with lda = 4 .. 16, the width of a tail panel, gave other bits
+ * for every n and k tried); else the portable kernel on the packed A. Measured against the
+ * blocked unpacked kernels (benchmarks/gemm_kernels.c): 1024^3 68% -> 93-98% of peak. */
+O2C_KERNEL void o2c_xsmm_setup_panels(O2cXsmm *x, int64_t m, int64_t n, int64_t k, const float *a,
+                                      const float *b, float *c)
+{
+    x->m = m;
+    x->n = n;
+    x->k = k;
+    x->panel = GEMM_XSMM_PANEL;
+    if (!o2c_xsmm_block(x, m < x->panel ? m : x->panel, k)) {
+        memset(x->kernel, 0, sizeof x->kernel);
+        return;
+    }
+    if (o2c_xsmm_matches(x, a, b, c))
+        return;
+    x->kernel[1][0] = 0; /* the tail panel, if any, on the portable kernel */
+    if (x->m > x->mb && o2c_xsmm_matches(x, a, b, c))
+        return;
     memset(x->kernel, 0, sizeof x->kernel); /* keep the portable bits */
 }

@@ -219,19 +219,41 @@ O2C_KERNEL void gemm_rowpacked_f32(int64_t N, int64_t K, const float *restrict a
         gemm_rowplain_f32(N - j1, K, a, a_cs, Bp + j1 * K, N - j1, 1, y + j1);
 }
 
-/* Packs B (element (k,j) at B[k*b_rs + j*b_cs]) into Bp[K*N] for gemm_rowpacked_f32. */
-O2C_KERNEL void gemm_pack_b_f32(int64_t N, int64_t K, const float *B, int64_t b_rs, int64_t b_cs,
-                                float *Bp)
+/* Packs B (element (k,j) at B[k*b_rs + j*b_cs]) into Bp[K*N] in panels of nv columns: panel
+ * p (columns p*nv .. p*nv+w, w = nv or the last N % nv) at Bp + p*nv*K, [K][w]. */
+static void gemm_pack_panels_f32(int64_t N, int64_t K, int64_t nv, const float *B, int64_t b_rs,
+                                 int64_t b_cs, float *Bp)
 {
-    for (int64_t j0 = 0; j0 < N; j0 += GEMM_NV) {
-        const int64_t w = N - j0 < GEMM_NV ? N - j0 : GEMM_NV;
+    for (int64_t j0 = 0; j0 < N; j0 += nv) {
+        const int64_t w = N - j0 < nv ? N - j0 : nv;
         for (int64_t k = 0; k < K; k++)
             for (int64_t c = 0; c < w; c++)
                 Bp[j0 * K + k * w + c] = B[k * b_rs + (j0 + c) * b_cs];
     }
 }
 
-/* Y = A x B.
+/* Packs B for gemm_rowpacked_f32. */
+O2C_KERNEL void gemm_pack_b_f32(int64_t N, int64_t K, const float *B, int64_t b_rs, int64_t b_cs,
+                                float *Bp)
+{
+    gemm_pack_panels_f32(N, K, GEMM_NV, B, b_rs, b_cs, Bp);
+}
+
+/* Packs a constant B for the libxsmm product in panels of GEMM_XSMM_PANEL columns (the
+ * column-major kernel's rows; runtime_min/xsmm_glue.c, o2c_xsmm_setup_panels): one kernel per
+ * panel then runs over all k with lda = the panel's width, so a panel is one contiguous
+ * stream. Unpacked, the kernel reads column k of its A block at k*N floats: at N = 1024 each
+ * column is its own 4 KiB page, the A block outgrows the L1 TLB, and 1024^3 ran at 68-77% of
+ * peak whatever the row, column and k blocking (benchmarks/gemm_kernels.c); packed in 64-column
+ * panels 93-98%, 128-column panels 83%. */
+#define GEMM_XSMM_PANEL 64
+O2C_KERNEL void gemm_pack_xsmm_f32(int64_t N, int64_t K, const float *B, int64_t b_rs, int64_t b_cs,
+                                   float *Bp)
+{
+    gemm_pack_panels_f32(N, K, GEMM_XSMM_PANEL, B, b_rs, b_cs, Bp);
+}
+
+/* Y = A x B, row i of Y at Y + i*ldy (gemm_f32: ldy = N).
  *   A  element (i,k), 0 <= i < M, 0 <= k < K, at A[i*a_rs + k*a_cs]
  *      (row-major A: a_rs = K, a_cs = 1; transposed, A stored [K][M]: a_rs = 1, a_cs = M)
  *   B  element (k,j), 0 <= j < N, at B[k*b_rs + j*b_cs]
@@ -244,14 +266,16 @@ O2C_KERNEL void gemm_pack_b_f32(int64_t N, int64_t K, const float *B, int64_t b_
  * panels; else, and over a partial last panel, by rows (gemm_row_f32). Measured
  * (gemm_kernels shapes, AVX-512): 2x784 x 784x128 3.5 us by rows, 5.0 as a tile; 3x784 5.3
  * and 5.1; 5x784 8.7 and 5.2; 2x64 x 64x64 0.36 and 0.20; 65x384 x 128 67% -> 83% of peak. */
-O2C_KERNEL void gemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_rs,
-                         int64_t a_cs, const float *B, int64_t b_rs, int64_t b_cs, float *Y)
+O2C_KERNEL void gemm_f32_ldy(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_rs,
+                             int64_t a_cs, const float *B, int64_t b_rs, int64_t b_cs, float *Y,
+                             int64_t ldy)
 {
     if (M <= 0 || N <= 0)
         return;
     if (K == 0) {
-        for (int64_t i = 0; i < M * N; i++)
-            Y[i] = 0.0f;
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++)
+                Y[i * ldy + j] = 0.0f;
         return;
     }
     const int64_t mt = M - M % GEMM_MR, mr = M - mt; /* rows in full tiles; rows left */
@@ -268,19 +292,27 @@ O2C_KERNEL void gemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_
                     const float *a = A + i * a_rs;
                     const float *b = B + j * b_cs;
                     if (nr == GEMM_NR && b_cs == 1)
-                        gemm_tile_f32(k0, k1, a, a_rs, a_cs, b, b_rs, Y + i * N + j, N);
+                        gemm_tile_f32(k0, k1, a, a_rs, a_cs, b, b_rs, Y + i * ldy + j, ldy);
                     else
-                        gemm_edge_f32(nr, k0, k1, a, a_rs, a_cs, b, b_rs, b_cs, Y + i * N + j, N);
+                        gemm_edge_f32(nr, k0, k1, a, a_rs, a_cs, b, b_rs, b_cs, Y + i * ldy + j,
+                                      ldy);
                 }
                 if (i1 == mt && j < jt)
                     gemm_tile_rows_f32(mr, k0, k1, A + mt * a_rs, a_rs, a_cs, B + j, b_rs,
-                                       Y + mt * N + j, N);
+                                       Y + mt * ldy + j, ldy);
             }
         }
     }
     if (jt < N)
         for (int64_t i = mt; i < M; i++)
-            gemm_row_f32(N - jt, K, A + i * a_rs, a_cs, B + jt * b_cs, b_rs, b_cs, Y + i * N + jt);
+            gemm_row_f32(N - jt, K, A + i * a_rs, a_cs, B + jt * b_cs, b_rs, b_cs,
+                         Y + i * ldy + jt);
+}
+
+O2C_KERNEL void gemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_rs,
+                         int64_t a_cs, const float *B, int64_t b_rs, int64_t b_cs, float *Y)
+{
+    gemm_f32_ldy(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, Y, N);
 }
 
 /* Gemm epilogue, applied to the product in place: Y = alpha*Y + beta*C, exactly as

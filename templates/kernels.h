@@ -22,6 +22,12 @@ void gemm_epilogue_f32(int64_t M, int64_t N, float alpha, const float *C, int64_
 void gemm_rowpacked_f32(int64_t N, int64_t K, const float *a, int64_t a_cs, const float *Bp,
                         float *y, int reverse);
 void gemm_pack_b_f32(int64_t N, int64_t K, const float *B, int64_t b_rs, int64_t b_cs, float *Bp);
+/* Y = A x B with row i of Y at Y + i*ldy (gemm_f32: ldy = N) */
+void gemm_f32_ldy(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_rs, int64_t a_cs,
+                  const float *B, int64_t b_rs, int64_t b_cs, float *Y, int64_t ldy);
+/* B packed for the libxsmm product in panels of GEMM_XSMM_PANEL columns */
+void gemm_pack_xsmm_f32(int64_t N, int64_t K, const float *B, int64_t b_rs, int64_t b_cs,
+                        float *Bp);
 void gemm_f64(int64_t M, int64_t N, int64_t K, const double *A, int64_t a_rs, int64_t a_cs,
               const double *B, int64_t b_rs, int64_t b_cs, double *Y);
 void gemm_epilogue_f64(int64_t M, int64_t N, double alpha, const double *C, int64_t c_rs,

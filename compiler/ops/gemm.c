@@ -24,7 +24,7 @@ void emit_product(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a, in
 {
     bool contiguous = a_cs == 1 && a_rs == K && b_cs == 1 && b_rs == N;
     if (e->opt->gemm == GEMM_LIBXSMM && contiguous && M && N && K && !portable_gemv(M, N, K)) {
-        const char *k = xsmm_kernel(e, N, M, K, N, K, N);
+        const char *k = xsmm_kernel(e, N, M, K, N, K, N, false);
         println(e, "%s(%s, %s, %s);", k, b, a, y);
     } else {
         println(e, "gemm_f32(%lld, %lld, %lld, %s, %lld, %lld, %s, %lld, %lld, %s);", (long long)M,
@@ -55,6 +55,27 @@ bool emit_gemv_const(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a,
     const char *reverse = alternate ? xprintf("(int)(%s) & 1", step) : "0";
     println(e, "gemm_rowpacked_f32(%lld, %lld, %s, %lld, %s, %s, %s); /* B packed in panels */",
             (long long)N, (long long)K, a, (long long)a_cs, bp, y, reverse);
+    return true;
+}
+
+/* A float product against a constant B with --gemm=libxsmm: B is packed at compile time in
+ * panels of GEMM_XSMM_PANEL columns (gemm_pack_xsmm_f32), one JIT kernel per panel over all k
+ * (o2c_xsmm_setup_panels); the portable fallback reads the same packed B, with the same bits.
+ * B element (k,j) at B[k*b_rs + j*b_cs] (a transposed B is packed directly). false, emitting
+ * nothing, where emit_product would not call libxsmm (a GEMV, a strided A, an empty shape). */
+static bool emit_product_packed(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a,
+                                int64_t a_rs, int64_t a_cs, const float *B, int64_t b_rs,
+                                int64_t b_cs, const char *y)
+{
+    if (e->opt->gemm != GEMM_LIBXSMM || a_cs != 1 || a_rs != K || !M || !N || !K ||
+        portable_gemv(M, N, K))
+        return false;
+    float *packed = xcalloc((size_t)(K * N), sizeof(float));
+    gemm_pack_xsmm_f32(N, K, B, b_rs, b_cs, packed);
+    int64_t dims[1] = {K * N};
+    const char *bp = emit_constant(e, DT_FLOAT, 1, dims, packed);
+    const char *k = xsmm_kernel(e, N, M, K, N, K, N, true);
+    println(e, "%s(%s, %s, %s); /* B packed in panels */", k, bp, a, y);
     return true;
 }
 
@@ -185,12 +206,14 @@ void gemm_emit(Emitter *e, Node *n)
     const char *y = value_cname(e, n->outputs[0]);
     DType t = n->outputs[0]->dtype;
     const Value *bv = n->inputs[1];
-    if (t != DT_FLOAT || !bv->data ||
-        !emit_gemv_const(e, s.M, s.N, s.K, value_cname(e, n->inputs[0]), s.a_cs, bv->data, s.b_rs,
-                         s.b_cs, y, NULL)) {
+    const char *a = value_cname(e, n->inputs[0]);
+    bool packed =
+        t == DT_FLOAT && bv->data &&
+        (emit_gemv_const(e, s.M, s.N, s.K, a, s.a_cs, bv->data, s.b_rs, s.b_cs, y, NULL) ||
+         emit_product_packed(e, s.M, s.N, s.K, a, s.a_rs, s.a_cs, bv->data, s.b_rs, s.b_cs, y));
+    if (!packed) {
         const char *b = gemm_b_operand(e, n, &s);
-        emit_product_typed(e, t, s.M, s.N, s.K, value_cname(e, n->inputs[0]), s.a_rs, s.a_cs, b,
-                           s.b_rs, s.b_cs, y);
+        emit_product_typed(e, t, s.M, s.N, s.K, a, s.a_rs, s.a_cs, b, s.b_rs, s.b_cs, y);
     }
     Value *c = node_input(n, 2);
     if (gemm_has_epilogue(n, &s))
@@ -322,7 +345,8 @@ void matmul_emit(Emitter *e, Node *n)
     const Value *bv = n->inputs[1];
     /* a packed B replaces the weight, so its name is asked for (which emits it) only below */
     if (s.batch == 1 && t == DT_FLOAT && bv->data &&
-        emit_gemv_const(e, s.M, s.N, s.K, a, 1, bv->data, s.N, 1, y, NULL))
+        (emit_gemv_const(e, s.M, s.N, s.K, a, 1, bv->data, s.N, 1, y, NULL) ||
+         emit_product_packed(e, s.M, s.N, s.K, a, s.K, 1, bv->data, s.N, 1, y)))
         return;
     const char *b = value_cname(e, n->inputs[1]);
     if (s.batch == 1) {

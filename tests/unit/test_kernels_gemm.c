@@ -135,6 +135,32 @@ static void test_rowpacked(int64_t N, int64_t K, int b_trans)
 
 /* The test must be able to see a wrong order: on the same data, an unfused ascending sum
  * and a descending fmaf sum must both differ from gemm_f32 somewhere. */
+/* B packed by gemm_pack_xsmm_f32 (row-major or transposed) in panels of GEMM_XSMM_PANEL
+ * columns, each panel's product by gemm_f32_ldy into its columns of Y (as
+ * o2c_xsmm_reference_panels runs it): the per-element loop's bits, every element written. */
+static void test_xsmm_panels(int64_t M, int64_t N, int64_t K, int b_trans)
+{
+    const int64_t b_rs = b_trans ? 1 : N, b_cs = b_trans ? K : 1;
+    static float packed[MAXE];
+    for (int i = 0; i < MAXE; i++) {
+        A_buf[i] = rnd();
+        B_buf[i] = rnd();
+        Y_got[i] = 1e30f;
+    }
+    gemm_pack_xsmm_f32(N, K, B_buf, b_rs, b_cs, packed);
+    for (int64_t j0 = 0; j0 < N; j0 += GEMM_XSMM_PANEL) {
+        const int64_t w = N - j0 < GEMM_XSMM_PANEL ? N - j0 : GEMM_XSMM_PANEL;
+        gemm_f32_ldy(M, w, K, A_buf, K, 1, packed + j0 * K, w, 1, Y_got + j0, N);
+    }
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++)
+            Y_want[i * N + j] = dot_ref(K, A_buf, K, 1, i, B_buf, b_rs, b_cs, j);
+    char what[128];
+    snprintf(what, sizeof what, "xsmm panels M=%d N=%d K=%d b_trans=%d", (int)M, (int)N, (int)K,
+             b_trans);
+    check(same_bits(Y_got, Y_want, M * N) && Y_got[M * N] == 1e30f, what);
+}
+
 static void test_sensitivity(void)
 {
     const int64_t M = 16, N = 17, K = 100;
@@ -354,6 +380,11 @@ int main(void)
     for (size_t s = 0; s < sizeof packed_shapes / sizeof packed_shapes[0]; s++)
         for (int bt = 0; bt < 2; bt++)
             test_rowpacked(packed_shapes[s][0], packed_shapes[s][1], bt);
+    /* one panel, full panels, a partial last panel; K = 0 */
+    static const int64_t panel_shapes[][3] = {{3, 5, 7}, {13, 128, 40}, {7, 200, 257}, {4, 70, 0}};
+    for (size_t s = 0; s < sizeof panel_shapes / sizeof panel_shapes[0]; s++)
+        for (int bt = 0; bt < 2; bt++)
+            test_xsmm_panels(panel_shapes[s][0], panel_shapes[s][1], panel_shapes[s][2], bt);
 
     test_sensitivity();
     test_epilogue_hand();

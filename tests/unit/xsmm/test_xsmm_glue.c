@@ -1,7 +1,9 @@
 /* Unit test of runtime_min/xsmm_glue.c with libxsmm linked: a product set up by o2c_xsmm_setup
  * and run by o2c_xsmm_run (what generated code calls) gives, bit for bit, the contract written
  * as a per-element loop (fmaf over k ascending from +0.0f), for shapes that take one kernel and
- * shapes that take the blocked path (rows and k in blocks, with partial last blocks of each). */
+ * shapes that take the blocked path (rows and k in blocks, with partial last blocks of each);
+ * and with A packed in row panels (o2c_xsmm_setup_panels), both the kernels and the portable
+ * fallback o2c_xsmm_reference_panels. */
 #include <libxsmm.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +62,45 @@ static void check_shape(int64_t m, int64_t n, int64_t k, int blocked)
     free(want);
 }
 
+/* A packed in row panels as the compiler packs a constant weight (gemm_pack_xsmm_f32 of the
+ * row-major A^T [k][m]). */
+static void check_panels(int64_t m, int64_t n, int64_t k)
+{
+    float *a = malloc((size_t)(m * k) * sizeof(float)),
+          *ap = malloc((size_t)(m * k) * sizeof(float)),
+          *b = malloc((size_t)(k * n) * sizeof(float));
+    float *got = malloc((size_t)(m * n) * sizeof(float)),
+          *want = malloc((size_t)(m * n) * sizeof(float));
+    char what[160];
+    for (int64_t i = 0; i < m * k; i++)
+        a[i] = rnd();
+    for (int64_t i = 0; i < k * n; i++)
+        b[i] = rnd();
+    gemm_pack_xsmm_f32(m, k, a, m, 1, ap);
+    reference(m, n, k, a, b, want);
+    O2cXsmm x;
+    memset(&x, 0, sizeof x);
+    o2c_xsmm_setup_panels(&x, m, n, k, ap, b, got);
+    snprintf(what, sizeof what, "m=%lld n=%lld k=%lld panels: libxsmm kept", (long long)m,
+             (long long)n, (long long)k);
+    check(x.kernel[0][0] != 0, what);
+    memset(got, 0xff, (size_t)(m * n) * sizeof(float));
+    o2c_xsmm_run(&x, ap, b, got);
+    snprintf(what, sizeof what, "m=%lld n=%lld k=%lld panels: bits of the per-element loop",
+             (long long)m, (long long)n, (long long)k);
+    check(memcmp(got, want, (size_t)(m * n) * sizeof(float)) == 0, what);
+    memset(got, 0xff, (size_t)(m * n) * sizeof(float));
+    o2c_xsmm_reference_panels(m, n, k, GEMM_XSMM_PANEL, ap, b, got);
+    snprintf(what, sizeof what, "m=%lld n=%lld k=%lld panels, portable: bits of the loop",
+             (long long)m, (long long)n, (long long)k);
+    check(memcmp(got, want, (size_t)(m * n) * sizeof(float)) == 0, what);
+    free(a);
+    free(ap);
+    free(b);
+    free(got);
+    free(want);
+}
+
 int main(void)
 {
     libxsmm_init();
@@ -72,6 +113,9 @@ int main(void)
     check_shape(256, 12, 1024, 1); /* k in 4 full blocks */
     check_shape(300, 8, 600, 1);   /* row blocks 128, 128, 44; k blocks 256, 256, 88 */
     check_shape(128, 40, 784, 1);  /* one row block (mlp: 784 -> 128), k rest 16 */
+    check_panels(40, 8, 30);       /* one panel narrower than GEMM_XSMM_PANEL */
+    check_panels(128, 20, 300);    /* two full panels */
+    check_panels(200, 9, 1024);    /* three full panels and one of 8 rows */
     printf("%d passed, %d failed\n", n_passed, n_failed);
     return n_failed != 0;
 }
