@@ -30,6 +30,16 @@ static int same_bits(const float *a, const float *b, int64_t n)
 
 static float A_buf[MAXE], B_buf[MAXE], C_buf[MAXE], Y_got[MAXE], Y_want[MAXE];
 
+/* Random A and B; Y_got marked, so that a write past the result shows. */
+static void fill_operands(void)
+{
+    for (int i = 0; i < MAXE; i++) {
+        A_buf[i] = rnd();
+        B_buf[i] = rnd();
+        Y_got[i] = 1e30f;
+    }
+}
+
 /* Reference: the contract written as a per-element loop. */
 static float dot_ref(int64_t K, const float *A, int64_t a_rs, int64_t a_cs, int64_t i,
                      const float *B, int64_t b_rs, int64_t b_cs, int64_t j)
@@ -93,11 +103,7 @@ static void test_random(int64_t M, int64_t N, int64_t K, int a_trans, int b_tran
         b_rs = 1;
         b_cs = K + pad;
     }
-    for (int i = 0; i < MAXE; i++) {
-        A_buf[i] = rnd();
-        B_buf[i] = rnd();
-        Y_got[i] = 1e30f;
-    }
+    fill_operands();
     gemm_f32(M, N, K, A_buf, a_rs, a_cs, B_buf, b_rs, b_cs, Y_got);
     for (int64_t i = 0; i < M; i++)
         for (int64_t j = 0; j < N; j++)
@@ -114,11 +120,7 @@ static void test_rowpacked(int64_t N, int64_t K, int b_trans)
 {
     const int64_t b_rs = b_trans ? 1 : N, b_cs = b_trans ? K : 1;
     static float packed[MAXE];
-    for (int i = 0; i < MAXE; i++) {
-        A_buf[i] = rnd();
-        B_buf[i] = rnd();
-        Y_got[i] = 1e30f;
-    }
+    fill_operands();
     gemm_pack_b_f32(N, K, B_buf, b_rs, b_cs, packed);
     for (int64_t j = 0; j < N; j++)
         Y_want[j] = dot_ref(K, A_buf, K, 1, 0, B_buf, b_rs, b_cs, j);
@@ -142,11 +144,7 @@ static void test_xsmm_panels(int64_t M, int64_t N, int64_t K, int b_trans)
 {
     const int64_t b_rs = b_trans ? 1 : N, b_cs = b_trans ? K : 1;
     static float packed[MAXE];
-    for (int i = 0; i < MAXE; i++) {
-        A_buf[i] = rnd();
-        B_buf[i] = rnd();
-        Y_got[i] = 1e30f;
-    }
+    fill_operands();
     gemm_pack_xsmm_f32(N, K, B_buf, b_rs, b_cs, packed);
     for (int64_t j0 = 0; j0 < N; j0 += GEMM_XSMM_PANEL) {
         const int64_t w = N - j0 < GEMM_XSMM_PANEL ? N - j0 : GEMM_XSMM_PANEL;

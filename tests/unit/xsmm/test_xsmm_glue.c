@@ -29,18 +29,21 @@ static void reference(int64_t m, int64_t n, int64_t k, const float *a, const flo
         }
 }
 
+static float *random_floats(int64_t count)
+{
+    float *x = malloc((size_t)count * sizeof(float));
+    for (int64_t i = 0; i < count; i++)
+        x[i] = rnd();
+    return x;
+}
+
 /* blocked: 1 when the shape must take the blocked candidate, 0 one kernel for all of it. */
 static void check_shape(int64_t m, int64_t n, int64_t k, int blocked)
 {
-    float *a = malloc((size_t)(m * k) * sizeof(float)),
-          *b = malloc((size_t)(k * n) * sizeof(float));
+    float *a = random_floats(m * k), *b = random_floats(k * n);
     float *got = malloc((size_t)(m * n) * sizeof(float)),
           *want = malloc((size_t)(m * n) * sizeof(float));
     char what[160];
-    for (int64_t i = 0; i < m * k; i++)
-        a[i] = rnd();
-    for (int64_t i = 0; i < k * n; i++)
-        b[i] = rnd();
     O2cXsmm x;
     memset(&x, 0, sizeof x);
     o2c_xsmm_setup(&x, m, n, k, a, b, got);
@@ -66,16 +69,11 @@ static void check_shape(int64_t m, int64_t n, int64_t k, int blocked)
  * row-major A^T [k][m]). */
 static void check_panels(int64_t m, int64_t n, int64_t k)
 {
-    float *a = malloc((size_t)(m * k) * sizeof(float)),
-          *ap = malloc((size_t)(m * k) * sizeof(float)),
-          *b = malloc((size_t)(k * n) * sizeof(float));
+    float *a = random_floats(m * k), *b = random_floats(k * n);
+    float *ap = malloc((size_t)(m * k) * sizeof(float));
     float *got = malloc((size_t)(m * n) * sizeof(float)),
           *want = malloc((size_t)(m * n) * sizeof(float));
     char what[160];
-    for (int64_t i = 0; i < m * k; i++)
-        a[i] = rnd();
-    for (int64_t i = 0; i < k * n; i++)
-        b[i] = rnd();
     gemm_pack_xsmm_f32(m, k, a, m, 1, ap);
     reference(m, n, k, a, b, want);
     O2cXsmm x;
