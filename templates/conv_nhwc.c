@@ -162,6 +162,7 @@ O2C_KERNEL int64_t conv_nhwc_work_floats(const int64_t *geo)
     return conv_nhwc_plane_floats(geo, geo[CONV_NHWC_R]);
 }
 
+#ifndef O2C_SMALL_CODE
 /* Copies the band plane of the band from output row oh0, channels c0 .. c0+Cg-1 of one image
  * xn [H][W][C] (see above). */
 static void conv_nhwc_fill_f32(const int64_t *geo, int64_t oh0, const float *xn, int64_t c0,
@@ -381,6 +382,47 @@ static void conv_nhwc_block_tile_f32(const int64_t *geo, const ConvNhwcLoop *L, 
 #define CONV_NHWC_TILES_OUTER_BYTES 1048576
 #endif
 
+#else  /* O2C_SMALL_CODE (the generated file's preamble): the plain loop only */
+
+/* Each output in the order above (taps (kh, kw), then input channels, ascending; padded taps
+ * fmaf(w, 0.0f, acc)), read from the packed weight, then the bias and, per output row, the
+ * epilogues: the bits of the tiles in a fraction of their code. Arguments as conv_nhwc_f32's. */
+static void conv_nhwc_plain_f32(const int64_t *geo, const float *x, const float *wp,
+                                const float *bias, const struct ConvEpilogue *ep, int nep, float *y)
+{
+    const int64_t N = geo[CONV_NHWC_N], H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W];
+    const int64_t C = geo[CONV_NHWC_C], G = geo[CONV_NHWC_G], OCg = geo[CONV_NHWC_OCG];
+    const int64_t KH = geo[CONV_NHWC_KH], KW = geo[CONV_NHWC_KW];
+    const int64_t OH = geo[CONV_NHWC_OH], OW = geo[CONV_NHWC_OW];
+    const int64_t Cg = C / G, OC = G * OCg, ob = conv_nhwc_ob(geo), NB = (OCg + ob - 1) / ob;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t oh = 0; oh < OH; oh++) {
+            const int64_t row = (n * OH + oh) * OW * OC; /* output row [OW][OC] */
+            for (int64_t ow = 0; ow < OW; ow++)
+                for (int64_t oc = 0; oc < OC; oc++) {
+                    const int64_t g = oc / OCg, o = oc % OCg;
+                    const float *wo = wp + (g * NB + o / ob) * KH * KW * Cg * ob + o % ob;
+                    float acc = 0.0f;
+                    for (int64_t kh = 0; kh < KH; kh++) {
+                        const int64_t ih =
+                            oh * geo[CONV_NHWC_SH] - geo[CONV_NHWC_PT] + kh * geo[CONV_NHWC_DH];
+                        for (int64_t kw = 0; kw < KW; kw++) {
+                            const int64_t iw =
+                                ow * geo[CONV_NHWC_SW] - geo[CONV_NHWC_PL] + kw * geo[CONV_NHWC_DW];
+                            const int inside = ih >= 0 && ih < H && iw >= 0 && iw < W;
+                            const float *xp = inside ? x + ((n * H + ih) * W + iw) * C + g * Cg : x;
+                            const float *wt = wo + (kh * KW + kw) * Cg * ob;
+                            for (int64_t ic = 0; ic < Cg; ic++)
+                                acc = fmaf(wt[ic * ob], inside ? xp[ic] : 0.0f, acc);
+                        }
+                    }
+                    y[row + ow * OC + oc] = bias ? acc + bias[oc] : acc;
+                }
+            conv_epilogue_f32(ep, nep, row, OW * OC, y + row);
+        }
+}
+#endif /* O2C_SMALL_CODE */
+
 /* The convolution (see the top of the file for the layouts, the order and the geometry): per
  * image, group and band of geo[CONV_NHWC_R] output rows, the band plane is filled once, then
  * the tiles of every block of 32 output channels run over it, each stored with the bias and
@@ -392,6 +434,10 @@ O2C_KERNEL void conv_nhwc_f32(const int64_t *geo, const float *x, const float *w
                               const float *bias, const struct ConvEpilogue *ep, int nep, float *y,
                               float *work)
 {
+#ifdef O2C_SMALL_CODE
+    (void)work;
+    conv_nhwc_plain_f32(geo, x, wp, bias, ep, nep, y);
+#else
     const int64_t N = geo[CONV_NHWC_N], H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W];
     const int64_t C = geo[CONV_NHWC_C], G = geo[CONV_NHWC_G], OCg = geo[CONV_NHWC_OCG];
     const int64_t KH = geo[CONV_NHWC_KH], KW = geo[CONV_NHWC_KW];
@@ -439,4 +485,5 @@ O2C_KERNEL void conv_nhwc_f32(const int64_t *geo, const float *x, const float *w
                         }
                     }
             }
+#endif
 }

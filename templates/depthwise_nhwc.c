@@ -78,6 +78,7 @@ O2C_KERNEL void depthwise_nhwc_pack_f32(int64_t C, int64_t KH, int64_t KW, const
             wp[t * C + c] = w[c * KH * KW + t];
 }
 
+#ifndef O2C_SMALL_CODE /* (the generated file's preamble; else the plain loop only) */
 /* ---- the kernel ----
  *
  * Each output row is split by where its taps fall:
@@ -422,8 +423,10 @@ static void depthwise_nhwc_row_narrow(int64_t KH, int64_t KW, int64_t C, int64_t
     depthwise_nhwc_row_plain(KH, KW, C, W, 1, PL, DW, hi, OW, rows, wp, bias, y);
 }
 
-/* Kernels taller than DWN_MAX_KH rows (none that a network has) run this plain loop over the
- * whole tensor, with the same bits. */
+#endif /* O2C_SMALL_CODE */
+
+/* The plain loop over the whole tensor, with the same bits: kernels taller than DWN_MAX_KH
+ * rows (none that a network has) and, with O2C_SMALL_CODE, every depthwise conv. */
 static void depthwise_nhwc_tall(const int64_t *geo, const float *x, const float *wp,
                                 const float *bias, const struct ConvEpilogue *ep, int nep, float *y)
 {
@@ -460,6 +463,9 @@ O2C_KERNEL void depthwise_nhwc_f32(const int64_t *geo, const float *x, const flo
                                    const float *bias, const struct ConvEpilogue *ep, int nep,
                                    float *y)
 {
+#ifdef O2C_SMALL_CODE
+    depthwise_nhwc_tall(geo, x, wp, bias, ep, nep, y);
+#else
     const int64_t N = geo[NHWC_GEO_N], H = geo[NHWC_GEO_H], W = geo[NHWC_GEO_W];
     const int64_t C = geo[NHWC_GEO_C], OH = geo[NHWC_GEO_OH], OW = geo[NHWC_GEO_OW];
     const int64_t KH = geo[NHWC_GEO_KH], KW = geo[NHWC_GEO_KW];
@@ -521,4 +527,5 @@ O2C_KERNEL void depthwise_nhwc_f32(const int64_t *geo, const float *x, const flo
             }
             conv_epilogue_f32(ep, nep, row, OW * C, y + row);
         }
+#endif
 }

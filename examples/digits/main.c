@@ -5,7 +5,7 @@
  * bytes. See examples/README.md for the commands.
  *
  *   onnx2c model.onnx -o digits.c --header digits.h --weights digits_weights.c \
- *          --name digits --gemm=portable --layout=nchw
+ *          --name digits --gemm=portable
  *   cc -std=c99 -O2 -Ddigits_NO_STATIC_ARENA main.c digits.c digits_weights.c -lm
  * (-Ddigits_NO_STATIC_ARENA: the arena below is the only one.) */
 #include <stdint.h>

@@ -4,7 +4,7 @@
  * and linker script, for a bare-metal Cortex-M4 (printf through semihosting); both print the
  * same bytes. See examples/README.md for the commands.
  *
- *   onnx2c model.onnx -o kws.c --header kws.h --name kws --gemm=portable --layout=nchw
+ *   onnx2c model.onnx -o kws.c --header kws.h --name kws --gemm=portable
  *   cc -std=c99 -O2 main.c kws.c -lm */
 #include <stdint.h>
 #include <stdio.h>

@@ -22,7 +22,7 @@ fail() { echo "run_example: $*" >&2; exit 1; }
 rm -rf "$work" && mkdir -p "$work/m4"
 srcs=$name.c
 defs=
-opts="--name $name --gemm=portable --layout=nchw --header $work/$name.h --report-json $work/$name.json"
+opts="--name $name --gemm=portable --header $work/$name.h --report-json $work/$name.json"
 if [ "$split" = --weights ]; then
     opts="$opts --weights $work/${name}_weights.c"
     srcs="$srcs ${name}_weights.c"
