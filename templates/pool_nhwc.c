@@ -10,9 +10,10 @@
  * never changes a result. GlobalAveragePool (and ReduceMean over H and W, which reduce.c
  * computes with the same sum and division) is global_avgpool_nhwc_f32.
  *
- * Part of the templates: the compiler pastes this text into the generated C file and also
- * links it to fold constants. It includes only standard headers and defines every function
- * with O2C_KERNEL, which the includer sets (generated code: static; compiler: empty).
+ * Part of the templates: the compiler pastes this text into the generated C file (after
+ * depthwise_nhwc.c) and also links it to fold constants. It includes only standard headers
+ * (and kernels.h where it is compiled alone) and defines every function with O2C_KERNEL, which
+ * the includer sets (generated code: static; compiler: empty).
  */
 #include <math.h>
 #include <stddef.h>
@@ -26,28 +27,11 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-/* The geometry array (the same as depthwise_nhwc.c's and kernels.h's, under the same guard). */
+/* The geometry array's NHWC_GEO_* indices are depthwise_nhwc.c's: the generated file pastes it
+ * first (the pool ops list "depthwise_nhwc pool_nhwc"); the compiler's own build of this file
+ * alone takes them from kernels.h, which declares the same under the same guard. */
 #ifndef O2C_NHWC_GEO
-#define O2C_NHWC_GEO
-enum {
-    NHWC_GEO_N,
-    NHWC_GEO_H,
-    NHWC_GEO_W,
-    NHWC_GEO_C,
-    NHWC_GEO_OH,
-    NHWC_GEO_OW,
-    NHWC_GEO_KH,
-    NHWC_GEO_KW,
-    NHWC_GEO_SH,
-    NHWC_GEO_SW,
-    NHWC_GEO_PT,
-    NHWC_GEO_PL,
-    NHWC_GEO_PB,
-    NHWC_GEO_PR,
-    NHWC_GEO_DH,
-    NHWC_GEO_DW,
-    NHWC_GEO_LEN
-};
+#include "kernels.h"
 #endif
 
 /* MaxPool as maxpool_f32: the max over the window's taps inside the image (x > max, from

@@ -7,6 +7,12 @@
  * NaN, infinities and signed zeros in the windows (a NaN result matches any NaN); and hand
  * values. */
 #define O2C_KERNEL static __attribute__((unused))
+/* depthwise_nhwc.c first, as in the generated file: pool_nhwc.c takes its NHWC_GEO indices
+ * (depthwise_nhwc.c calls conv.c's epilogue, which calls elementwise.c and math.c) */
+#include "../../templates/conv.c"
+#include "../../templates/depthwise_nhwc.c"
+#include "../../templates/elementwise.c"
+#include "../../templates/math.c"
 #include "../../templates/pool.c"
 #include "../../templates/pool_nhwc.c"
 #include "../../templates/reduce.c"
