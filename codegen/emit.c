@@ -534,7 +534,7 @@ static void emit_templates(FILE *f, const Graph *g)
 {
     fprintf(f, "#if defined(__GNUC__)\n#define O2C_KERNEL static __attribute__((unused))\n"
                "#else\n#define O2C_KERNEL static\n#endif\n");
-    /* The one switch of the templates' small forms (README "Microcontrollers"): register tiles
+    /* The one switch of the templates' small forms (README "Examples to copy"): register tiles
      * are code that only a vector unit repays. */
     fprintf(f, "#if !defined(O2C_SMALL_CODE) && defined(__ARM_ARCH) && !defined(__ARM_NEON) && \\\n"
                "    !defined(__ARM_FEATURE_MVE)\n#define O2C_SMALL_CODE\n#endif\n\n");

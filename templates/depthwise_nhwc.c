@@ -183,18 +183,20 @@ O2C_DWN_NOINLINE static void depthwise_nhwc_tile(int64_t KH, int64_t KW, int64_t
 /* depthwise_nhwc_tile for K x K-wide kernel rows with column stride S (1 or 2) and no column
  * dilation, as constants: the S*(DWN_P-1) + K input columns a kernel row's taps read are loaded
  * once per kernel row and each feeds up to K taps' fmas (stride 1: 10 vector loads instead of
- * 24 for a 3-wide row), the rest as depthwise_nhwc_tile; each accumulator still sees the taps in
- * (kh, kw) order. Inlined into one function per (K, S). */
+ * 24 for a 3-wide row); each accumulator still sees the taps in (kh, kw) order. rows[kh] is the
+ * tile's first input column of tap row kh, channel c0 (NULL: padding), its column j at
+ * rows[kh] + j*cs; w = wp + c0 (tap stride C); y[p*ys + l] = the sum of position p, channel
+ * c0 + l (+ bias[l]). Inlined into one function per (K, S). */
 #if defined(__GNUC__)
 #define DWN_INLINE __attribute__((always_inline)) inline
 #else
 #define DWN_INLINE inline
 #endif
 enum { DWN_NX = 2 * (DWN_P - 1) + 5 }; /* input columns of the widest (K 5, S 2) */
-static DWN_INLINE void depthwise_nhwc_tile_reuse(int K, int S, int edge, int64_t KH, int64_t C,
-                                                 const int64_t *cols, int64_t np,
-                                                 const float *const *rows, const float *w,
-                                                 const float *bias, float *y)
+enum { DWN_REUSE_KH = 5 };             /* the most tap rows of the reuse forms (strip size) */
+static DWN_INLINE void depthwise_nhwc_tile_reuse(int K, int S, int64_t KH, int64_t C, int64_t cs,
+                                                 int64_t ys, const float *const *rows,
+                                                 const float *w, const float *bias, float *y)
 {
     float acc[DWN_P][DWN_L];
     for (int p = 0; p < DWN_P; p++)
@@ -204,29 +206,15 @@ static DWN_INLINE void depthwise_nhwc_tile_reuse(int K, int S, int edge, int64_t
     for (int64_t kh = 0; kh < KH; kh++) {
         const int64_t in_row = rows[kh] != NULL;
         const float *r = in_row ? rows[kh] : depthwise_nhwc_zeros;
+        const int64_t col = cs & -in_row; /* a row in the padding reads zeros at offset 0 */
         float xv[DWN_NX][DWN_L];
-        if (!edge) {
-            const int64_t col = C & -in_row; /* a row in the padding reads zeros at offset 0 */
 #if defined(__clang__)
 #pragma clang loop unroll(full)
 #else
 #pragma GCC unroll 19
 #endif
-            for (int j = 0; j < S * (DWN_P - 1) + K; j++)
-                memcpy(xv[j], r + j * col, sizeof xv[j]);
-        } else {
-            /* a border tile: column j at r + cols[j], or zeros where cols[j] < 0 */
-            const float *const base[2] = {depthwise_nhwc_zeros, r};
-#if defined(__clang__)
-#pragma clang loop unroll(full)
-#else
-#pragma GCC unroll 19
-#endif
-            for (int j = 0; j < S * (DWN_P - 1) + K; j++) {
-                const int64_t ok = in_row & (cols[j] >= 0);
-                memcpy(xv[j], base[ok] + (cols[j] & -ok), sizeof xv[j]);
-            }
-        }
+        for (int j = 0; j < S * (DWN_P - 1) + K; j++)
+            memcpy(xv[j], r + j * col, sizeof xv[j]);
 #if defined(__clang__)
 #pragma clang loop unroll(full)
 #else
@@ -241,59 +229,66 @@ static DWN_INLINE void depthwise_nhwc_tile_reuse(int K, int S, int edge, int64_t
                     acc[p][l] = fmaf(wv[l], xv[p * S + kw][l], acc[p][l]);
         }
     }
-    depthwise_nhwc_store(np, C, acc, bias, y);
+    depthwise_nhwc_store(DWN_P, ys, acc, bias, y);
 }
 
-/* The (K, S) forms of depthwise_nhwc_tile_reuse, form = 10*K + S. Interior tiles (cols NULL):
- * rows[kh] at the tile's first position's first tap, channel c0, np = DWN_P. Border tiles:
- * rows[kh] at column 0, channel c0, and cols[j] the offset in floats of the tile's column j
- * (input column ow0*S - PL + j) from it, or -1 for a column in the padding; the positions past
- * np are computed and not stored. Other arguments as depthwise_nhwc_tile's. One inlined copy
- * per form and kind of tile: a test inside one copy would keep gcc's accumulators in memory. */
-O2C_DWN_NOINLINE static void depthwise_nhwc_tile_form(int form, int64_t KH, int64_t C,
-                                                      const int64_t *cols, int64_t np,
-                                                      const float *const *rows, const float *w,
-                                                      const float *bias, float *y)
+/* The (K, S) forms of depthwise_nhwc_tile_reuse, form = 10*K + S (31, 32, 51 or 52); arguments
+ * as its. One inlined copy per form: a test inside one copy would keep gcc's accumulators in
+ * memory. */
+O2C_DWN_NOINLINE static void depthwise_nhwc_tile_form(int form, int64_t KH, int64_t C, int64_t cs,
+                                                      int64_t ys, const float *const *rows,
+                                                      const float *w, const float *bias, float *y)
 {
-    switch (form + (cols ? 100 : 0)) {
-    case 31: depthwise_nhwc_tile_reuse(3, 1, 0, KH, C, NULL, DWN_P, rows, w, bias, y); break;
-    case 32: depthwise_nhwc_tile_reuse(3, 2, 0, KH, C, NULL, DWN_P, rows, w, bias, y); break;
-    case 51: depthwise_nhwc_tile_reuse(5, 1, 0, KH, C, NULL, DWN_P, rows, w, bias, y); break;
-    case 52: depthwise_nhwc_tile_reuse(5, 2, 0, KH, C, NULL, DWN_P, rows, w, bias, y); break;
-    case 131: depthwise_nhwc_tile_reuse(3, 1, 1, KH, C, cols, np, rows, w, bias, y); break;
-    case 132: depthwise_nhwc_tile_reuse(3, 2, 1, KH, C, cols, np, rows, w, bias, y); break;
-    case 151: depthwise_nhwc_tile_reuse(5, 1, 1, KH, C, cols, np, rows, w, bias, y); break;
-    default: depthwise_nhwc_tile_reuse(5, 2, 1, KH, C, cols, np, rows, w, bias, y); break;
+    switch (form) {
+    case 31: depthwise_nhwc_tile_reuse(3, 1, KH, C, cs, ys, rows, w, bias, y); break;
+    case 32: depthwise_nhwc_tile_reuse(3, 2, KH, C, cs, ys, rows, w, bias, y); break;
+    case 51: depthwise_nhwc_tile_reuse(5, 1, KH, C, cs, ys, rows, w, bias, y); break;
+    default: depthwise_nhwc_tile_reuse(5, 2, KH, C, cs, ys, rows, w, bias, y); break;
     }
 }
 
-/* A row of a reuse form (form = 10*K + S): tiles at ow0 = 0, DWN_P, ... (the last at
- * OW - DWN_P, overlapping, when OW >= DWN_P), interior tiles where every column is inside the
- * image, border tiles elsewhere. rows[kh] at column 0, channel 0 (NULL: padding), y = the
- * row's output. */
+/* A row of a reuse form (form = 10*K + S, KH <= DWN_REUSE_KH): tiles at ow0 = 0, DWN_P, ...
+ * (the last at OW - DWN_P, overlapping, when OW >= DWN_P). A tile whose columns are all inside
+ * the image reads them in place; another (at the borders) first copies its columns, zeros for
+ * those in the padding, to a strip [KH][S*(DWN_P-1)+K][DWN_L], so that the same forms run it
+ * (eight forms instead of four cost gcc -O2 ~0.6 s of compile time); a row shorter than DWN_P
+ * stores its DWN_P positions to yb and copies the OW live ones. rows[kh] at column 0, channel 0
+ * (NULL: padding), y = the row's output. */
 static void depthwise_nhwc_row_reuse(int form, int64_t KH, int64_t C, int64_t W, int64_t OW,
                                      int64_t PL, const float *const *rows, const float *wp,
                                      const float *bias, float *y)
 {
     const int K = form / 10, S = form % 10;
     const int64_t ncols = S * (DWN_P - 1) + K;
-    const float *trows[DWN_MAX_KH];
-    int64_t cols[DWN_NX];
+    const float *trows[DWN_REUSE_KH];
+    float strip[DWN_REUSE_KH][DWN_NX][DWN_L], yb[DWN_P][DWN_L];
     for (int64_t ow = 0; ow < OW; ow += DWN_P) {
         const int64_t ow0 = OW - ow < DWN_P && OW >= DWN_P ? OW - DWN_P : ow;
         const int64_t np = OW - ow0 < DWN_P ? OW - ow0 : DWN_P, iw0 = ow0 * S - PL;
         const int interior = iw0 >= 0 && iw0 + ncols <= W;
-        for (int64_t j = 0; j < ncols; j++)
-            cols[j] = iw0 + j >= 0 && iw0 + j < W ? (iw0 + j) * C : -1;
+        /* a border tile's strip columns j_lo .. j_hi-1 are inside the image, the rest zeros */
+        const int64_t j_lo = iw0 < 0 ? -iw0 : 0, j_hi = W - iw0 < ncols ? W - iw0 : ncols;
+        for (int64_t kh = 0; kh < KH && !interior; kh++)
+            memset(strip[kh], 0, (size_t)ncols * sizeof strip[kh][0]);
         for (int64_t cb = 0; cb < C; cb += DWN_L) {
             const int64_t c0 = C - cb < DWN_L ? C - DWN_L : cb;
-            const int64_t off = interior ? iw0 * C + c0 : c0;
+            for (int64_t kh = 0; kh < KH; kh++) {
+                trows[kh] = rows[kh] && interior ? rows[kh] + iw0 * C + c0 : NULL;
+                if (!rows[kh] || interior)
+                    continue;
+                for (int64_t j = j_lo; j < j_hi; j++)
+                    memcpy(strip[kh][j], rows[kh] + (iw0 + j) * C + c0, sizeof strip[kh][j]);
+                trows[kh] = strip[kh][0];
+            }
             const float *b = bias ? bias + c0 : NULL;
-            const int64_t *tc = interior ? NULL : cols;
-            float *yt = y + ow0 * C + c0;
-            for (int64_t kh = 0; kh < KH; kh++)
-                trows[kh] = rows[kh] ? rows[kh] + off : NULL;
-            depthwise_nhwc_tile_form(form, KH, C, tc, np, trows, wp + c0, b, yt);
+            const int64_t cs = interior ? C : DWN_L;
+            if (np == DWN_P) {
+                depthwise_nhwc_tile_form(form, KH, C, cs, C, trows, wp + c0, b, y + ow0 * C + c0);
+                continue;
+            }
+            depthwise_nhwc_tile_form(form, KH, C, cs, DWN_L, trows, wp + c0, b, yb[0]);
+            for (int64_t p = 0; p < np; p++)
+                memcpy(y + (ow0 + p) * C + c0, yb[p], sizeof yb[p]);
         }
     }
 }
@@ -485,8 +480,9 @@ O2C_KERNEL void depthwise_nhwc_f32(const int64_t *geo, const float *x, const flo
         lo = hi;
     const int tiles = hi - lo >= DWN_P; /* else the whole row runs at the borders' tiles */
     /* the row tile: 10*KW + SW for the reuse forms, 0 for depthwise_nhwc_tile */
-    const int form =
-        DW == 1 && (KW == 3 || KW == 5) && (SW == 1 || SW == 2) ? (int)(10 * KW + SW) : 0;
+    const int form = DW == 1 && (KW == 3 || KW == 5) && (SW == 1 || SW == 2) && KH <= DWN_REUSE_KH
+                         ? (int)(10 * KW + SW)
+                         : 0;
     const int narrow = C > 0 && C < DWN_L && DWN_L % C == 0 && SW == 1 && KH * KW <= DWN_MAX_TAPS;
     float wr[DWN_MAX_TAPS * DWN_L], br[DWN_L]; /* narrow: weights and bias repeated */
     for (int64_t i = 0; narrow && i < KH * KW * DWN_L; i++)
