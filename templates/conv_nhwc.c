@@ -13,7 +13,8 @@
  *
  * Geometry. geo[CONV_NHWC_NGEO], indexed by the CONV_NHWC_* enum below (kernels.h declares the
  * same): sizes, kernel, strides, leading pads (the trailing ones are implied by OH, OW),
- * dilations, and R, the output rows per band, which conv_nhwc_rows picks for a work budget.
+ * dilations, and R, the output rows per band, which conv_nhwc_rows picks for a work budget (0: no
+ * plane).
  *
  * Epilogues. struct ConvEpilogue and conv_epilogue_f32 of conv.c (which the generated file
  * pastes before this one, with elementwise.c and math.c: an op that runs this kernel lists the
@@ -91,6 +92,15 @@ O2C_KERNEL int64_t conv_chan_positions(int64_t OW);
  * [KH][KW*Cg][OB]); ResNet's first conv (3 channels, 7x7) then has 7 taps of 21 steps instead
  * of 49 of 3.
  *
+ * Without a band plane (geo[CONV_NHWC_R] = 0: conv_nhwc_rows where not even one row fits the
+ * scratch budget, so that the arena stays within the node-order bound) the tiles read x
+ * itself, rows of W*C floats: a tile whose taps are all inside the image runs as above (a
+ * kernel row as one tap of KW*Cg channels when the conv has one group); a tile that reaches
+ * into the padding runs tap by tap, each tap straight from x when its J inputs are inside,
+ * else from a stack copy of J x (at most 64) channels with 0.0f in the padding. The same steps
+ * in the same order: the same bits. (tiny_resnet8's residual convs, whose x, residual and y
+ * alone are the bound.)
+ *
  * The tile is stored as J runs of OB contiguous output channels, with the bias and the
  * epilogues (in NCHW the store scatters a tile over OB channel planes). */
 
@@ -143,11 +153,14 @@ static int64_t conv_nhwc_plane_floats(const int64_t *geo, int64_t R)
 }
 
 /* Output rows per band for a work memory of at most max_floats: what to store in
- * geo[CONV_NHWC_R] (the other entries of geo must be set). The most rows that fit, at least
- * 1. 65536 floats (256 KiB, conv.c's band budget) keep the plane in L2 while every block of
- * output channels reads it. */
+ * geo[CONV_NHWC_R] (the other entries of geo must be set). The most rows that fit; 0 (no band
+ * plane: the tiles read x, padding by their edge copies) when not even one row fits, as under
+ * a scratch budget that holds no plane (plan_arena). 65536 floats (256 KiB, conv.c's band
+ * budget) keep the plane in L2 while every block of output channels reads it. */
 O2C_KERNEL int64_t conv_nhwc_rows(const int64_t *geo, int64_t max_floats)
 {
+    if (conv_nhwc_plane_floats(geo, 1) > max_floats)
+        return 0;
     int64_t R = 1;
     while (R < geo[CONV_NHWC_OH] && conv_nhwc_plane_floats(geo, R + 1) <= max_floats)
         R++;
@@ -156,10 +169,10 @@ O2C_KERNEL int64_t conv_nhwc_rows(const int64_t *geo, int64_t max_floats)
 
 /* Floats of conv_nhwc_f32's work memory: the band plane of geo[CONV_NHWC_R] rows,
  * ((R-1)*SH + (KH-1)*DH + 1) * (((OW + 13)/14*14 - 1)*SW + (KW-1)*DW + 1) * C/G at most (an
- * overflow check of that product bounds it). */
+ * overflow check of that product bounds it); 0 without a plane (R = 0). */
 O2C_KERNEL int64_t conv_nhwc_work_floats(const int64_t *geo)
 {
-    return conv_nhwc_plane_floats(geo, geo[CONV_NHWC_R]);
+    return geo[CONV_NHWC_R] > 0 ? conv_nhwc_plane_floats(geo, geo[CONV_NHWC_R]) : 0;
 }
 
 #ifndef O2C_SMALL_CODE
@@ -208,18 +221,19 @@ static void conv_nhwc_fill_f32(const int64_t *geo, int64_t oh0, const float *xn,
 /* The sum of output channel o of the block at position j of the tile, from xt (the plane at the
  * tile's first position and tap (0, 0)): taps nt x nk (kernel rows x columns, or kernel rows x 1
  * folded), tap (a, b) at xt + a*th + b*tw, each tap Ck steps of consecutive channels, position j
- * at xt + j*xs; wb [nt*nk][Ck][OB]. Into acc[j][o], or, with yt (a tile whose J positions and
- * OB channels are all live), stored: yt[j*ys + o] = sum (+ bias[o]); no bias is not "+ 0.0f"
- * (that would turn -0.0f into +0.0f). */
+ * at xt + j*xs; wb [nt*nk][Ck][OB]. With `more` the sums go on from acc[j][o] (the same chain
+ * of fmas as one call over all the steps), else from +0.0f. Into acc[j][o], or, with yt (a tile
+ * whose J positions and OB channels are all live), stored: yt[j*ys + o] = sum (+ bias[o]); no bias
+ * is not "+ 0.0f" (that would turn -0.0f into +0.0f). */
 static CONV_NHWC_INLINE void conv_nhwc_tile_f32(int J, int OB, int64_t nt, int64_t nk, int64_t Ck,
                                                 int64_t th, int64_t tw, int64_t xs, const float *xt,
                                                 const float *wb, const float *bias, float *yt,
-                                                int64_t ys, float acc[][CONV_NHWC_OB])
+                                                int64_t ys, float acc[][CONV_NHWC_OB], int more)
 {
     float a[14][CONV_NHWC_OB]; /* local, so that it lives in registers */
     for (int j = 0; j < J; j++)
         for (int o = 0; o < OB; o++)
-            a[j][o] = 0.0f;
+            a[j][o] = more ? acc[j][o] : 0.0f;
     for (int64_t t = 0; t < nt; t++)
         for (int64_t u = 0; u < nk; u++) {
             const float *xu = xt + t * th + u * tw;
@@ -259,52 +273,52 @@ static CONV_NHWC_INLINE void conv_nhwc_tile_f32(int J, int OB, int64_t nt, int64
 static CONV_NHWC_NOINLINE void conv_nhwc_tile7_f32(int64_t nt, int64_t nk, int64_t Ck, int64_t th,
                                                    int64_t tw, int64_t xs, const float *xt,
                                                    const float *wb, const float *bias, float *yt,
-                                                   int64_t ys, float acc[][CONV_NHWC_OB])
+                                                   int64_t ys, float acc[][CONV_NHWC_OB], int more)
 {
-    conv_nhwc_tile_f32(7, 32, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc);
+    conv_nhwc_tile_f32(7, 32, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc, more);
 }
 
 static CONV_NHWC_NOINLINE void conv_nhwc_tile8_f32(int64_t nt, int64_t nk, int64_t Ck, int64_t th,
                                                    int64_t tw, int64_t xs, const float *xt,
                                                    const float *wb, const float *bias, float *yt,
-                                                   int64_t ys, float acc[][CONV_NHWC_OB])
+                                                   int64_t ys, float acc[][CONV_NHWC_OB], int more)
 {
-    conv_nhwc_tile_f32(8, 32, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc);
+    conv_nhwc_tile_f32(8, 32, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc, more);
 }
 
 static CONV_NHWC_NOINLINE void conv_nhwc_tile14_f32(int64_t nt, int64_t nk, int64_t Ck, int64_t th,
                                                     int64_t tw, int64_t xs, const float *xt,
                                                     const float *wb, const float *bias, float *yt,
-                                                    int64_t ys, float acc[][CONV_NHWC_OB])
+                                                    int64_t ys, float acc[][CONV_NHWC_OB], int more)
 {
-    conv_nhwc_tile_f32(14, 32, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc);
+    conv_nhwc_tile_f32(14, 32, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc, more);
 }
 
 static CONV_NHWC_NOINLINE void conv_nhwc_tile7x16_f32(int64_t nt, int64_t nk, int64_t Ck,
                                                       int64_t th, int64_t tw, int64_t xs,
                                                       const float *xt, const float *wb,
                                                       const float *bias, float *yt, int64_t ys,
-                                                      float acc[][CONV_NHWC_OB])
+                                                      float acc[][CONV_NHWC_OB], int more)
 {
-    conv_nhwc_tile_f32(7, 16, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc);
+    conv_nhwc_tile_f32(7, 16, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc, more);
 }
 
 static CONV_NHWC_NOINLINE void conv_nhwc_tile8x16_f32(int64_t nt, int64_t nk, int64_t Ck,
                                                       int64_t th, int64_t tw, int64_t xs,
                                                       const float *xt, const float *wb,
                                                       const float *bias, float *yt, int64_t ys,
-                                                      float acc[][CONV_NHWC_OB])
+                                                      float acc[][CONV_NHWC_OB], int more)
 {
-    conv_nhwc_tile_f32(8, 16, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc);
+    conv_nhwc_tile_f32(8, 16, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc, more);
 }
 
 static CONV_NHWC_NOINLINE void conv_nhwc_tile14x16_f32(int64_t nt, int64_t nk, int64_t Ck,
                                                        int64_t th, int64_t tw, int64_t xs,
                                                        const float *xt, const float *wb,
                                                        const float *bias, float *yt, int64_t ys,
-                                                       float acc[][CONV_NHWC_OB])
+                                                       float acc[][CONV_NHWC_OB], int more)
 {
-    conv_nhwc_tile_f32(14, 16, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc);
+    conv_nhwc_tile_f32(14, 16, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc, more);
 }
 
 /* yr[o] = acc[o] (+ bias[o]) for the nob live channels of one position. The full block has a
@@ -333,11 +347,80 @@ typedef struct ConvNhwcLoop {
     int64_t Cg, OC, ob, NB, J, rs, nk, Ck, th, tw, xs, wfloats;
 } ConvNhwcLoop;
 
+/* One tile of L's block width and positions (the arguments of conv_nhwc_tile_f32). */
+static void conv_nhwc_run_tile_f32(const ConvNhwcLoop *L, int64_t nt, int64_t nk, int64_t Ck,
+                                   int64_t th, int64_t tw, int64_t xs, const float *xt,
+                                   const float *wb, const float *bb, float *yt, int64_t ys,
+                                   float acc[][CONV_NHWC_OB], int more)
+{
+    if (L->ob == 16 && L->J == 7)
+        conv_nhwc_tile7x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
+    else if (L->ob == 16 && L->J == 8)
+        conv_nhwc_tile8x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
+    else if (L->ob == 16)
+        conv_nhwc_tile14x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
+    else if (L->J == 7)
+        conv_nhwc_tile7_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
+    else if (L->J == 8)
+        conv_nhwc_tile8_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
+    else
+        conv_nhwc_tile14_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
+}
+
+/* Input channels per copied run of an edge tile's tap (conv_nhwc_edge_f32): its stack copy is
+ * J x 64 floats at most (3.5 KiB). */
+#define CONV_NHWC_EDGE_CH 64
+
+/* The sums of a tile without a band plane whose taps reach into the padding, into acc: tap by
+ * tap in k order, a tap whose J inputs are all inside straight from x, the others from a stack
+ * copy of runs of CONV_NHWC_EDGE_CH channels with 0.0f in the padding (so padded taps count as
+ * fmaf(w, 0.0f, acc), as in the plane). xg: x of one image at the group's first channel;
+ * (oh, c0): the tile's output row and first column; wb: the block's packed weight. */
+static void conv_nhwc_edge_f32(const int64_t *geo, const ConvNhwcLoop *L, const float *xg,
+                               int64_t oh, int64_t c0, const float *wb, float acc[][CONV_NHWC_OB])
+{
+    const int64_t H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W], C = geo[CONV_NHWC_C];
+    const int64_t KH = geo[CONV_NHWC_KH], KW = geo[CONV_NHWC_KW], sw = geo[CONV_NHWC_SW];
+    const int64_t Cg = L->Cg, J = L->J;
+    float buf[14 * CONV_NHWC_EDGE_CH];
+    int more = 0;
+    for (int64_t t = 0; t < KH; t++) {
+        const int64_t ih = oh * geo[CONV_NHWC_SH] - geo[CONV_NHWC_PT] + t * geo[CONV_NHWC_DH];
+        const int row_in = ih >= 0 && ih < H;
+        for (int64_t u = 0; u < KW; u++) {
+            const int64_t iw0 = c0 * sw - geo[CONV_NHWC_PL] + u * geo[CONV_NHWC_DW];
+            const float *wt = wb + (t * KW + u) * Cg * L->ob;
+            if (row_in && iw0 >= 0 && iw0 + (J - 1) * sw < W) {
+                conv_nhwc_run_tile_f32(L, 1, 1, Cg, 0, 0, sw * C, xg + (ih * W + iw0) * C, wt, NULL,
+                                       NULL, 0, acc, more);
+                more = 1;
+                continue;
+            }
+            for (int64_t c = 0; c < Cg; c += CONV_NHWC_EDGE_CH) {
+                const int64_t nch = Cg - c < CONV_NHWC_EDGE_CH ? Cg - c : CONV_NHWC_EDGE_CH;
+                for (int64_t j = 0; j < J; j++) {
+                    const int64_t iw = iw0 + j * sw;
+                    float *d = buf + j * nch;
+                    if (row_in && iw >= 0 && iw < W)
+                        memcpy(d, xg + (ih * W + iw) * C + c, (size_t)nch * sizeof(float));
+                    else
+                        memset(d, 0, (size_t)nch * sizeof(float));
+                }
+                conv_nhwc_run_tile_f32(L, 1, 1, nch, 0, 0, nch, buf, wt + c * L->ob, NULL, NULL, 0,
+                                       acc, more);
+                more = 1;
+            }
+        }
+    }
+}
+
 /* Tile (r, c0) of block b of a band from output row oh0 of image n, group g: its sums, stored
  * with the bias, then the epilogues on each position's run of channels unless `later` (the
- * caller applies them to the tile's positions at once). */
+ * caller applies them to the tile's positions at once). With a band plane the tile reads
+ * `plane`; without one (geo[CONV_NHWC_R] = 0, r = 0) it reads x: straight where all its taps
+ * are inside, else through conv_nhwc_edge_f32. */
 static void conv_nhwc_block_tile_f32(const int64_t *geo, const ConvNhwcLoop *L, const float *plane,
-                                     const float *wp, const float *bias,
+                                     const float *x, const float *wp, const float *bias,
                                      const struct ConvEpilogue *ep, int nep, int later, int64_t n,
                                      int64_t g, int64_t oh0, int64_t b, int64_t r, int64_t c0,
                                      float *y)
@@ -346,24 +429,28 @@ static void conv_nhwc_block_tile_f32(const int64_t *geo, const ConvNhwcLoop *L, 
     const int64_t ob = L->ob, oc0 = g * OCg + b * ob, J = L->J;
     const int64_t nob = OCg - b * ob < ob ? OCg - b * ob : ob;
     const int64_t live = OW - c0 < J ? OW - c0 : J;
-    const float *xt = plane + r * geo[CONV_NHWC_SH] * L->rs + c0 * L->xs;
     const float *wb = wp + (g * L->NB + b) * L->wfloats, *bb = bias ? bias + oc0 : NULL;
     const int64_t at = ((n * geo[CONV_NHWC_OH] + oh0 + r) * OW + c0) * L->OC + oc0;
     float *yt = live == J && nob == ob ? y + at : NULL;
     float acc[14][CONV_NHWC_OB];
-    const int64_t nk = L->nk, Ck = L->Ck, th = L->th, tw = L->tw, xs = L->xs, ys = L->OC;
-    if (ob == 16 && J == 7)
-        conv_nhwc_tile7x16_f32(KH, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc);
-    else if (ob == 16 && J == 8)
-        conv_nhwc_tile8x16_f32(KH, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc);
-    else if (ob == 16)
-        conv_nhwc_tile14x16_f32(KH, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc);
-    else if (J == 7)
-        conv_nhwc_tile7_f32(KH, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc);
-    else if (J == 8)
-        conv_nhwc_tile8_f32(KH, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc);
-    else
-        conv_nhwc_tile14_f32(KH, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc);
+    if (!plane) {
+        const int64_t H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W], C = geo[CONV_NHWC_C];
+        const int64_t ih = oh0 * geo[CONV_NHWC_SH] - geo[CONV_NHWC_PT];
+        const int64_t iw = c0 * geo[CONV_NHWC_SW] - geo[CONV_NHWC_PL];
+        const float *xg = x + n * H * W * C + g * L->Cg;
+        if (ih < 0 || ih + (KH - 1) * geo[CONV_NHWC_DH] >= H || iw < 0 ||
+            iw + (J - 1) * geo[CONV_NHWC_SW] + (geo[CONV_NHWC_KW] - 1) * geo[CONV_NHWC_DW] >= W) {
+            conv_nhwc_edge_f32(geo, L, xg, oh0, c0, wb, acc);
+            yt = NULL;
+        } else {
+            conv_nhwc_run_tile_f32(L, KH, L->nk, L->Ck, L->th, L->tw, L->xs, xg + (ih * W + iw) * C,
+                                   wb, bb, yt, L->OC, acc, 0);
+        }
+    } else {
+        const float *xt = plane + r * geo[CONV_NHWC_SH] * L->rs + c0 * L->xs;
+        conv_nhwc_run_tile_f32(L, KH, L->nk, L->Ck, L->th, L->tw, L->xs, xt, wb, bb, yt, L->OC, acc,
+                               0);
+    }
     for (int64_t j = 0; j < live; j++) {
         if (!yt)
             conv_nhwc_store_f32(acc[j], bb, nob, y + at + j * L->OC);
@@ -381,6 +468,33 @@ static void conv_nhwc_block_tile_f32(const int64_t *geo, const ConvNhwcLoop *L, 
 #ifndef CONV_NHWC_TILES_OUTER_BYTES /* (benchmarks/conv_layers.c sets it to compare) */
 #define CONV_NHWC_TILES_OUTER_BYTES 1048576
 #endif
+
+/* The loop geometry of a conv: with a band plane (its row stride rs) or, without one, x (the
+ * tap steps and position stride over x's rows of W*C floats). */
+static ConvNhwcLoop conv_nhwc_loop(const int64_t *geo)
+{
+    const int64_t C = geo[CONV_NHWC_C], G = geo[CONV_NHWC_G], KW = geo[CONV_NHWC_KW];
+    const int64_t dw = geo[CONV_NHWC_DW], plane = geo[CONV_NHWC_R] > 0;
+    ConvNhwcLoop L;
+    L.Cg = C / G;
+    L.OC = G * geo[CONV_NHWC_OCG];
+    L.ob = conv_nhwc_ob(geo);
+    L.NB = (geo[CONV_NHWC_OCG] + L.ob - 1) / L.ob;
+    L.J = conv_chan_positions(geo[CONV_NHWC_OW]);
+    /* the row stride and channels per position: the plane's, or x's */
+    const int64_t cs = plane ? L.Cg : C;
+    L.rs = plane ? conv_nhwc_plane_cols(geo) * L.Cg : geo[CONV_NHWC_W] * C;
+    /* the taps: kernel rows x columns, or with unit column dilation kernel rows of KW*Cg steps
+     * (a position's KW*Cg inputs of a kernel row are consecutive: in x only with one group) */
+    const int fold = dw == 1 && cs == L.Cg;
+    L.nk = fold ? 1 : KW;
+    L.Ck = fold ? KW * L.Cg : L.Cg;
+    L.th = geo[CONV_NHWC_DH] * L.rs;
+    L.tw = dw * cs;
+    L.xs = geo[CONV_NHWC_SW] * cs;
+    L.wfloats = geo[CONV_NHWC_KH] * KW * L.Cg * L.ob;
+    return L;
+}
 
 #else  /* O2C_SMALL_CODE (the generated file's preamble): the plain loop only */
 
@@ -426,10 +540,11 @@ static void conv_nhwc_plain_f32(const int64_t *geo, const float *x, const float 
 /* The convolution (see the top of the file for the layouts, the order and the geometry): per
  * image, group and band of geo[CONV_NHWC_R] output rows, the band plane is filled once, then
  * the tiles of every block of 32 output channels run over it, each stored with the bias and
- * the epilogues while it is in L1.
+ * the epilogues while it is in L1. With geo[CONV_NHWC_R] = 0 there is no plane: the bands are
+ * single rows whose tiles read x (conv_nhwc_block_tile_f32).
  *   x [N][H][W][G*Cg], wp from conv_nhwc_pack_f32, bias [G*OCg] or NULL, ep [nep] or NULL,
  *   y [N][OH][OW][G*OCg] (must not overlap x or an epilogue's operand),
- *   work [conv_nhwc_work_floats(geo)]. */
+ *   work [conv_nhwc_work_floats(geo)] (NULL when that is 0). */
 O2C_KERNEL void conv_nhwc_f32(const int64_t *geo, const float *x, const float *wp,
                               const float *bias, const struct ConvEpilogue *ep, int nep, float *y,
                               float *work)
@@ -439,24 +554,11 @@ O2C_KERNEL void conv_nhwc_f32(const int64_t *geo, const float *x, const float *w
     conv_nhwc_plain_f32(geo, x, wp, bias, ep, nep, y);
 #else
     const int64_t N = geo[CONV_NHWC_N], H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W];
-    const int64_t C = geo[CONV_NHWC_C], G = geo[CONV_NHWC_G], OCg = geo[CONV_NHWC_OCG];
-    const int64_t KH = geo[CONV_NHWC_KH], KW = geo[CONV_NHWC_KW];
-    const int64_t OH = geo[CONV_NHWC_OH], OW = geo[CONV_NHWC_OW], R = geo[CONV_NHWC_R];
-    const int64_t dw = geo[CONV_NHWC_DW];
-    ConvNhwcLoop L;
-    L.Cg = C / G;
-    L.OC = G * OCg;
-    L.ob = conv_nhwc_ob(geo);
-    L.NB = (OCg + L.ob - 1) / L.ob;
-    L.J = conv_chan_positions(OW);
-    L.rs = conv_nhwc_plane_cols(geo) * L.Cg; /* plane row stride */
-    /* the taps: kernel rows x columns, or with unit column dilation kernel rows of KW*Cg steps */
-    L.nk = dw == 1 ? 1 : KW;
-    L.Ck = dw == 1 ? KW * L.Cg : L.Cg;
-    L.th = geo[CONV_NHWC_DH] * L.rs;
-    L.tw = dw * L.Cg;
-    L.xs = geo[CONV_NHWC_SW] * L.Cg;
-    L.wfloats = KH * KW * L.Cg * L.ob;
+    const int64_t C = geo[CONV_NHWC_C], G = geo[CONV_NHWC_G];
+    const int64_t OH = geo[CONV_NHWC_OH], OW = geo[CONV_NHWC_OW];
+    const int64_t R = geo[CONV_NHWC_R] > 0 ? geo[CONV_NHWC_R] : 1;
+    const ConvNhwcLoop L = conv_nhwc_loop(geo);
+    const float *plane = geo[CONV_NHWC_R] > 0 ? work : NULL;
     const int tiles_outer =
         L.NB * L.wfloats * (int64_t)sizeof(float) <= CONV_NHWC_TILES_OUTER_BYTES;
     const int later = tiles_outer && G == 1 && nep; /* the epilogues once per tile */
@@ -464,20 +566,21 @@ O2C_KERNEL void conv_nhwc_f32(const int64_t *geo, const float *x, const float *w
         for (int64_t g = 0; g < G; g++)
             for (int64_t oh0 = 0; oh0 < OH; oh0 += R) {
                 const int64_t Rb = OH - oh0 < R ? OH - oh0 : R;
-                conv_nhwc_fill_f32(geo, oh0, x + n * H * W * C, g * L.Cg, work);
+                if (plane)
+                    conv_nhwc_fill_f32(geo, oh0, x + n * H * W * C, g * L.Cg, work);
                 if (!tiles_outer) {
                     for (int64_t b = 0; b < L.NB; b++)
                         for (int64_t r = 0; r < Rb; r++)
                             for (int64_t c0 = 0; c0 < OW; c0 += L.J)
-                                conv_nhwc_block_tile_f32(geo, &L, work, wp, bias, ep, nep, 0, n, g,
-                                                         oh0, b, r, c0, y);
+                                conv_nhwc_block_tile_f32(geo, &L, plane, x, wp, bias, ep, nep, 0, n,
+                                                         g, oh0, b, r, c0, y);
                     continue;
                 }
                 for (int64_t r = 0; r < Rb; r++)
                     for (int64_t c0 = 0; c0 < OW; c0 += L.J) {
                         for (int64_t b = 0; b < L.NB; b++)
-                            conv_nhwc_block_tile_f32(geo, &L, work, wp, bias, ep, nep, later, n, g,
-                                                     oh0, b, r, c0, y);
+                            conv_nhwc_block_tile_f32(geo, &L, plane, x, wp, bias, ep, nep, later, n,
+                                                     g, oh0, b, r, c0, y);
                         if (later) {
                             const int64_t at = ((n * OH + oh0 + r) * OW + c0) * L.OC;
                             const int64_t live = OW - c0 < L.J ? OW - c0 : L.J;

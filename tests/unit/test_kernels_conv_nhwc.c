@@ -6,9 +6,10 @@
  * the input, taps wholly in the padding, batches, few and many channels, output channel counts
  * that are not a multiple of the weight block (of 32, or of 16 for at most 16 per group), tiles
  * of 7, 8 and 14 positions, blocks inner (small weights) and outer (the 48 -> 72 and 256 -> 128
- * cases), band rows from 1 to the whole output; inf and NaN weights on padded taps; the
- * tile-store epilogues (Add, Relu, Clip, Add with the residual first, Swish, HardSwish) against
- * the ops' own kernels run as passes over the NHWC output; that the kernel stays inside its
+ * cases), band rows from 1 to the whole output and no band plane (the tiles reading x, the
+ * padding through their edge copies, channel runs of 64 and fewer); inf and NaN weights on padded
+ * taps; the tile-store epilogues (Add, Relu, Clip, Add with the residual first, Swish, HardSwish)
+ * against the ops' own kernels run as passes over the NHWC output; that the kernel stays inside its
  * packed weight, work memory and output. */
 #define O2C_KERNEL static __attribute__((unused))
 #include "../../templates/conv.c"
@@ -156,11 +157,16 @@ static void run_case(const ConvCase *c)
     char what[200];
     snprintf(what, sizeof what, "direct NHWC loop %s = NCHW im2col + gemm", c->name);
     check(same_bits(D, REF, total, 0), what);
-    /* band rows: one, two, what conv_nhwc_rows picks for a small and a large budget, all */
-    const int64_t rows[5] = {1, 2, conv_nhwc_rows(geo, 4096), conv_nhwc_rows(geo, 1 << 20), OH};
-    for (int i = 0; i < 5; i++) {
+    /* band rows: none (the tiles read x), one, two, what conv_nhwc_rows picks for a small and
+     * a large budget, all */
+    check(conv_nhwc_rows(geo, conv_nhwc_plane_floats(geo, 1) - 1) == 0 &&
+              conv_nhwc_rows(geo, conv_nhwc_plane_floats(geo, 1)) == 1,
+          "conv_nhwc_rows gives no plane where one row does not fit, else at least one row");
+    const int64_t rows[6] = {0, 1, 2, conv_nhwc_rows(geo, 4096), conv_nhwc_rows(geo, 1 << 20), OH};
+    for (int i = 0; i < 6; i++) {
         case_geo(c, rows[i] < OH ? rows[i] : OH, geo);
-        check(geo[CONV_NHWC_R] >= 1, "conv_nhwc_rows gives at least one row");
+        check(geo[CONV_NHWC_R] > 0 || conv_nhwc_work_floats(geo) == 0,
+              "no band plane takes no work memory");
         run_kernel(c, geo, B, NULL, 0, D);
         snprintf(what, sizeof what, "conv_nhwc_f32 %s (OH=%d OW=%d R=%d) = NCHW im2col + gemm",
                  c->name, (int)OH, (int)OW, (int)geo[CONV_NHWC_R]);
@@ -176,6 +182,8 @@ static void run_case(const ConvCase *c)
     for (int64_t i = 0; i < c->OC; i++)
         B[i] = rnd();
     conv_nchw_ref(c, geo, REF);
+    run_epilogues(c, geo, total);
+    case_geo(c, 0, geo);
     run_epilogues(c, geo, total);
 }
 
@@ -242,6 +250,10 @@ static void test_special_weights(void)
     check(nan3 == OH + OW - 1 && inf3 == OH * OW - nan3,
           "an inf weight on a padded tap gives NaN exactly where the tap is padding");
     check(same_bits(D, REF, total, 0), "conv_nhwc_f32 with inf/NaN weights = NCHW im2col + gemm");
+    case_geo(&c, 0, geo);
+    run_kernel(&c, geo, B, NULL, 0, D);
+    check(same_bits(D, REF, total, 0),
+          "conv_nhwc_f32 without a band plane, inf/NaN weights = NCHW im2col + gemm");
 }
 
 /* The direct loop with the channels outer differs from the documented order: the comparisons
