@@ -155,11 +155,15 @@ static int64_t conv_nhwc_plane_floats(const int64_t *geo, int64_t R)
 /* Output rows per band for a work memory of at most max_floats: what to store in
  * geo[CONV_NHWC_R] (the other entries of geo must be set). The most rows that fit; 0 (no band
  * plane: the tiles read x, padding by their edge copies) when not even one row fits, as under
- * a scratch budget that holds no plane (plan_arena). 65536 floats (256 KiB, conv.c's band
+ * a scratch budget that holds no plane (plan_arena), and for 1x1 kernels without leading pads
+ * (strided ones: their plane copied every column and the tiles read every other one; x
+ * directly: ResNet-18's and tiny_resnet8's 1.1x-1.3x faster). 65536 floats (256 KiB, conv.c's band
  * budget) keep the plane in L2 while every block of output channels reads it. */
 O2C_KERNEL int64_t conv_nhwc_rows(const int64_t *geo, int64_t max_floats)
 {
-    if (conv_nhwc_plane_floats(geo, 1) > max_floats)
+    const int pointwise = geo[CONV_NHWC_KH] == 1 && geo[CONV_NHWC_KW] == 1 &&
+                          geo[CONV_NHWC_PT] == 0 && geo[CONV_NHWC_PL] == 0;
+    if (pointwise || conv_nhwc_plane_floats(geo, 1) > max_floats)
         return 0;
     int64_t R = 1;
     while (R < geo[CONV_NHWC_OH] && conv_nhwc_plane_floats(geo, R + 1) <= max_floats)
@@ -367,42 +371,91 @@ static void conv_nhwc_run_tile_f32(const ConvNhwcLoop *L, int64_t nt, int64_t nk
         conv_nhwc_tile14_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
 }
 
-/* Input channels per copied run of an edge tile's tap (conv_nhwc_edge_f32): its stack copy is
- * J x 64 floats at most (3.5 KiB). */
-#define CONV_NHWC_EDGE_CH 64
+/* An edge tile's stack copies (conv_nhwc_edge_f32): all the input it reads, rows x cols x Cg
+ * floats, or one kernel row of it, cols x Cg, where that is at most CONV_NHWC_EDGE_FLOATS
+ * (8 KiB: a 3x3 kernel's whole input up to 64 channels per group at 8 positions), else one
+ * tap's J inputs in runs of at most CONV_NHWC_EDGE_CH channels. */
+#define CONV_NHWC_EDGE_FLOATS 2048
+#define CONV_NHWC_EDGE_CH     64
 
-/* The sums of a tile without a band plane whose taps reach into the padding, into acc: tap by
- * tap in k order, a tap whose J inputs are all inside straight from x, the others from a stack
- * copy of runs of CONV_NHWC_EDGE_CH channels with 0.0f in the padding (so padded taps count as
- * fmaf(w, 0.0f, acc), as in the plane). xg: x of one image at the group's first channel;
- * (oh, c0): the tile's output row and first column; wb: the block's packed weight. */
+/* buf [rows][cols][Cg] = the group's input rows ih0 + t*DH, columns iw0 + c of one image xg
+ * (t < rows, c < cols), 0.0f outside the image. */
+static void conv_nhwc_edge_copy_f32(const int64_t *geo, const float *xg, int64_t Cg, int64_t ih0,
+                                    int64_t rows, int64_t iw0, int64_t cols, float *buf)
+{
+    const int64_t H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W], C = geo[CONV_NHWC_C];
+    for (int64_t t = 0; t < rows; t++) {
+        const int64_t ih = ih0 + t * geo[CONV_NHWC_DH];
+        for (int64_t c = 0; c < cols; c++) {
+            const int64_t iw = iw0 + c;
+            float *d = buf + (t * cols + c) * Cg;
+            if (ih >= 0 && ih < H && iw >= 0 && iw < W)
+                memcpy(d, xg + (ih * W + iw) * C, (size_t)Cg * sizeof(float));
+            else
+                memset(d, 0, (size_t)Cg * sizeof(float));
+        }
+    }
+}
+
+/* The sums of a tile without a band plane whose taps reach into the padding, into acc, in k
+ * order, from a stack copy of its input with 0.0f in the padding (so padded taps count as
+ * fmaf(w, 0.0f, acc), as in the plane): all of it, as a plane of KH rows, in one tile; where
+ * that is too large for the stack kernel row by kernel row, a row whose inputs are all inside
+ * straight from x, the others copied (a kernel row one tap of KW*Cg channels where DW = 1, as
+ * in the plane), or tap by tap in runs of channels. xg: x of one image at the group's first
+ * channel; (oh, c0): the tile's output row and first column; wb: the block's packed weight. */
 static void conv_nhwc_edge_f32(const int64_t *geo, const ConvNhwcLoop *L, const float *xg,
                                int64_t oh, int64_t c0, const float *wb, float acc[][CONV_NHWC_OB])
 {
     const int64_t H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W], C = geo[CONV_NHWC_C];
     const int64_t KH = geo[CONV_NHWC_KH], KW = geo[CONV_NHWC_KW], sw = geo[CONV_NHWC_SW];
-    const int64_t Cg = L->Cg, J = L->J;
-    float buf[14 * CONV_NHWC_EDGE_CH];
+    const int64_t dw = geo[CONV_NHWC_DW], Cg = L->Cg, J = L->J;
+    const int64_t iw0 = c0 * sw - geo[CONV_NHWC_PL], cols = (J - 1) * sw + (KW - 1) * dw + 1;
+    const int64_t rowf = KW * Cg * L->ob; /* packed weight floats of a kernel row */
+    const int64_t ih0 = oh * geo[CONV_NHWC_SH] - geo[CONV_NHWC_PT];
+    const int fold = dw == 1; /* in a copy a kernel row's KW*Cg inputs are consecutive */
+    float buf[CONV_NHWC_EDGE_FLOATS > 14 * CONV_NHWC_EDGE_CH ? CONV_NHWC_EDGE_FLOATS
+                                                             : 14 * CONV_NHWC_EDGE_CH];
+    if (KH * cols * Cg <= CONV_NHWC_EDGE_FLOATS) {
+        conv_nhwc_edge_copy_f32(geo, xg, Cg, ih0, KH, iw0, cols, buf);
+        conv_nhwc_run_tile_f32(L, KH, fold ? 1 : KW, fold ? KW * Cg : Cg, cols * Cg, dw * Cg,
+                               sw * Cg, buf, wb, NULL, NULL, 0, acc, 0);
+        return;
+    }
     int more = 0;
     for (int64_t t = 0; t < KH; t++) {
         const int64_t ih = oh * geo[CONV_NHWC_SH] - geo[CONV_NHWC_PT] + t * geo[CONV_NHWC_DH];
         const int row_in = ih >= 0 && ih < H;
+        const float *xr = row_in ? xg + ih * W * C : NULL; /* the input row */
+        if (row_in && iw0 >= 0 && iw0 + cols <= W) {
+            conv_nhwc_run_tile_f32(L, 1, L->nk, L->Ck, 0, L->tw, L->xs, xr + iw0 * C, wb + t * rowf,
+                                   NULL, NULL, 0, acc, more);
+            more = 1;
+            continue;
+        }
+        if (cols * Cg <= CONV_NHWC_EDGE_FLOATS) {
+            conv_nhwc_edge_copy_f32(geo, xg, Cg, ih, 1, iw0, cols, buf);
+            conv_nhwc_run_tile_f32(L, 1, fold ? 1 : KW, fold ? KW * Cg : Cg, 0, dw * Cg, sw * Cg,
+                                   buf, wb + t * rowf, NULL, NULL, 0, acc, more);
+            more = 1;
+            continue;
+        }
         for (int64_t u = 0; u < KW; u++) {
-            const int64_t iw0 = c0 * sw - geo[CONV_NHWC_PL] + u * geo[CONV_NHWC_DW];
-            const float *wt = wb + (t * KW + u) * Cg * L->ob;
-            if (row_in && iw0 >= 0 && iw0 + (J - 1) * sw < W) {
-                conv_nhwc_run_tile_f32(L, 1, 1, Cg, 0, 0, sw * C, xg + (ih * W + iw0) * C, wt, NULL,
-                                       NULL, 0, acc, more);
+            const int64_t iu = iw0 + u * dw;
+            const float *wt = wb + t * rowf + u * Cg * L->ob;
+            if (row_in && iu >= 0 && iu + (J - 1) * sw < W) {
+                conv_nhwc_run_tile_f32(L, 1, 1, Cg, 0, 0, sw * C, xr + iu * C, wt, NULL, NULL, 0,
+                                       acc, more);
                 more = 1;
                 continue;
             }
             for (int64_t c = 0; c < Cg; c += CONV_NHWC_EDGE_CH) {
                 const int64_t nch = Cg - c < CONV_NHWC_EDGE_CH ? Cg - c : CONV_NHWC_EDGE_CH;
                 for (int64_t j = 0; j < J; j++) {
-                    const int64_t iw = iw0 + j * sw;
+                    const int64_t iw = iu + j * sw;
                     float *d = buf + j * nch;
                     if (row_in && iw >= 0 && iw < W)
-                        memcpy(d, xg + (ih * W + iw) * C + c, (size_t)nch * sizeof(float));
+                        memcpy(d, xr + iw * C + c, (size_t)nch * sizeof(float));
                     else
                         memset(d, 0, (size_t)nch * sizeof(float));
                 }
