@@ -5,7 +5,10 @@
  * "chan": conv_band_f32's channel-vector tiles on bands as large as the limit allows, what the
  * compiler picks now for every layer here in NCHW; "nhwc": templates/conv_nhwc.c on the same
  * layer in channels-last tensors (bands from conv_nhwc_rows with 65536 floats), what
- * `--layout nhwc` runs. All give the same bits; the program checks that.
+ * `--layout nhwc` runs; "no plane": conv_nhwc_f32 without a band plane (geo R = 0, the tiles
+ * reading x), what it runs under a scratch budget that holds no plane. Also tiny_resnet8's
+ * convs (32x32 input, 16-64 channels; count 0: not in ResNet-18's sum, theirs is printed
+ * apart). All give the same bits; the program checks that.
  *
  *     cc -std=c99 -O3 -march=native benchmarks/conv_layers.c -o conv_layers -lm
  *     ./conv_layers [rounds [peak GFLOP/s]]
@@ -47,13 +50,24 @@ static const Layer layers[] = {
     {"3x3 s2 256->512 14", 256, 14, 512, 3, 2, 1, 4, 4, 1},
     {"3x3 512->512 7", 512, 7, 512, 3, 1, 1, 7, 7, 3},
     {"1x1 s2 256->512 14", 256, 14, 512, 1, 2, 0, 0, 7, 1},
+    /* tiny_resnet8 (MLPerf Tiny), every layer once */
+    {"r8 3x3 3->16 32", 3, 32, 16, 3, 1, 1, 0, 32, 0},
+    {"r8 3x3 16->16 32", 16, 32, 16, 3, 1, 1, 0, 32, 0},
+    {"r8 3x3 16->16 32", 16, 32, 16, 3, 1, 1, 0, 32, 0},
+    {"r8 3x3 s2 16->32 32", 16, 32, 32, 3, 2, 1, 0, 16, 0},
+    {"r8 3x3 32->32 16", 32, 16, 32, 3, 1, 1, 0, 16, 0},
+    {"r8 1x1 s2 16->32 32", 16, 32, 32, 1, 2, 0, 0, 16, 0},
+    {"r8 3x3 s2 32->64 16", 32, 16, 64, 3, 2, 1, 0, 8, 0},
+    {"r8 3x3 64->64 8", 64, 8, 64, 3, 1, 1, 0, 8, 0},
+    {"r8 1x1 s2 32->64 16", 32, 16, 64, 1, 2, 0, 0, 8, 0},
 };
 enum { NL = sizeof layers / sizeof layers[0] };
 
 typedef struct Buffers {
     float *x, *w, *wp, *wp32, *b, *y, *y2, *work;
-    float *xn, *yn, *workn; /* NHWC input, output and work memory */
-    int64_t OH, geo[CONV_NHWC_NGEO];
+    float *xn, *yn, *workn, *wpn; /* NHWC input, output, work memory and packed weight */
+    float *yd;                    /* NHWC output without a band plane */
+    int64_t OH, geo[CONV_NHWC_NGEO], geo0[CONV_NHWC_NGEO];
 } Buffers;
 
 static float *alloc_floats(int64_t n)
@@ -84,7 +98,8 @@ static Buffers setup(const Layer *l)
     conv_weight_pack_f32(1, l->OC, l->C, taps, CONVC_OB, b.w, b.wp32);
     const int64_t k[3] = {1, l->K, l->K}, out[3] = {1, b.OH, b.OH}, st[3] = {1, l->s, l->s};
     const int64_t dil[3] = {1, 1, 1};
-    int64_t work = conv_work_floats(l->C, k, out, st, dil) + conv_pointwise_work_floats(l->C, b.OH * b.OH);
+    int64_t work =
+        conv_work_floats(l->C, k, out, st, dil) + conv_pointwise_work_floats(l->C, b.OH * b.OH);
     for (int i = 0; i < 2; i++) {
         const int64_t R = i ? l->Rc : l->R;
         const int64_t band =
@@ -102,6 +117,11 @@ static Buffers setup(const Layer *l)
             b.xn[p * l->C + c] = b.x[c * l->H * l->H + p];
     b.yn = alloc_floats(l->OC * b.OH * b.OH);
     b.workn = alloc_floats(conv_nhwc_work_floats(b.geo));
+    b.wpn = alloc_floats(conv_nhwc_packed_floats(b.geo));
+    conv_nhwc_pack_f32(b.geo, b.w, b.wpn);
+    memcpy(b.geo0, b.geo, sizeof b.geo);
+    b.geo0[CONV_NHWC_R] = 0;
+    b.yd = alloc_floats(l->OC * b.OH * b.OH);
     return b;
 }
 
@@ -111,8 +131,10 @@ static void run(const Layer *l, const Buffers *b, int chan, const struct ConvEpi
 {
     const int64_t in[3] = {1, l->H, l->H}, k[3] = {1, l->K, l->K}, out[3] = {1, b->OH, b->OH};
     const int64_t st[3] = {1, l->s, l->s}, pad[3] = {0, l->pad, l->pad}, dil[3] = {1, 1, 1};
-    if (chan == 2)
-        conv_nhwc_f32(b->geo, b->xn, b->wp32, b->b, ep, nep, b->yn, b->workn);
+    if (chan == 3)
+        conv_nhwc_f32(b->geo0, b->xn, b->wpn, b->b, ep, nep, b->yd, NULL);
+    else if (chan == 2)
+        conv_nhwc_f32(b->geo, b->xn, b->wpn, b->b, ep, nep, b->yn, b->workn);
     else if (chan)
         conv_band_f32(1, l->C, 1, l->OC, l->H, l->H, l->K, l->K, b->OH, b->OH, l->s, l->s, l->pad,
                       l->pad, 1, 1, l->Rc, CONVC_OB, b->x, b->wp32, b->b, ep, nep, b->y2, b->work);
@@ -132,15 +154,15 @@ int main(int argc, char **argv)
     const int rounds = argc > 1 ? atoi(argv[1]) : 5;
     const double peak = argc > 2 ? atof(argv[2]) : 0.0;
     Buffers bufs[NL];
-    double best[NL][3];
+    double best[NL][4];
     for (int i = 0; i < NL; i++) {
         bufs[i] = setup(&layers[i]);
-        best[i][0] = best[i][1] = best[i][2] = 1e30;
+        best[i][0] = best[i][1] = best[i][2] = best[i][3] = 1e30;
     }
     const struct ConvEpilogue relu[1] = {{CONV_EP_RELU, 0, 0.0f, 0.0f, NULL}};
     for (int r = 0; r < rounds; r++)
         for (int i = 0; i < NL; i++)
-            for (int chan = 0; chan < 3; chan++) {
+            for (int chan = 0; chan < 4; chan++) {
                 double t[5];
                 for (int j = 0; j < 5; j++) {
                     const double t0 = layer_now_s();
@@ -150,9 +172,10 @@ int main(int argc, char **argv)
                 layer_keep_best(&best[i][chan], t, 5);
             }
     int status = 0;
-    double total[3] = {0.0, 0.0, 0.0}, flops_total = 0.0;
-    printf("%-24s %5s %9s %7s %9s %7s %9s %7s %5s %9s\n", "layer (+Relu)", "count", "band us",
-           "GFLOP/s", "chan us", "GFLOP/s", "nhwc us", "GFLOP/s", "%peak", "nhwc/chan");
+    double total[3] = {0.0, 0.0, 0.0}, flops_total = 0.0, tiny[3] = {0.0, 0.0, 0.0};
+    printf("%-24s %5s %9s %7s %9s %7s %9s %7s %5s %9s %9s %9s\n", "layer (+Relu)", "count",
+           "band us", "GFLOP/s", "chan us", "GFLOP/s", "nhwc us", "GFLOP/s", "%peak", "nhwc/chan",
+           "noplane", "/nhwc");
     for (int i = 0; i < NL; i++) {
         const Layer *l = &layers[i];
         const Buffers *b = &bufs[i];
@@ -168,11 +191,21 @@ int main(int argc, char **argv)
                 status = 1;
                 break;
             }
+        if (memcmp(b->yd, b->yn, (size_t)n * sizeof(float))) {
+            printf("%s: NHWC with and without a band plane differ\n", l->name);
+            status = 1;
+        }
         const double *t = best[i];
-        printf("%-24s %5lld %9.1f %7.1f %9.1f %7.1f %9.1f %7.1f %5.0f %9.2f\n", l->name,
+        printf("%-24s %5lld %9.1f %7.1f %9.1f %7.1f %9.1f %7.1f %5.0f %9.2f %9.1f %9.2f\n", l->name,
                (long long)l->count, t[0] * 1e6, flops / t[0] * 1e-9, t[1] * 1e6,
                flops / t[1] * 1e-9, t[2] * 1e6, flops / t[2] * 1e-9,
-               peak > 0.0 ? 100.0 * flops / t[2] * 1e-9 / peak : 0.0, t[2] / t[1]);
+               peak > 0.0 ? 100.0 * flops / t[2] * 1e-9 / peak : 0.0, t[2] / t[1], t[3] * 1e6,
+               t[3] / t[2]);
+        if (!l->count) {
+            tiny[0] += t[1];
+            tiny[1] += t[2];
+            tiny[2] += t[3];
+        }
         total[0] += t[0] * (double)l->count;
         total[1] += (t[1] < t[0] ? t[1] : t[0]) * (double)l->count;
         total[2] += t[2] * (double)l->count;
@@ -185,5 +218,7 @@ int main(int argc, char **argv)
     if (peak > 0.0)
         printf(", %.0f%% of %.1f", 100.0 * flops_total / total[2] * 1e-9 / peak, peak);
     printf(")\n");
+    printf("all tiny_resnet8 convs: chan %.1f us, nhwc %.1f us, no plane %.1f us\n", tiny[0] * 1e6,
+           tiny[1] * 1e6, tiny[2] * 1e6);
     return status;
 }
