@@ -171,20 +171,25 @@ static double quant_multiplier(int scale_type, float a, float b, float c)
  *   per axis    s = {0, 1, 0}, block = 1
  *   blocked     s = {nblocks*inner, inner, 1} with nblocks = ceil(len / block) */
 
-/* Per tensor into uint8 / int8 (what QDQ models do between their integer ops): the same
- * operations as the general loop below, hoisted, so that they vectorise. */
+/* Per tensor into uint8 / int8 (what QDQ models do between their integer ops): the values of
+ * the general loop below in float, so that 16 lanes vectorise rather than 8: q + zp saturates
+ * to [lo, hi] exactly when q saturates to [lo - zp, hi - zp] (small integers, exact in float;
+ * a NaN q fails both compares and gives lo as quant_saturate does), and the sum of the clamped
+ * q and zp is then a small integer. */
 static int quantize_per_tensor_q8(int64_t n, const int64_t *s, const float *x, const float *scale,
                                   int y_type, const void *zero_point, void *y)
 {
     if (s[0] || s[1] || s[2] || (y_type != 2 && y_type != 3))
         return 0;
     const float sc = scale[0];
-    const double zp = (double)quant_load(y_type, zero_point, 0);
-    const double lo = y_type == 2 ? 0.0 : -128.0, hi = y_type == 2 ? 255.0 : 127.0;
+    const int32_t zp = (int32_t)quant_load(y_type, zero_point, 0);
+    const float lo = (float)((y_type == 2 ? 0 : -128) - zp);
+    const float hi = (float)((y_type == 2 ? 255 : 127) - zp);
     for (int64_t e = 0; e < n; e++) {
-        const float q = rintf(x[e] / sc);
-        const double v = (double)q + zp;
-        const double r = v != v || v < lo ? lo : v > hi ? hi : v; /* quant_saturate */
+        float q = rintf(x[e] / sc);
+        q = q >= lo ? q : lo;
+        q = q <= hi ? q : hi;
+        const int32_t r = (int32_t)q + zp;
         if (y_type == 2)
             ((uint8_t *)y)[e] = (uint8_t)r;
         else

@@ -70,6 +70,35 @@ static void test_quantize(void)
     check(!memcmp(yb, wb, 5), "quantize blocked with a remainder block");
 }
 
+/* The per-tensor 8-bit form (quantize_per_tensor_q8) against the general loop (the same
+ * scale and zero point given per element along an axis): ties, saturation at both ends,
+ * NaN and infinities, every zero point of both types. */
+static void test_quantize_per_tensor(void)
+{
+    enum { N = 512 };
+    static float x[N], sc[N];
+    static uint8_t got[N], want[N], zps[N];
+    static const int64_t axis_s[3] = {0, 1, 0};
+    const float scales[3] = {1.0f, 0.0078125f, 0.37f};
+    uint32_t r = 12345;
+    for (int i = 0; i < N; i++) {
+        r = r * 1664525u + 1013904223u;
+        x[i] = (float)((int32_t)(r >> 8) % 20000) / 32.0f; /* ties at .5, and past +-255 */
+    }
+    x[0] = NAN, x[1] = INFINITY, x[2] = -INFINITY, x[3] = 3e38f, x[4] = -3e38f, x[5] = -0.0f;
+    int bad = 0;
+    for (int type = 2; type <= 3; type++)
+        for (int z = 0; z < 256; z += 5)
+            for (int k = 0; k < 3; k++) {
+                for (int i = 0; i < N; i++)
+                    sc[i] = scales[k], zps[i] = (uint8_t)z;
+                quantize_linear_f32(1, N, 1, 1, per_tensor, x, sc, type, zps, got);
+                quantize_linear_f32(1, N, 1, 1, axis_s, x, sc, type, zps, want);
+                bad += memcmp(got, want, N) != 0;
+            }
+    check(!bad, "quantize per tensor (uint8, int8) equals the general loop for every zero point");
+}
+
 static void test_dequantize(void)
 {
     const uint8_t x[3] = {0, 128, 255};
@@ -294,6 +323,7 @@ static void test_conv_s8(void)
 int main(void)
 {
     test_quantize();
+    test_quantize_per_tensor();
     test_dequantize();
     test_dynamic();
     test_matmul();
