@@ -13,6 +13,7 @@
  *     Transpose(0,3,1,2) placed after the node, which eliminate_dead drops when only NHWC
  *     readers remain: so adjacent inverse transposes never both run, and a region's edges
  *     are the only transposes left;
+ *   - ShuffleNet's channel shuffle (Reshape, Transpose, Reshape) shuffles the NHWC channels;
  *   - a transpose that moves only dims of size 1 (a 1x1 map after GlobalAveragePool, one
  *     channel) becomes a Reshape, a view that costs nothing.
  * Which ops join and how each is converted is the table `converters`. The layout never changes
@@ -375,6 +376,64 @@ static bool convert_reduce(Pass *p, Node *n)
     return true;
 }
 
+/* ShuffleNet's channel shuffle of an NHWC tensor x: Reshape [N][C][H][W] -> [N][g][C/g][H][W],
+ * Transpose(0,2,1,3,4), Reshape -> [N][C][H][W] (channel i*(C/g) + j goes to j*g + i) is, on
+ * [N][H][W][C], Reshape -> [N][H][W][g][C/g], Transpose(0,1,2,4,3), Reshape -> [N][H][W][C]:
+ * the same copy, so the Split and Concat around it stay in the region. Matched at the last
+ * Reshape, whose two producers read nothing else. */
+static const Pattern SHUFFLE = {
+    .op = "Reshape", .nin = 1, .in = {P_OP1("Transpose", P_OP1("Reshape", P_ANY(1)))}};
+
+static bool shuffle_shapes(const Node *r1, const Node *t, const Node *r2)
+{
+    static const int64_t perm[5] = {0, 2, 1, 3, 4};
+    const Value *x = r1->inputs[0], *a = r1->outputs[0], *y = r2->outputs[0];
+    const int64_t *tp;
+    if (x->rank != 4 || a->rank != 5 || y->rank != 4 || attr_ints(t, "perm", &tp) != 5 ||
+        memcmp(tp, perm, sizeof perm) != 0 || memcmp(x->dims, y->dims, 4 * sizeof(int64_t)))
+        return false;
+    return a->dims[0] == x->dims[0] && a->dims[1] * a->dims[2] == x->dims[1] &&
+           a->dims[3] == x->dims[2] && a->dims[4] == x->dims[3];
+}
+
+/* Reshape node r to dims: its shape input a new constant. */
+static void reshape_to(Pass *p, Node *r, int rank, const int64_t *dims)
+{
+    int64_t len = rank;
+    Value *s = constant_new(p->g, xprintf("%s/nhwc_shape", r->name), DT_INT64, 1, &len);
+    memcpy(s->data, dims, (size_t)rank * sizeof(int64_t));
+    node_set_input(r, 1, s);
+    attr_set_int(r, "allowzero", 0);
+}
+
+static bool convert_shuffle(Pass *p, Node *r2)
+{
+    Match m;
+    if (!node_matches(&SHUFFLE, r2, &m) || !twin_of(p, m.v[1]))
+        return false;
+    Node *t = r2->inputs[0]->producer, *r1 = t->inputs[0]->producer;
+    if (!shuffle_shapes(r1, t, r2))
+        return false;
+    const int64_t *a = r1->outputs[0]->dims, *x = r1->inputs[0]->dims;
+    const int64_t split[5] = {a[0], a[3], a[4], a[1], a[2]},
+                  swapped[5] = {a[0], a[3], a[4], a[2], a[1]};
+    convert_input(p, r1, 0, false);
+    reshape_to(p, r1, 5, split);
+    set_shape(r1->outputs[0], r1->outputs[0]->dtype, 5, split);
+    r1->channels_last = true;
+    const int64_t *tp;
+    attr_ints(t, "perm", &tp);
+    static const int64_t perm[5] = {0, 1, 2, 4, 3};
+    memcpy((int64_t *)tp, perm, sizeof perm); /* the node's own attribute */
+    set_shape(t->outputs[0], t->outputs[0]->dtype, 5, swapped);
+    t->channels_last = true;
+    const int64_t nhwc[4] = {x[0], x[2], x[3], x[1]};
+    reshape_to(p, r2, 4, nhwc);
+    convert_outputs(p, r2);
+    record_fusion("nhwc_shuffle");
+    return true;
+}
+
 /* The ops that may run channels-last: by op name, or (op NULL) by an op-table flag, and how
  * each is converted (a seed such as Conv joins whatever its inputs are; the others only next
  * to an NHWC input). `pays`: the node runs measurably faster channels-last, so that
@@ -401,6 +460,7 @@ static const Converter converters[] = {
     {"ReduceMax", 0, convert_reduce, NULL},
     {"MaxPool", 0, convert_pool, NULL},
     {"AveragePool", 0, convert_pool, NULL},
+    {"Reshape", 0, convert_shuffle, NULL},
     {NULL, OP_ELEMENTWISE, convert_elementwise, NULL},
 };
 

@@ -10,7 +10,7 @@ Each graph is built here with onnx.helper (seeded weights), compiled with --layo
   - --report-json of the nhwc build has the expected Transpose and NhwcConv counts (the
     transposes only where a region is entered and left; inverse pairs cancelled, those of a
     1x1 map or one channel became free Reshapes) and names the channels-last nodes;
-  - the nchw build has no NhwcConv and no Transpose;
+  - the nchw build has no NhwcConv and no Transpose but the model's own;
   - --layout=auto (the default) goes channels-last exactly for the graphs marked `auto` (those
     with a depthwise conv; no conv here reaches the dense threshold of 4 MFLOP);
   - --emit-onnx of the nhwc graph (NhwcConv written as Conv between transposes) passes the
@@ -141,8 +141,24 @@ def one_channel_input():
     return g.model([g.op("Relu", [g.conv(g.conv("x", 1, 8), 8, 8)])]), 1, 2
 
 
+def channel_shuffle():
+    """ShuffleNet's unit: Split, a conv per half, Concat, the channel shuffle (Reshape to
+    [N,g,C/g,H,W], Transpose(0,2,1,3,4), Reshape back), Split, Concat: one region, in which the
+    shuffle is the NHWC shuffle (its Transpose the only one inside)."""
+    g = G(9, [1, 8, 5, 4])
+    a, b = g.op("Split", [g.conv("x", 8, 8)], nout=2, axis=1)
+    c = g.op("Concat", [g.conv(a, 4, 4), g.op("Relu", [g.conv(b, 4, 4)])], axis=1)
+    shapes = []
+    for dims in ([1, 2, 4, 5, 4], [1, 8, 5, 4]):
+        shapes.append(g.name("shape"))
+        g.inits.append(numpy_helper.from_array(np.array(dims, dtype=np.int64), name=shapes[-1]))
+    s = g.op("Transpose", [g.op("Reshape", [c, shapes[0]])], perm=[0, 2, 1, 3, 4])
+    d, e = g.op("Split", [g.op("Reshape", [s, shapes[1]])], nout=2, axis=1)
+    return g.model([g.conv(g.op("Concat", [d, g.conv(e, 4, 4)], axis=1), 8, 4)]), 3, 5
+
+
 GRAPHS = [conv_chain, squeeze_excite, channel_constants, concat_split, gap_flatten_gemm,
-          nchw_between, separable_pools, one_channel_input]
+          nchw_between, separable_pools, one_channel_input, channel_shuffle]
 
 
 def tensor_file(path, a, name):
@@ -186,7 +202,8 @@ def check(onnx2c, work, make):
         if a != b:
             errors.append(f"output {i}: nhwc bits differ from nchw")
     ops_c, ops_h = rep_c["ops_after"], rep_h["ops_after"]
-    if ops_c.get("NhwcConv") or ops_c.get("Transpose") or rep_c["nhwc_nodes"]:
+    own = rep_c["ops_before"].get("Transpose", 0)  # the model's own (a channel shuffle's)
+    if ops_c.get("NhwcConv") or ops_c.get("Transpose", 0) != own or rep_c["nhwc_nodes"]:
         errors.append(f"--layout=nchw changed the layout: {ops_c}")
     got = (ops_h.get("Transpose", 0), ops_h.get("NhwcConv", 0))
     if got != (want_transposes, want_convs):

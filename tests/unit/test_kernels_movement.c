@@ -145,6 +145,22 @@ static void test_transpose(void)
     transpose_ref(4, nchw, to_nhwc, 4, xbuf, wbuf);
     check(memcmp(ybuf, wbuf, 2 * 16 * 9 * 11 * 4) == 0, "transpose NCHW -> NHWC");
 
+    /* the tiled path (a short strided last dim): a 3-channel input to NHWC, and the NHWC
+     * channel shuffle [N][H][W][g][C/g] -> [N][H][W][C/g][g], with partial blocks of 16 */
+    const int64_t rgb[4] = {1, 3, 37, 5}, shuffle[5] = {1, 5, 4, 2, 58};
+    const int32_t swap_last[5] = {0, 1, 2, 4, 3};
+    fill_pattern(xbuf, 3 * 37 * 5 * 4);
+    transpose_bytes(4, rgb, to_nhwc, 4, xbuf, ybuf);
+    transpose_ref(4, rgb, to_nhwc, 4, xbuf, wbuf);
+    check(memcmp(ybuf, wbuf, 3 * 37 * 5 * 4) == 0, "transpose 3-channel NCHW -> NHWC");
+    for (int64_t es = 2; es <= 4; es += 2) {
+        fill_pattern(xbuf, 5 * 4 * 2 * 58 * es);
+        transpose_bytes(5, shuffle, swap_last, es, xbuf, ybuf);
+        transpose_ref(5, shuffle, swap_last, es, xbuf, wbuf);
+        check(memcmp(ybuf, wbuf, (size_t)(5 * 4 * 2 * 58 * es)) == 0,
+              es == 4 ? "transpose NHWC channel shuffle" : "transpose NHWC shuffle, 2 bytes");
+    }
+
     /* empty tensor: nothing written */
     const int64_t de[3] = {2, 0, 3};
     const int32_t pe[3] = {2, 1, 0};
