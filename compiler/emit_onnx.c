@@ -240,9 +240,9 @@ static void push_transpose(Writer *w, const char *name, const char *x, const int
     p->attribute[p->n_attribute++] = attr_proto(&a); /* keeps the (static) perm */
 }
 
-/* layout_nhwc's channels-last nodes (NhwcConv, NhwcMaxPool, NhwcAveragePool: onnxruntime's
- * CPU provider runs none of them) as the NCHW op they are, between transposes: a model
- * onnxruntime runs. */
+/* layout_nhwc's channels-last nodes (NhwcConv, NhwcMaxPool, NhwcAveragePool,
+ * NhwcGlobalAveragePool: onnxruntime's CPU provider runs none of them) as the NCHW op they
+ * are, between transposes: a model onnxruntime runs. */
 static void push_nhwc_op(Writer *w, const Node *n, const char *x, const char *y)
 {
     static const int64_t to_nchw[4] = {0, 3, 1, 2}, to_nhwc[4] = {0, 2, 3, 1};
@@ -278,6 +278,7 @@ static const Formula formulas[] = {
     {"com.microsoft.NhwcConv", push_nhwc_op, true},
     {"com.microsoft.NhwcMaxPool", push_nhwc_op, true},
     {"com.microsoft.NhwcAveragePool", push_nhwc_op, true},
+    {"com.microsoft.NhwcGlobalAveragePool", push_nhwc_op, true},
 };
 
 static const Formula *formula_for(const Writer *w, const Node *n)

@@ -6,9 +6,10 @@
  *   - a conv with a channels-last kernel (a "seed": NhwcConv, ops/conv_nhwc.c) reads its input
  *     in NHWC, made by a Transpose(0,2,3,1) where that input is not NHWC yet;
  *   - an agnostic op (unary and broadcasting elementwise ops, Concat and Split on the channel
- *     axis, MaxPool and AveragePool as NhwcMaxPool / NhwcAveragePool, GlobalAveragePool as
- *     ReduceMean over H,W) joins when an input is NHWC already and
- *     its other operands are too, or are constants (transposed at compile time) or scalars;
+ *     axis, MaxPool and AveragePool as NhwcMaxPool / NhwcAveragePool, GlobalAveragePool and
+ *     means over H,W as NhwcGlobalAveragePool, other reductions over H,W or C) joins when an
+ *     input is NHWC already and its other operands are too, or are constants (transposed at
+ *     compile time) or scalars;
  *   - every value a converted node computes keeps its NCHW self as the output of a
  *     Transpose(0,3,1,2) placed after the node, which eliminate_dead drops when only NHWC
  *     readers remain: so adjacent inverse transposes never both run, and a region's edges
@@ -325,30 +326,62 @@ static void set_reduce_axes(Pass *p, Node *n, const int64_t *axes, int count)
     memcpy(at->ints, axes, (size_t)count * sizeof(int64_t));
 }
 
-/* GlobalAveragePool of an NHWC tensor: ReduceMean over H and W, keeping them, whose sums run
- * over each channel's positions in the same ascending order (templates/reduce.c, pool.c). */
+/* n, which wrote a 4-D y, writes t instead and a Reshape after it gives y back (a view). */
+static void reshape_after(Pass *p, Node *n, Value *t, Value *y)
+{
+    int64_t len = y->rank;
+    Value *shape = constant_new(p->g, xprintf("%s/shape", y->name), DT_INT64, 1, &len);
+    memcpy(shape->data, y->dims, (size_t)y->rank * sizeof(int64_t));
+    Node *r = node_new(p->g, xprintf("%s/from_nhwc_%d", y->name, t->id), "Reshape", 2, 1);
+    r->op = op_lookup("Reshape");
+    r->opset = p->opset;
+    node_set_input(r, 0, t);
+    node_set_input(r, 1, shape);
+    n->outputs[0] = t;
+    t->producer = n;
+    r->outputs[0] = y;
+    y->producer = r;
+    r->order = n->order + 1 + p->after++;
+}
+
+/* A mean over H and W of an NHWC tensor (GlobalAveragePool, or squeeze-excite's ReduceMean)
+ * -> NhwcGlobalAveragePool: pool_nhwc.c's kernel adds each position's row of channels at once,
+ * where ReduceMean's generic loop strides over one channel's positions; the same sums in the
+ * same order. A mean that drops H and W writes [N][C] in either layout: a Reshape of the
+ * [N][1][1][C] result. */
 static bool convert_global_avgpool(Pass *p, Node *n)
 {
-    if (!twin_of(p, n->inputs[0]) || n->inputs[0]->rank != 4)
+    const Value *x = n->inputs[0];
+    Value *y = n->outputs[0];
+    if (!twin_of(p, x) || x->rank != 4 || x->dtype != DT_FLOAT || n->nepilogue ||
+        (y->rank != 4 && y->rank != 2))
         return false;
     convert_input(p, n, 0, false);
-    n->op_type = xstrdup("ReduceMean");
-    n->op = op_lookup("ReduceMean");
-    static const int64_t hw[2] = {1, 2};
-    set_reduce_axes(p, n, hw, 2);
-    attr_set_int(n, "keepdims", 1);
-    convert_outputs(p, n);
+    node_resize_inputs(n, 1);
+    n->nattrs = 0;
+    n->op_type = xstrdup("NhwcGlobalAveragePool");
+    n->domain = xstrdup("com.microsoft");
+    n->op = op_lookup("com.microsoft.NhwcGlobalAveragePool");
+    if (y->rank == 4) {
+        convert_outputs(p, n);
+    } else {
+        Value *t = value_new(p->g, "");
+        t->name = xprintf("%s/nhwc_%d", y->name, t->id);
+        reshape_after(p, n, t, y);
+        n->channels_last = true;
+        p->converted++;
+    }
+    n->op->infer(n);
     return true;
 }
 
-/* A reduction over explicit axes of an NHWC tensor, keeping them (squeeze-excite's
- * ReduceMean over H, W): the same op over the NHWC axes, when they keep their relative
- * order, so each output sums its elements in the same order (C with H or W would not). */
+/* A reduction over explicit axes of an NHWC tensor, keeping them: the same op over the NHWC axes,
+ * when they keep their relative order, so each output sums its elements in the same order (C with H
+ * or W would not). */
 static bool convert_reduce(Pass *p, Node *n)
 {
     const Value *x = n->inputs[0];
-    if (!twin_of(p, x) || x->rank != 4 || attr_int(n, "keepdims", 1) == 0 ||
-        attr_int(n, "noop_with_empty_axes", 0) != 0)
+    if (!twin_of(p, x) || x->rank != 4 || attr_int(n, "noop_with_empty_axes", 0) != 0)
         return false;
     const int64_t *axes = NULL;
     int count;
@@ -369,6 +402,10 @@ static bool convert_reduce(Pass *p, Node *n)
         has_hw |= d >= 2;
     }
     if (has_c && has_hw)
+        return false;
+    if (!strcmp(n->op_type, "ReduceMean") && count == 2 && to[0] * to[1] == 2) /* H and W */
+        return convert_global_avgpool(p, n);
+    if (attr_int(n, "keepdims", 1) == 0)
         return false;
     convert_input(p, n, 0, false);
     set_reduce_axes(p, n, to, count);
@@ -496,7 +533,7 @@ static void transposes_as_views(Pass *p, int first)
 {
     for (int i = first; i < p->g->nnodes; i++) {
         Node *t = p->g->nodes[i];
-        if (t->dead || !moves_only_ones(t))
+        if (t->dead || t->op != op_lookup("Transpose") || !moves_only_ones(t))
             continue;
         Value *y = t->outputs[0];
         int64_t len = 4;

@@ -225,6 +225,7 @@ static const OpDef op_table[] = {
     {"com.microsoft.NhwcConv", 2, 3, 1, nhwc_conv_infer, NULL, nhwc_conv_emit, NO_VIEW, nhwc_conv_flops, nhwc_conv_scratch, "gemm conv conv_nhwc depthwise_nhwc elementwise math"},
     {"com.microsoft.NhwcMaxPool", 1, 1, 1, nhwc_pool_infer, NULL, nhwc_pool_emit, NO_VIEW, numel_flops, NULL, "gemm conv depthwise_nhwc pool_nhwc elementwise math"},
     {"com.microsoft.NhwcAveragePool", 1, 1, 1, nhwc_pool_infer, NULL, nhwc_pool_emit, NO_VIEW, numel_flops, NULL, "gemm conv depthwise_nhwc pool_nhwc elementwise math"},
+    {"com.microsoft.NhwcGlobalAveragePool", 1, 1, 1, nhwc_global_pool_infer, NULL, nhwc_global_pool_emit, NO_VIEW, numel_flops, NULL, "gemm conv depthwise_nhwc pool_nhwc elementwise math"},
     /* ai.onnx.ml ops: infer_shapes looks them up as "ai.onnx.ml.<op>" */
     {"ai.onnx.ml.TreeEnsemble", 1, 1, 5, tree_ensemble_infer, tree_ensemble_fold, tree_ensemble_emit, NO_VIEW, NULL, NULL, "misc"},
     {"ai.onnx.ml.ArrayFeatureExtractor", 2, 2, 1, afe_infer, afe_fold, afe_emit, NO_VIEW, NULL, NULL, "misc"},

@@ -84,6 +84,8 @@ double nhwc_conv_flops(const Node *n);
 int64_t nhwc_conv_scratch(const Node *n);
 void nhwc_pool_infer(Node *n);
 void nhwc_pool_emit(Emitter *e, Node *n);
+void nhwc_global_pool_infer(Node *n);
+void nhwc_global_pool_emit(Emitter *e, Node *n);
 
 /* ---- ops/shape.c ---- */
 void constant_infer(Node *n);

@@ -9,7 +9,8 @@ Each graph is built here with onnx.helper (seeded weights), compiled with --layo
     and both match onnxruntime (the harness: rtol 1e-3, atol 1e-5);
   - --report-json of the nhwc build has the expected Transpose and NhwcConv counts (the
     transposes only where a region is entered and left; inverse pairs cancelled, those of a
-    1x1 map or one channel became free Reshapes) and names the channels-last nodes;
+    1x1 map or one channel became free Reshapes), every mean over H, W as
+    NhwcGlobalAveragePool, and names the channels-last nodes;
   - the nchw build has no NhwcConv and no Transpose but the model's own;
   - --layout=auto (the default) goes channels-last exactly for the graphs marked `auto` (those
     with a depthwise conv; no conv here reaches the dense threshold of 4 MFLOP);
@@ -86,6 +87,17 @@ def squeeze_excite():
     return g.model([g.conv(g.op("Mul", [y, s]), 16, 8)]), 2, 4
 
 
+def squeeze_excite_mean():
+    """The squeeze-excite of exporters that write the mean as ReduceMean over H, W (axes
+    -1, -2 here) keeping them, HardSigmoid as the gate: NhwcGlobalAveragePool, as is
+    GlobalAveragePool."""
+    g = G(10, [1, 8, 6, 7])
+    y = g.op("Relu", [g.conv("x", 8, 16)])
+    s = g.op("ReduceMean", [y], axes=[-1, -2], keepdims=1)
+    s = g.op("HardSigmoid", [g.conv(s, 16, 16)])
+    return g.model([g.conv(g.op("Mul", [s, y]), 16, 8)]), 2, 3
+
+
 def channel_constants():
     """Mul by a [C,1,1] and Add of a [1,C,1,1] constant (epilogues after a Relu), Sub of a
     scalar: the constants are transposed at compile time."""
@@ -112,6 +124,14 @@ def gap_flatten_gemm():
     y = g.op("GlobalAveragePool", [g.op("Relu", [g.conv("x", 4, 16)])])
     w = g.const(g.rng.standard_normal((16, 10)))
     return g.model([g.op("Gemm", [g.op("Flatten", [y]), w])]), 1, 1
+
+
+def mean_gemm():
+    """The head of torchvision's ShuffleNet: ReduceMean over H, W dropping them, Gemm: [N][C]
+    in either layout, so the region is left without a transpose."""
+    g = G(11, [1, 4, 5, 6])
+    y = g.op("ReduceMean", [g.op("Relu", [g.conv("x", 4, 16)])], axes=[2, 3], keepdims=0)
+    return g.model([g.op("Gemm", [y, g.const(g.rng.standard_normal((16, 10)))])]), 1, 1
 
 
 def nchw_between():
@@ -157,8 +177,9 @@ def channel_shuffle():
     return g.model([g.conv(g.op("Concat", [d, g.conv(e, 4, 4)], axis=1), 8, 4)]), 3, 5
 
 
-GRAPHS = [conv_chain, squeeze_excite, channel_constants, concat_split, gap_flatten_gemm,
-          nchw_between, separable_pools, one_channel_input, channel_shuffle]
+GRAPHS = [conv_chain, squeeze_excite, squeeze_excite_mean, channel_constants, concat_split,
+          gap_flatten_gemm, mean_gemm, nchw_between, separable_pools, one_channel_input,
+          channel_shuffle]
 
 
 def tensor_file(path, a, name):
@@ -209,6 +230,10 @@ def check(onnx2c, work, make):
     if got != (want_transposes, want_convs):
         errors.append(f"nhwc: {got[0]} Transpose, {got[1]} NhwcConv; want "
                       f"{want_transposes}, {want_convs} ({ops_h})")
+    means = rep_h["ops_before"].get("GlobalAveragePool", 0) + rep_h["ops_before"].get(
+        "ReduceMean", 0)
+    if ops_h.get("NhwcGlobalAveragePool", 0) != means:
+        errors.append("nhwc: the means over H, W did not all become NhwcGlobalAveragePool")
     if len(rep_h["nhwc_nodes"]) < want_convs:
         errors.append(f"nhwc_nodes lists {rep_h['nhwc_nodes']}")
     js = os.path.join(w, "auto.json")

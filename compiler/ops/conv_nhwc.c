@@ -2,7 +2,8 @@
  * onnxruntime's com.microsoft ops:
  *   NhwcConv         X [N][H][W][C], W as Conv's [M][C/g][kH][kW], B [M] -> Y [N][OH][OW][M]
  *   NhwcMaxPool      X [N][H][W][C] -> Y [N][OH][OW][C]   (no Indices output)
- *   NhwcAveragePool  the same for AveragePool (onnxruntime has no such op; --emit-onnx writes
+ *   NhwcAveragePool  the same for AveragePool (onnxruntime has no such op)
+ *   NhwcGlobalAveragePool  X [N][H][W][C] -> Y [N][1][1][C] (nor this one; --emit-onnx writes
  *                    each of them as the NCHW op between transposes)
  * with the attributes of Conv, MaxPool, AveragePool. 2-D only, explicit pads (auto_pad NOTSET
  * or VALID).
@@ -304,4 +305,19 @@ void nhwc_pool_emit(Emitter *e, Node *n)
     else
         println(e, "avgpool_nhwc_f32(%s, %d, %s, %s);", g, attr_int(n, "count_include_pad", 0) != 0,
                 x, y);
+}
+
+/* ---- NhwcGlobalAveragePool ---- */
+
+void nhwc_global_pool_infer(Node *n)
+{
+    twin_infer(n, global_pool_infer);
+}
+
+void nhwc_global_pool_emit(Emitter *e, Node *n)
+{
+    const Value *x = n->inputs[0];
+    println(e, "global_avgpool_nhwc_f32(%lld, %lld, %lld, %s, %s);", (long long)x->dims[0],
+            (long long)(x->dims[1] * x->dims[2]), (long long)x->dims[3],
+            value_cname(e, n->inputs[0]), value_cname(e, n->outputs[0]));
 }
