@@ -202,6 +202,34 @@ static bool rank4_outputs(const Node *n)
     return true;
 }
 
+/* Sets attribute `name` of n to the ints v[count]. */
+static void set_ints(Node *n, const char *name, const int64_t *v, int count)
+{
+    Attr *at = NULL;
+    for (int i = 0; i < n->nattrs; i++)
+        if (!strcmp(n->attrs[i].name, name))
+            at = &n->attrs[i];
+    if (!at) {
+        n->attrs = xrealloc(n->attrs, (size_t)(n->nattrs + 1) * sizeof(Attr));
+        at = &n->attrs[n->nattrs++];
+    }
+    *at = (Attr){.name = xstrdup(name), .type = ATTR_INTS, .n = count};
+    at->ints = xcalloc((size_t)count, sizeof(int64_t));
+    memcpy(at->ints, v, (size_t)count * sizeof(int64_t));
+}
+
+/* A 2-D Conv or pool with auto_pad SAME_UPPER or SAME_LOWER gets the pads they stand for
+ * (conv.c computes them from the shapes), which the channels-last kernels read. */
+static void explicit_pads(Node *n)
+{
+    const char *auto_pad = attr_string(n, "auto_pad", "NOTSET");
+    if (strncmp(auto_pad, "SAME_", 5) != 0 || n->inputs[0]->rank != 4)
+        return;
+    int64_t pads[4];
+    set_ints(n, "pads", pads, 2 * window_explicit_pads(n, pads));
+    attr_set_string(n, "auto_pad", "NOTSET");
+}
+
 /* ---- converters: each checks that the node may join, then rewrites it ---- */
 
 /* Conv with a channels-last kernel -> NhwcConv: its input and residual operands in NHWC (by a
@@ -210,6 +238,7 @@ static bool convert_conv(Pass *p, Node *n)
 {
     if (!nhwc_conv_supported(n))
         return false;
+    explicit_pads(n);
     convert_input(p, n, 0, false);
     for (int i = 3; i < n->ninputs; i++) /* residuals */
         convert_input(p, n, i, true);
@@ -258,6 +287,7 @@ static bool convert_pool(Pass *p, Node *n)
 {
     if (!twin_of(p, n->inputs[0]) || !nhwc_pool_supported(n))
         return false;
+    explicit_pads(n);
     convert_input(p, n, 0, false);
     n->noutputs = 1;
     const char *op = xprintf("Nhwc%s", n->op_type);
@@ -313,17 +343,7 @@ static void set_reduce_axes(Pass *p, Node *n, const int64_t *axes, int count)
         node_set_input(n, 1, a);
         return;
     }
-    Attr *at = NULL;
-    for (int i = 0; i < n->nattrs; i++)
-        if (!strcmp(n->attrs[i].name, "axes"))
-            at = &n->attrs[i];
-    if (!at) {
-        n->attrs = xrealloc(n->attrs, (size_t)(n->nattrs + 1) * sizeof(Attr));
-        at = &n->attrs[n->nattrs++];
-    }
-    *at = (Attr){.name = xstrdup("axes"), .type = ATTR_INTS, .n = count};
-    at->ints = xcalloc((size_t)count, sizeof(int64_t));
-    memcpy(at->ints, axes, (size_t)count * sizeof(int64_t));
+    set_ints(n, "axes", axes, count);
 }
 
 /* n, which wrote a 4-D y, writes t instead and a Reshape after it gives y back (a view). */

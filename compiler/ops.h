@@ -72,6 +72,7 @@ const char *conv_tile_epilogues(Emitter *e, Node *n, int *count);
 void pool_infer(Node *n);
 void pool_emit(Emitter *e, Node *n);
 void global_pool_infer(Node *n);
+int window_explicit_pads(const Node *n, int64_t *pads); /* Conv, pools: auto_pad as pads */
 void global_pool_emit(Emitter *e, Node *n);
 
 /* ---- ops/conv_nhwc.c: the channels-last convs and pools of layout_nhwc.c ---- */

@@ -134,13 +134,16 @@ def mean_gemm():
     return g.model([g.op("Gemm", [y, g.const(g.rng.standard_normal((16, 10)))])]), 1, 1
 
 
-def nchw_between():
-    """A 3x3 conv with auto_pad SAME_UPPER (stays NCHW) between 1x1 convs, and an
+def same_pads():
+    """Convs and a MaxPool with auto_pad SAME_UPPER and SAME_LOWER (strided: the lower pad is
+    the larger) between 1x1 convs, their pads spelled out so that they join, and an
     intermediate that is also a graph output."""
     g = G(6, [1, 4, 6, 6])
     a = g.op("Relu", [g.conv("x", 4, 8)])
     b = g.conv(a, 8, 8, k=3, auto_pad="SAME_UPPER")
-    return g.model([a, g.conv(b, 8, 4)]), 4, 2
+    b = g.conv(b, 8, 8, k=3, auto_pad="SAME_LOWER", strides=[2, 2])
+    b = g.op("MaxPool", [b], kernel_shape=[2, 2], strides=[2, 2], auto_pad="SAME_UPPER")
+    return g.model([a, g.conv(b, 8, 4)]), 3, 4
 
 
 def separable_pools():
@@ -178,7 +181,7 @@ def channel_shuffle():
 
 
 GRAPHS = [conv_chain, squeeze_excite, squeeze_excite_mean, channel_constants, concat_split,
-          gap_flatten_gemm, mean_gemm, nchw_between, separable_pools, one_channel_input,
+          gap_flatten_gemm, mean_gemm, same_pads, separable_pools, one_channel_input,
           channel_shuffle]
 
 

@@ -801,6 +801,20 @@ static Window pool_window(const Node *n)
     return window_geometry(n, x, k);
 }
 
+/* The explicit pads [begin..., end...] that the auto_pad of Conv or pool n stands for (the
+ * weight or kernel_shape gives the kernel), for layout_nhwc.c, whose kernels read the pads
+ * attribute: SAME_* become the pads this file computes. Returns the spatial dims. */
+int window_explicit_pads(const Node *n, int64_t *pads)
+{
+    const Value *x = n->inputs[0], *wt = node_input(n, 1);
+    Window w = wt ? window_geometry(n, x, wt->dims + 2) : pool_window(n);
+    for (int j = 0, i = 3 - w.sp; j < w.sp; j++, i++) {
+        pads[j] = w.pb[i];
+        pads[w.sp + j] = w.pe[i];
+    }
+    return w.sp;
+}
+
 static bool pool_has_indices(const Node *n)
 {
     return n->noutputs > 1 && n->outputs[1]->name[0];

@@ -6,7 +6,7 @@
  *   NhwcGlobalAveragePool  X [N][H][W][C] -> Y [N][1][1][C] (nor this one; --emit-onnx writes
  *                    each of them as the NCHW op between transposes)
  * with the attributes of Conv, MaxPool, AveragePool. 2-D only, explicit pads (auto_pad NOTSET
- * or VALID).
+ * or VALID; layout_nhwc.c spells out SAME_* pads).
  *
  * Shapes, checks and FLOPs are those of the NCHW op (conv.c), asked of the node's NCHW twin,
  * so the two cannot disagree. The sums are the NCHW kernels' too: k = (kh*KW + kw)*Cg + ic
@@ -97,11 +97,13 @@ static int64_t ints_at(const Node *n, const char *name, int i, int64_t dflt)
     return count > i ? v[i] : dflt;
 }
 
-/* Pads that the attributes spell out (SAME_* pads are computed: those nodes stay NCHW). */
+/* Pads that the attributes spell out, or SAME_* ones, which layout_nhwc.c spells out before
+ * it converts the node (window_explicit_pads). */
 static bool explicit_pads(const Node *n)
 {
     const char *auto_pad = attr_string(n, "auto_pad", "NOTSET");
-    return !strcmp(auto_pad, "NOTSET") || !strcmp(auto_pad, "VALID");
+    return !strcmp(auto_pad, "NOTSET") || !strcmp(auto_pad, "VALID") ||
+           !strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER");
 }
 
 /* geo[NHWC_GEO_LEN] of depthwise_nhwc.c / pool_nhwc.c for a node with NHWC x and y. */
