@@ -445,6 +445,27 @@ static inline void conv_store_f32(const float *acc, int has_bias, float b, int64
     }
 }
 
+/* The first nob rows of a tile's sums, columns ow0 .. ow0+live-1, stored to yb (channels ys
+ * apart, element `at` of the output) with bias [nob] or NULL and the epilogues; in_y
+ * (conv_epilogues_read_y): an Add reads y itself, so each run goes through the stack. */
+static inline void conv_tile_store_f32(float acc[][CONV_T], int64_t nob, const float *bias,
+                                       int in_y, const struct ConvEpilogue *ep, int nep, int64_t at,
+                                       int64_t ow0, int64_t live, float *yb, int64_t ys)
+{
+    for (int64_t o = 0; o < nob; o++) {
+        float *yr = yb + o * ys + ow0, t[CONV_T];
+        const float b = bias ? bias[o] : 0.0f;
+        if (in_y) {
+            conv_store_f32(acc[o], bias != NULL, b, live, t);
+            conv_store_epilogues_f32(ep, nep, at + o * ys + ow0, live, t, yr);
+        } else {
+            conv_store_f32(acc[o], bias != NULL, b, live, yr);
+            if (nep)
+                conv_epilogue_f32(ep, nep, at + o * ys + ow0, live, yr);
+        }
+    }
+}
+
 /* The tile at output position (od, oh, ow0 .. ow0+CONV_T-1) of one block, from the rows that
  * conv_gather_rows_f32 gathered: acc[o][j] is the whole sum of output channel o (of the
  * block) at column ow0 + j, taps in row-major order and for each tap the channels in order,
@@ -476,18 +497,8 @@ O2C_KERNEL CONV_NOINLINE void conv_tile_f32(int64_t Cg, int64_t KR, int64_t KW, 
                 conv_step_f32(wt + ic * CONV_OB, xt + ic * cs, acc);
         }
     }
-    const int in_y = conv_epilogues_read_y(ep, nep, at, yb);
-    for (int64_t o = 0; o < nob; o++) {
-        if (in_y) {
-            float t[CONV_T];
-            conv_store_f32(acc[o], bias != NULL, bias ? bias[o] : 0.0f, live, t);
-            conv_store_epilogues_f32(ep, nep, at + o * ys + ow0, live, t, yb + o * ys + ow0);
-        } else {
-            conv_store_f32(acc[o], bias != NULL, bias ? bias[o] : 0.0f, live, yb + o * ys + ow0);
-            if (nep)
-                conv_epilogue_f32(ep, nep, at + o * ys + ow0, live, yb + o * ys + ow0);
-        }
-    }
+    conv_tile_store_f32(acc, nob, bias, conv_epilogues_read_y(ep, nep, at, yb), ep, nep, at, ow0,
+                        live, yb, ys);
 }
 
 /* Convolution (1-D and 2-D as 3-D with leading sizes 1) without an im2col copy: per output
@@ -630,19 +641,8 @@ O2C_KERNEL void conv_direct_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, co
                             float acc[CONV_OB][CONV_T];
                             conv_direct_sums_f32(Cg, in, k, stride, pad, dil, od, oh, ow0,
                                                  x + (n * C + g * Cg) * isz, wb, acc);
-                            for (int64_t o = 0; o < nob; o++) {
-                                float *yr = y + at + o * osz + ow0, t[CONV_T];
-                                const float b = bias ? bias[oc0 + o] : 0.0f;
-                                if (in_y) {
-                                    conv_store_f32(acc[o], bias != NULL, b, live, t);
-                                    conv_store_epilogues_f32(ep, nep, at + o * osz + ow0, live, t,
-                                                             yr);
-                                } else {
-                                    conv_store_f32(acc[o], bias != NULL, b, live, yr);
-                                    if (nep)
-                                        conv_epilogue_f32(ep, nep, at + o * osz + ow0, live, yr);
-                                }
-                            }
+                            conv_tile_store_f32(acc, nob, bias ? bias + oc0 : NULL, in_y, ep, nep,
+                                                at, ow0, live, y + at, osz);
                         }
                     }
 }
