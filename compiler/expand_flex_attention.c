@@ -32,7 +32,7 @@ typedef struct Flex {
 static Node *add(Flex *f, const char *op, int nin, Value **ins, Value *out)
 {
     /* node names must stay unique for --emit-onnx */
-    Node *h = node_new(f->m->graph, xprintf("%s%s%d", f->prefix, op, ++cc->flex_node_counter), op,
+    Node *h = node_new(f->m->graph, xprintf("%s%s%d", f->prefix, op, ++cc->state.flex_node_counter), op,
                        nin, 1);
     h->opset = f->opset;
     h->scope = f->n->scope;
@@ -218,7 +218,7 @@ void expand_flex_attention(Model *m, int index)
         if (n->inputs[i] && n->inputs[i]->rank < 0)
             fatal_at(n, "input '%s' has no known shape", n->inputs[i]->name);
     Flex f = {.m = m, .n = n, .opset = m->opset > 13 ? m->opset : 13};
-    f.prefix = xprintf("%s#%d/", n->name[0] ? n->name : "FlexAttention", ++cc->flex_counter);
+    f.prefix = xprintf("%s#%d/", n->name[0] ? n->name : "FlexAttention", ++cc->state.flex_counter);
     int first_new = g->nnodes;
     expand(&f);
     node_retire(n);

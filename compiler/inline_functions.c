@@ -213,7 +213,7 @@ static void expand_function(Model *m, Scope *s, const Onnx__NodeProto *np,
     Scope *fs = xcalloc(1, sizeof(Scope));
     fs->parent = s;
     fs->fn = fn;
-    fs->prefix = xprintf("%s%s#%d/", s->prefix, call, ++cc->expansion_counter);
+    fs->prefix = xprintf("%s%s#%d/", s->prefix, call, ++cc->state.expansion_counter);
     /* The caller's attributes, themselves possibly references into an enclosing function. */
     Node tmp = {.name = (char *)call, .op_type = np->op_type};
     convert_attrs(&tmp, np, s);
@@ -235,7 +235,7 @@ static void expand_function(Model *m, Scope *s, const Onnx__NodeProto *np,
         if (!v)
             fatal("node '%s' (%s): function '%s' does not compute its output '%s'", call,
                   np->op_type, fn->name, fn->output[i]);
-        bind_output(m, s, v, np->output[i], xprintf("%s#%d/return", call, cc->expansion_counter));
+        bind_output(m, s, v, np->output[i], xprintf("%s#%d/return", call, cc->state.expansion_counter));
     }
 }
 

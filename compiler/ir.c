@@ -437,17 +437,17 @@ Value *constant_new(Graph *g, const char *name, DType t, int rank, const int64_t
 
 void record_fusion(const char *name)
 {
-    for (int i = 0; i < cc->nfusions; i++)
-        if (!strcmp(cc->fusions[i].op, name)) {
-            cc->fusions[i].count++;
+    for (int i = 0; i < cc->state.nfusions; i++)
+        if (!strcmp(cc->state.fusions[i].op, name)) {
+            cc->state.fusions[i].count++;
             return;
         }
-    if (cc->nfusions < (int)(sizeof cc->fusions / sizeof cc->fusions[0]))
-        cc->fusions[cc->nfusions++] = (OpCount){name, 1};
+    if (cc->state.nfusions < (int)(sizeof cc->state.fusions / sizeof cc->state.fusions[0]))
+        cc->state.fusions[cc->state.nfusions++] = (OpCount){name, 1};
 }
 
 int fusion_counts(const OpCount **out)
 {
-    *out = cc->fusions;
-    return cc->nfusions;
+    *out = cc->state.fusions;
+    return cc->state.nfusions;
 }

@@ -601,13 +601,13 @@ static void scan_nesting(PbKind kind, const uint8_t *p, const uint8_t *end, int 
     }
 }
 
-/* The unpacked model (cc->proto): If branches and functions are read from it until
+/* The unpacked model (cc->state.proto): If branches and functions are read from it until
  * compiler_end. */
 void unload_model(void)
 {
-    if (cc->proto)
-        onnx__model_proto__free_unpacked(cc->proto, NULL);
-    cc->proto = NULL;
+    if (cc->state.proto)
+        onnx__model_proto__free_unpacked(cc->state.proto, NULL);
+    cc->state.proto = NULL;
 }
 
 Model *load_model(const char *path)
@@ -629,7 +629,7 @@ Model *load_model_bytes(const char *path, const uint8_t *buf, size_t len)
     if (!mp)
         fatal("not a valid ONNX model (the protobuf could not be parsed; truncated or not an "
               "ONNX file?)");
-    cc->proto = mp;
+    cc->state.proto = mp;
     if (!mp->graph)
         fatal("not a valid ONNX model (it has no graph)");
     Model *m = xcalloc(1, sizeof(Model));

@@ -260,6 +260,22 @@ typedef struct Limits {
 } Limits;
 Limits default_limits(void); /* the command line's */
 
+/* What one compile of the model leaves in the compiler that the next must not see
+ * (--layout=auto sets a compile aside while it tries the other layout: compile_model_file):
+ * the model's protobuf, the fusions --report counts, the nodes unrolled against their limit, and
+ * the counters in the names of new nodes (so that auto writes the file --layout=nchw or nhwc
+ * writes). A new per-compile counter belongs here. */
+typedef struct CompileState {
+    void *proto;         /* load.c: the unpacked Onnx__ModelProto */
+    OpCount fusions[32]; /* ir.c: rewrites applied, for --report */
+    int nfusions;
+    int expansion_counter;  /* inline_functions.c: function calls expanded */
+    int64_t unrolled_nodes; /* unroll_loops.c */
+    int splice_counter, loop_helper_counter;
+    int flex_counter, flex_node_counter; /* expand_flex_attention.c */
+    int seq_counter;                     /* ops/sequence.c */
+} CompileState;
+
 /* One compilation: everything the compiler keeps while it compiles a model. The caller owns
  * it (main's stack; one per input in the fuzz target) and fills in limits and where errors
  * go; compiler_begin makes it the current one and compiler_end frees every allocation and
@@ -272,22 +288,16 @@ typedef struct Compiler {
     bool silent_errors;     /* errors print nothing (the fuzz target) */
     const char *model_path; /* named by every error line */
     struct Block *blocks;   /* util.c: every x* allocation, freed by compiler_end */
-    void *proto;            /* load.c: the unpacked Onnx__ModelProto */
-    OpCount fusions[32];    /* ir.c: rewrites applied, for --report */
-    int nfusions;
+    CompileState state;
     struct Scope *top_scope; /* inline_functions.c: the graph's own names */
-    int expansion_counter;   /* inline_functions.c: function calls expanded */
     Node **promoted;         /* promote_half.c: nodes half_infer inferred, in order */
     int npromoted, cap_promoted;
     struct LoopState *loop_states; /* unroll_loops.c: loops being unrolled */
     int nloop_states, cap_loop_states;
-    int64_t unrolled_nodes;
-    int splice_counter, loop_helper_counter;
     struct HalfNode *half_nodes; /* ops/attention.c: Attention nodes promote_half widened */
     int nhalf_nodes;
-    int flex_counter, flex_node_counter; /* expand_flex_attention.c */
-    struct Seq *seqs;                    /* ops/sequence.c: the sequences met so far */
-    int nseqs, cap_seqs, seq_counter;
+    struct Seq *seqs; /* ops/sequence.c: the sequences met so far */
+    int nseqs, cap_seqs;
     const void *sort_context;   /* what the qsort comparator running now compares (Unique) */
     const char **checked_files; /* load.c: "DIR/LOCATION DIGEST" of external files checked */
     int nchecked_files;

@@ -2,7 +2,6 @@
  * is in onnx2c.h). main() and the fuzz target both run exactly this, so the fuzzer exercises
  * every pass the command line does. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "onnx2c.h"
 
@@ -41,59 +40,28 @@ static bool has_channels_last(const Graph *g)
     return false;
 }
 
-/* What cc keeps of one compile that the next must not see: the model's protobuf (load_model
- * frees the current one, and a kept model still reads it: --emit-onnx copies its opsets), the
- * fusions --report counts, the nodes unrolled against their limit, and the counters in the
- * names of new nodes (so that auto writes the file --layout=nchw or nhwc writes). */
-typedef struct Try {
-    void *proto;
-    OpCount fusions[sizeof((Compiler *)0)->fusions / sizeof(OpCount)];
-    int nfusions;
-    int64_t unrolled_nodes;
-    int expansion_counter, splice_counter, loop_helper_counter;
-    int flex_counter, flex_node_counter, seq_counter;
-} Try;
-
 /* Swaps cc's per-compile state with *t: with a zeroed *t it sets a compile aside and the next
  * starts as the first did; with the one set aside it brings that back. */
-static void swap_try(Try *t)
+static void swap_state(CompileState *t)
 {
-    Try cur = {cc->proto,
-               {{0}},
-               cc->nfusions,
-               cc->unrolled_nodes,
-               cc->expansion_counter,
-               cc->splice_counter,
-               cc->loop_helper_counter,
-               cc->flex_counter,
-               cc->flex_node_counter,
-               cc->seq_counter};
-    memcpy(cur.fusions, cc->fusions, sizeof cur.fusions);
-    cc->proto = t->proto;
-    memcpy(cc->fusions, t->fusions, sizeof cur.fusions);
-    cc->nfusions = t->nfusions;
-    cc->unrolled_nodes = t->unrolled_nodes;
-    cc->expansion_counter = t->expansion_counter;
-    cc->splice_counter = t->splice_counter;
-    cc->loop_helper_counter = t->loop_helper_counter;
-    cc->flex_counter = t->flex_counter;
-    cc->flex_node_counter = t->flex_node_counter;
-    cc->seq_counter = t->seq_counter;
+    const CompileState cur = cc->state;
+    cc->state = *t;
     *t = cur;
 }
 
 /* Frees the protobuf of a compile set aside (unload_model frees the current one). */
 static void free_proto(void *proto)
 {
-    void *cur = cc->proto;
-    cc->proto = proto;
+    void *cur = cc->state.proto;
+    cc->state.proto = proto;
     unload_model();
-    cc->proto = cur;
+    cc->state.proto = cur;
 }
 
 /* The NCHW compile of --layout=auto while the channels-last one is set aside in *kept: an
  * error frees kept's protobuf too, then goes where errors go (util.c's fail_exit). */
-static Model *compile_nchw(const char *path, const Options *opt, const Try *kept, ArenaPlan *plan)
+static Model *compile_nchw(const char *path, const Options *opt, const CompileState *kept,
+                           ArenaPlan *plan)
 {
     jmp_buf fail, *outer = cc->fail_jump;
     cc->fail_jump = &fail;
@@ -124,8 +92,8 @@ Model *compile_model_file(const char *path, const Options *opt, ArenaPlan *plan)
     if (opt->layout != LAYOUT_AUTO || !has_channels_last(m->graph) ||
         plan->arena_bytes <= m->node_order_bound_bytes)
         return m;
-    Try nhwc = {0};
-    swap_try(&nhwc);
+    CompileState nhwc = {0};
+    swap_state(&nhwc);
     ArenaPlan nchw_plan;
     Model *nchw = compile_nchw(path, opt, &nhwc, &nchw_plan);
     if (nchw_plan.arena_bytes < plan->arena_bytes) {
@@ -134,6 +102,6 @@ Model *compile_model_file(const char *path, const Options *opt, ArenaPlan *plan)
         return nchw;
     }
     unload_model();
-    swap_try(&nhwc);
+    swap_state(&nhwc);
     return m;
 }

@@ -79,10 +79,10 @@ static Value **splice_body(Model *m, Node *n, Value **ins)
     const Onnx__GraphProto *body = body_of(n);
     Graph *g = m->graph;
     int before = g->nnodes;
-    const char *prefix = xprintf("%s#%d/", node_label(n), ++cc->splice_counter);
+    const char *prefix = xprintf("%s#%d/", node_label(n), ++cc->state.splice_counter);
     Value **outs = splice_graph(m, n, body, prefix, ins, "body");
-    cc->unrolled_nodes += g->nnodes - before;
-    if (cc->unrolled_nodes > UNROLL_MAX_NODES)
+    cc->state.unrolled_nodes += g->nnodes - before;
+    if (cc->state.unrolled_nodes > UNROLL_MAX_NODES)
         fatal_at(n,
                  "unrolling the loops needs more than %d nodes; onnx2c unrolls loops at "
                  "compile time and refuses larger ones",
@@ -96,7 +96,7 @@ static Node *helper(Model *m, Node *n, const char *what, const char *op, int nin
                     Value *out)
 {
     /* node names must stay unique for --emit-onnx */
-    Node *h = node_new(m->graph, xprintf("%s/%s%d", node_label(n), what, ++cc->loop_helper_counter),
+    Node *h = node_new(m->graph, xprintf("%s/%s%d", node_label(n), what, ++cc->state.loop_helper_counter),
                        op, ninputs, 1);
     h->opset = m->opset > 13 ? m->opset : 13;
     h->scope = n->scope;

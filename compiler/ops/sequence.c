@@ -106,7 +106,7 @@ Node *expansion_node(const Expansion *x, const char *op, int nin, Value *const *
 {
     const Node *o = x->origin; /* names stay unique for --emit-onnx */
     Node *h =
-        node_new(x->g, xprintf("%s/%s%d", *o->name ? o->name : o->op_type, op, ++cc->seq_counter),
+        node_new(x->g, xprintf("%s/%s%d", *o->name ? o->name : o->op_type, op, ++cc->state.seq_counter),
                  op, nin, nout);
     h->opset = x->opset;
     h->scope = o->scope;
