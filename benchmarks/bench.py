@@ -57,6 +57,8 @@ sys.path.insert(0, HERE)
 import compile_speed  # noqa: E402 - its measuring process gives a child's own peak RSS
 
 FRONTEND_MODELS = ["mlp_torchscript", "mlp_dynamo_3d", "transformer_layer_dynamo", "conv_bn_relu6"]
+# The generated models' folder; ONNX2C_BENCH_MODELS points a git worktree at another clone's.
+MODELS = os.environ.get("ONNX2C_BENCH_MODELS", os.path.join(HERE, "models"))
 CFLAGS = ["-std=c99", "-O3", "-march=native"]
 BUILD_COST_FLAGS = ["-std=c99", "-O2", "-c"]
 BACKEND_LIBS = {"libxsmm": ["-lxsmm", "-lxsmmnoblas", "-lm"], "portable": ["-lm"]}
@@ -105,7 +107,7 @@ def model_info(model_dir):
 
 def default_models():
     """Generated benchmark models in generation order, then the test and frontend models."""
-    gen = [d.rstrip(os.sep) for d in glob.glob(os.path.join(HERE, "models", "*", ""))
+    gen = [d.rstrip(os.sep) for d in glob.glob(os.path.join(MODELS, "*", ""))
            if os.path.isfile(os.path.join(d, "model.onnx"))]
     gen.sort(key=lambda d: (model_info(d).get("seed", 1 << 30), os.path.basename(d)))
     tests = sorted(d.rstrip(os.sep) for d in glob.glob(os.path.join(REPO, "tests", "models", "*", ""))
@@ -118,7 +120,7 @@ def resolve_model(arg):
     """A model folder, or the name of one under benchmarks/models, tests/models or the frontend."""
     if os.path.isdir(arg):
         return os.path.abspath(arg.rstrip(os.sep))
-    for root in (os.path.join(HERE, "models"), os.path.join(REPO, "tests", "models"),
+    for root in (MODELS, os.path.join(REPO, "tests", "models"),
                  os.path.join(REPO, "tests", "frontend", "models")):
         if os.path.isdir(os.path.join(root, arg)):
             return os.path.join(root, arg)
