@@ -913,6 +913,23 @@ void lstm_step_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int r
                    int64_t xt0, int64_t xnt, float *hr, const float *wb, const float *p, int fa,
                    float f_al, float f_be, int ga, float g_al, float g_be, int ha, float h_al,
                    float h_be, int has_clip, float clip, float *h, float *c, float *Y);
+void rnn_units_step_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, int layout,
+                        int reverse, int64_t d, int64_t s, const float *X, const float *W,
+                        const float *R, const float *wb, const float *h0, int act, float alpha,
+                        float beta, int has_clip, float clip, float *Y);
+void gru_units_step_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, int layout,
+                        int reverse, int64_t d, int64_t s, int lbr, const float *X, const float *W,
+                        const float *R, const float *wb, const float *h0, int fa, float f_al,
+                        float f_be, int ga, float g_al, float g_be, int has_clip, float clip,
+                        float *Y, float *Y_h);
+void lstm_units_step_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, int layout,
+                         int reverse, int64_t d, int64_t s, int input_forget, const float *X,
+                         const float *W, const float *R, const float *wb, const float *p,
+                         const float *h0, const float *c0, int fa, float f_al, float f_be, int ga,
+                         float g_al, float g_be, int ha, float h_al, float h_be, int has_clip,
+                         float clip, float *Y, float *Y_c);
+void rnn_units_end_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int reverse,
+                       int64_t d, const float *Y, float *Y_h);
 void rnn_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, int layout, int reverse_mask,
              const float *X, const float *W, const float *R, const float *Bias,
              const int32_t *seq_lens, const float *h0, const int32_t *act, const float *alpha,

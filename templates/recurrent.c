@@ -401,6 +401,171 @@ O2C_KERNEL void lstm_step_f32(int64_t T, int64_t B, int64_t H, int64_t D, int la
     }
 }
 
+/* ---- zero-scratch steps: a layer whose own tensors fill the arena's bound ----
+ * Each unit j of step s on its own: its gate pre-activations are the dot products of x_t with
+ * row j of W_d and of Ht-1 with row j of R_d (rnn_dot: over k ascending with fmaf from +0, the
+ * bits of the products above), then the gate formulas of the step kernels above, in their
+ * order, element by element. Ht-1 is Y's row of the step before (h0, or zeros, at step 0) and
+ * Ht goes straight into Y's row of time t; LSTM's Ct replaces Ct-1 in Y_c (unit j reads and
+ * writes only its own element), GRU's r .* Ht-1 (lbr = 0: every unit reads all of it) waits
+ * in Y_h. So the layer needs no arena memory, at the cost of products that do not vectorise
+ * (compiler/ops/recurrent.c picks these only where the bound leaves no room). Requires Y (and
+ * Y_c for LSTM, Y_h for GRU with lbr = 0), no sequence_lens, Y not over X; rnn_units_end_f32
+ * then writes Y_h from Y's last row. W_d [G*H][I], R_d [G*H][H], h0 / c0 as above. */
+
+/* a[0..n) . w[0..n) in the order of every product; a NULL is a row of zeros. */
+static float rnn_dot(int64_t n, const float *a, const float *w)
+{
+    float acc = 0.0f;
+    for (int64_t k = 0; k < n; k++)
+        acc = fmaf(a ? a[k] : 0.0f, w[k], acc);
+    return acc;
+}
+
+/* Gate row g of unit j: (x . W_g + h . R_g) + (wb_g + rb_g), as rnn_gate_pre (wb [2GH]). */
+static float rnn_unit_pre(int64_t I, int64_t H, int64_t GH, const float *x, const float *h,
+                          const float *W, const float *R, int64_t g, const float *wb)
+{
+    const float v = rnn_dot(I, x, W + g * I) + rnn_dot(H, h, R + g * H);
+    if (!wb)
+        return v;
+    const float bs = wb[g] + wb[GH + g];
+    return v + bs;
+}
+
+static float rnn_unit_act(int code, float alpha, float beta, int has_clip, float clip, float x)
+{
+    return rnn_activation(code, alpha, beta, rnn_clip(has_clip, clip, x));
+}
+
+/* Ht-1 of batch b at step s (NULL: zeros), the row of Y the step before wrote, or h0. */
+static const float *rnn_units_prev(int64_t T, int64_t B, int64_t H, int64_t D, int layout,
+                                   int reverse, int64_t d, int64_t s, int64_t b, const float *h0,
+                                   const float *Y)
+{
+    if (s == 0)
+        return h0 ? h0 + rnn_state_at(layout, D, B, H, d, b) : NULL;
+    return Y + rnn_y_at(layout, T, D, B, H, rnn_time(reverse, T, s - 1), d, b);
+}
+
+/* RNN step s of direction d, unit by unit. */
+O2C_KERNEL void rnn_units_step_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D,
+                                   int layout, int reverse, int64_t d, int64_t s, const float *X,
+                                   const float *W, const float *R, const float *wb, const float *h0,
+                                   int act, float alpha, float beta, int has_clip, float clip,
+                                   float *Y)
+{
+    const int64_t t = rnn_time(reverse, T, s);
+    for (int64_t b = 0; b < B; b++) {
+        const float *x = X + rnn_x_row(layout, T, B, t, b) * I;
+        const float *hp = rnn_units_prev(T, B, H, D, layout, reverse, d, s, b, h0, Y);
+        float *y = Y + rnn_y_at(layout, T, D, B, H, t, d, b);
+        for (int64_t j = 0; j < H; j++)
+            y[j] = rnn_unit_act(act, alpha, beta, has_clip, clip,
+                                rnn_unit_pre(I, H, H, x, hp, W, R, j, wb));
+    }
+}
+
+/* GRU step s of direction d, unit by unit (gates z, r, h; wb [6H]). */
+O2C_KERNEL void gru_units_step_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D,
+                                   int layout, int reverse, int64_t d, int64_t s, int lbr,
+                                   const float *X, const float *W, const float *R, const float *wb,
+                                   const float *h0, int fa, float f_al, float f_be, int ga,
+                                   float g_al, float g_be, int has_clip, float clip, float *Y,
+                                   float *Y_h)
+{
+    const int64_t t = rnn_time(reverse, T, s), GH = 3 * H;
+    const float *rb = wb ? wb + GH : NULL;
+    for (int64_t b = 0; b < B; b++) {
+        const float *x = X + rnn_x_row(layout, T, B, t, b) * I;
+        const float *hp = rnn_units_prev(T, B, H, D, layout, reverse, d, s, b, h0, Y);
+        float *y = Y + rnn_y_at(layout, T, D, B, H, t, d, b);
+        float *rh = lbr ? NULL : Y_h + rnn_state_at(layout, D, B, H, d, b);
+        if (!lbr) /* r .* Ht-1, the left operand of every unit's candidate product */
+            for (int64_t k = 0; k < H; k++) {
+                const float r = rnn_unit_act(fa, f_al, f_be, has_clip, clip,
+                                             rnn_unit_pre(I, H, GH, x, hp, W, R, H + k, wb));
+                rh[k] = r * (hp ? hp[k] : 0.0f);
+            }
+        for (int64_t j = 0; j < H; j++) {
+            const float z = rnn_unit_act(fa, f_al, f_be, has_clip, clip,
+                                         rnn_unit_pre(I, H, GH, x, hp, W, R, j, wb));
+            const float xh = rnn_dot(I, x, W + (2 * H + j) * I);
+            float hc;
+            if (lbr) {
+                const float r = rnn_unit_act(fa, f_al, f_be, has_clip, clip,
+                                             rnn_unit_pre(I, H, GH, x, hp, W, R, H + j, wb));
+                const float qh = rnn_dot(H, hp, R + (2 * H + j) * H);
+                const float inner = wb ? qh + rb[2 * H + j] : qh;
+                const float t1 = r * inner;
+                const float v = xh + t1;
+                hc = wb ? v + wb[2 * H + j] : v;
+            } else {
+                const float v = xh + rnn_dot(H, rh, R + (2 * H + j) * H);
+                hc = wb ? (v + wb[2 * H + j]) + rb[2 * H + j] : v;
+            }
+            hc = rnn_unit_act(ga, g_al, g_be, has_clip, clip, hc);
+            const float a1 = (1.0f - z) * hc;
+            const float a2 = z * (hp ? hp[j] : 0.0f);
+            y[j] = a1 + a2;
+        }
+    }
+}
+
+/* LSTM step s of direction d, unit by unit (gates i, o, f, c; wb [8H]; p [3H] or NULL); Ct in
+ * Y_c. */
+O2C_KERNEL void lstm_units_step_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D,
+                                    int layout, int reverse, int64_t d, int64_t s, int input_forget,
+                                    const float *X, const float *W, const float *R, const float *wb,
+                                    const float *p, const float *h0, const float *c0, int fa,
+                                    float f_al, float f_be, int ga, float g_al, float g_be, int ha,
+                                    float h_al, float h_be, int has_clip, float clip, float *Y,
+                                    float *Y_c)
+{
+    const int64_t t = rnn_time(reverse, T, s), GH = 4 * H;
+    for (int64_t b = 0; b < B; b++) {
+        const int64_t at = rnn_state_at(layout, D, B, H, d, b);
+        const float *x = X + rnn_x_row(layout, T, B, t, b) * I;
+        const float *hp = rnn_units_prev(T, B, H, D, layout, reverse, d, s, b, h0, Y);
+        float *y = Y + rnn_y_at(layout, T, D, B, H, t, d, b);
+        for (int64_t j = 0; j < H; j++) {
+            const float cp = s ? Y_c[at + j] : c0 ? c0[at + j] : 0.0f;
+            float gi = rnn_unit_pre(I, H, GH, x, hp, W, R, j, wb);
+            float go = rnn_unit_pre(I, H, GH, x, hp, W, R, H + j, wb);
+            float gf = rnn_unit_pre(I, H, GH, x, hp, W, R, 2 * H + j, wb);
+            const float gc = rnn_unit_pre(I, H, GH, x, hp, W, R, 3 * H + j, wb);
+            if (p) {
+                const float pi = p[j] * cp, pf = p[2 * H + j] * cp;
+                gi = gi + pi;
+                gf = gf + pf;
+            }
+            const float i = rnn_unit_act(fa, f_al, f_be, has_clip, clip, gi);
+            const float f =
+                input_forget ? 1.0f - i : rnn_unit_act(fa, f_al, f_be, has_clip, clip, gf);
+            const float c = rnn_unit_act(ga, g_al, g_be, has_clip, clip, gc);
+            const float c1 = f * cp, c2 = i * c;
+            const float cn = c1 + c2;
+            if (p) {
+                const float po = p[H + j] * cn;
+                go = go + po;
+            }
+            const float o = rnn_unit_act(fa, f_al, f_be, has_clip, clip, go);
+            y[j] = o * rnn_activation(ha, h_al, h_be, cn);
+            Y_c[at + j] = cn;
+        }
+    }
+}
+
+/* End of a zero-scratch direction d: Y_h (when wanted) from Y's row of the last step. */
+O2C_KERNEL void rnn_units_end_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout,
+                                  int reverse, int64_t d, const float *Y, float *Y_h)
+{
+    for (int64_t b = 0; Y_h && b < B; b++)
+        for (int64_t j = 0; j < H; j++)
+            Y_h[rnn_state_at(layout, D, B, H, d, b) + j] =
+                Y[rnn_y_at(layout, T, D, B, H, rnn_time(reverse, T, T - 1), d, b) + j];
+}
+
 /* ---- whole layers (constant folding and tests): the pieces above with gemm_f32 ---- */
 
 /* RNN. reverse_mask bit d: direction d runs backwards (reverse: 1; bidirectional: 2). */

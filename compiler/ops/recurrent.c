@@ -229,9 +229,33 @@ static int64_t rnn_chunk(const Node *n, const RnnShape *s)
     return (s->T + chunks - 1) / chunks;
 }
 
+/* Output i is computed (OP_OPTIONAL_OUTPUTS leaves an unread one without a buffer). */
+static bool rnn_output_used(const Node *n, int i)
+{
+    return i < n->noutputs && value_is_used(n->outputs[i]);
+}
+
+/* The layer runs unit by unit with no scratch (templates/recurrent.c, the zero-scratch steps)
+ * when its budget cannot hold the scratch of even one step (its tensors alone reach the
+ * node-order bound, e.g. a layer whose input and outputs are all graph inputs and outputs)
+ * and its outputs can hold the state: Y (and Y_c for LSTM, Y_h for GRU without
+ * linear_before_reset) computed, Y not over X, no sequence_lens. */
+static bool rnn_units(const Node *n, const RnnShape *s)
+{
+    const int64_t budget = n->scratch_budget / (int64_t)sizeof(float);
+    if (!budget || rnn_scratch_count(n, s, 1) <= budget || node_input(n, 4) || n->output_in_place ||
+        !rnn_output_used(n, 0))
+        return false;
+    if (s->gates == 4)
+        return rnn_output_used(n, 2);
+    return s->gates == 1 || s->lbr || rnn_output_used(n, 1);
+}
+
 int64_t recurrent_scratch(const Node *n)
 {
     RnnShape s = rnn_shape(n);
+    if (rnn_units(n, &s))
+        return 0;
     return checked_mul(n, rnn_scratch_count(n, &s, rnn_chunk(n, &s)), (int64_t)sizeof(float));
 }
 
@@ -400,9 +424,51 @@ static void emit_chunk_start(Emitter *e, const Node *n, const RnnShape *s, int64
  * then T steps of one product against R_d (GRU without linear_before_reset: two) and the
  * gate pass. The scratch is laid out as rnn_f32 / gru_f32 / lstm_f32 lay it out, xw holding
  * C steps. */
+/* The zero-scratch layer (rnn_units): per direction T steps of the unit-by-unit kernel, then
+ * Y_h from Y's last row. */
+static void emit_units(Emitter *e, const Node *n, const RnnShape *s)
+{
+    const int64_t G = s->gates, H = s->H, GH = G * H;
+    const char *Y = out_name(e, n, 0), *Yh = out_name(e, n, 1);
+    for (int64_t d = 0; d < s->D; d++) {
+        const int rev = (s->reverse_mask >> d) & 1;
+        const int32_t *a = s->act + d * s->nacts;
+        const float *al = s->alpha + d * s->nacts, *be = s->beta + d * s->nacts;
+        const char *common = xprintf("%lld, %lld, %lld, %lld, %lld, %d, %d, %lld, s",
+                                     (long long)s->T, (long long)s->B, (long long)s->I,
+                                     (long long)H, (long long)s->D, s->layout, rev, (long long)d);
+        const char *wr = xprintf("%s, %s, %s, %s", in_name(e, n, 0), in_dir(e, n, 1, d, GH * s->I),
+                                 in_dir(e, n, 2, d, GH * H), in_dir(e, n, 3, d, 2 * GH));
+        const char *act = xprintf("%d, %s, %s", (int)a[0], c_float(al[0]), c_float(be[0]));
+        for (int k = 1; k < s->nacts; k++)
+            act = xprintf("%s, %d, %s, %s", act, (int)a[k], c_float(al[k]), c_float(be[k]));
+        println(e, "/* direction %lld, unit by unit: no arena memory */", (long long)d);
+        println(e, "for (int64_t s = 0; s < %lld; s++)", (long long)s->T);
+        e->indent++;
+        if (G == 1)
+            println(e, "rnn_units_step_f32(%s, %s, %s, %s, %d, %s, %s);", common, wr,
+                    in_name(e, n, 5), act, s->has_clip, c_float(s->clip), Y);
+        else if (G == 3)
+            println(e, "gru_units_step_f32(%s, %d, %s, %s, %s, %d, %s, %s, %s);", common, s->lbr,
+                    wr, in_name(e, n, 5), act, s->has_clip, c_float(s->clip), Y, Yh);
+        else
+            println(e, "lstm_units_step_f32(%s, %d, %s, %s, %s, %s, %s, %d, %s, %s, %s);", common,
+                    s->input_forget, wr, in_dir(e, n, 7, d, 3 * H), in_name(e, n, 5),
+                    in_name(e, n, 6), act, s->has_clip, c_float(s->clip), Y, out_name(e, n, 2));
+        e->indent--;
+        println(e, "rnn_units_end_f32(%lld, %lld, %lld, %lld, %d, %d, %lld, %s, %s);",
+                (long long)s->T, (long long)s->B, (long long)H, (long long)s->D, s->layout, rev,
+                (long long)d, Y, Yh);
+    }
+}
+
 void recurrent_emit(Emitter *e, Node *n)
 {
     RnnShape s = rnn_shape(n);
+    if (rnn_units(n, &s)) {
+        emit_units(e, n, &s);
+        return;
+    }
     const int64_t G = s.gates, H = s.H, B = s.B, T = s.T;
     const int64_t GH = G * H, C = rnn_chunk(n, &s);
     const char *xt = C < T ? "rnn_t0, rnn_nt" : xprintf("0, %lld", (long long)T);

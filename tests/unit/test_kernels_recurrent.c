@@ -212,6 +212,81 @@ static void test_sigmoid_rows(void)
     check(want[1][5] > 0.0f && want[1][5] < 0x1p-126f, "sigmoid(-100) is denormal");
 }
 
+/* The zero-scratch kernels (unit by unit, state in Y / Y_c / Y_h) against the whole-layer
+ * kernels, bit for bit: RNN, GRU (both linear_before_reset), LSTM (peepholes, input_forget),
+ * bidirectional, both layouts, with and without bias, initial state and clip. */
+static void fill(uint32_t *s, float *a, int n)
+{
+    for (int i = 0; i < n; i++) {
+        *s = *s * 1664525u + 1013904223u;
+        a[i] = (float)((int)(*s >> 9) % 2001 - 1000) / 700.0f;
+    }
+}
+
+static void test_units_bits(void)
+{
+    enum { T = 4, B = 2, I = 3, H = 5, D = 2, G = 4 };
+    static float X[T * B * I], W[D * G * H * I], R[D * G * H * H], Bias[D * 2 * G * H];
+    static float h0[D * B * H], c0[D * B * H], P[D * 3 * H];
+    uint32_t s = 777u;
+    fill(&s, X, T * B * I), fill(&s, W, D * G * H * I), fill(&s, R, D * G * H * H);
+    fill(&s, Bias, D * 2 * G * H), fill(&s, h0, D * B * H), fill(&s, c0, D * B * H);
+    fill(&s, P, D * 3 * H);
+    const int32_t act[6] = {SIGMOID, TANH, TANH, SIGMOID, TANH, TANH};
+    const float al[6] = {0}, be[6] = {0};
+    for (int cell = 0; cell < 3; cell++)
+        for (int v = 0; v < 8; v++) {
+            const int layout = v & 1, extra = (v >> 1) & 1, flag = (v >> 2) & 1;
+            const int g = cell == 0 ? 1 : cell == 1 ? 3 : 4, nacts = cell + 1;
+            const float *bias = extra ? Bias : NULL, *hi = extra ? h0 : NULL;
+            const float *ci = extra ? c0 : NULL, *pp = flag ? P : NULL;
+            const int clip = extra && !flag;
+            int32_t a[6];
+            for (int d = 0; d < D; d++)
+                for (int k = 0; k < nacts; k++)
+                    a[d * nacts + k] = cell == 0 ? TANH : act[k];
+            float Y[T * D * B * H], Yh[D * B * H], Yc[D * B * H];
+            float uY[T * D * B * H], uYh[D * B * H], uYc[D * B * H];
+            if (cell == 0)
+                rnn_f32(T, B, I, H, D, layout, 2, X, W, R, bias, NULL, hi, a, al, be, clip, 0.9f, Y,
+                        Yh, scratch);
+            else if (cell == 1)
+                gru_f32(T, B, I, H, D, layout, 2, flag, X, W, R, bias, NULL, hi, a, al, be, clip,
+                        0.9f, Y, Yh, scratch);
+            else
+                lstm_f32(T, B, I, H, D, layout, 2, flag && extra, X, W, R, bias, NULL, hi, ci, pp,
+                         a, al, be, clip, 0.9f, Y, Yh, Yc, scratch);
+            for (int d = 0; d < D; d++) {
+                const float *Wd = W + d * g * H * I, *Rd = R + d * g * H * H;
+                const float *wb = bias ? bias + d * 2 * g * H : NULL;
+                const float *pd = pp ? pp + d * 3 * H : NULL;
+                const int32_t *ad = a + d * nacts;
+                for (int st = 0; st < T; st++) {
+                    if (cell == 0)
+                        rnn_units_step_f32(T, B, I, H, D, layout, d, d, st, X, Wd, Rd, wb, hi,
+                                           ad[0], 0, 0, clip, 0.9f, uY);
+                    else if (cell == 1)
+                        gru_units_step_f32(T, B, I, H, D, layout, d, d, st, flag, X, Wd, Rd, wb, hi,
+                                           ad[0], 0, 0, ad[1], 0, 0, clip, 0.9f, uY, uYh);
+                    else
+                        lstm_units_step_f32(T, B, I, H, D, layout, d, d, st, flag && extra, X, Wd,
+                                            Rd, wb, pd, hi, ci, ad[0], 0, 0, ad[1], 0, 0, ad[2], 0,
+                                            0, clip, 0.9f, uY, uYc);
+                }
+                rnn_units_end_f32(T, B, H, D, layout, d, d, uY, uYh);
+            }
+            char what[64];
+            snprintf(what, sizeof what, "units %s layout %d extra %d flag %d",
+                     cell == 0   ? "rnn"
+                     : cell == 1 ? "gru"
+                                 : "lstm",
+                     layout, extra, flag);
+            check(same_all(uY, Y, T * D * B * H, what) && same_all(uYh, Yh, D * B * H, what) &&
+                      (cell < 2 ? 1 : same_all(uYc, Yc, D * B * H, what)),
+                  what);
+        }
+}
+
 int main(void)
 {
     test_activations();
@@ -220,6 +295,7 @@ int main(void)
     test_lstm_hand();
     test_rnn_bits();
     test_sigmoid_rows();
+    test_units_bits();
     printf("%d passed, %d failed\n", n_passed, n_failed);
     return n_failed ? 1 : 0;
 }
