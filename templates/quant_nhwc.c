@@ -122,9 +122,57 @@ static int qnhwc_direct(const int64_t *geo)
     return geo[1] / geo[6] % 4 == 0 && geo[7] * geo[8] * geo[9] <= QNHWC_TAPS;
 }
 
+/* The band form of the others (2-D, one group, no column dilation: the first layers, with 1 or 3
+ * channels): a band of output rows copies its zero-point-padded input rows once, xb [Hb][Wp][C]
+ * (up to QNHWC_BAND_BYTES), so that every window, at the border too, is KH runs of KW*C
+ * contiguous bytes, read in place as Qr = ceil(KW*C / 4) quads each; the up to 3 bytes past a
+ * run (the next pixel's, or the slack after xb) weigh 0. The patch form before it looked up each
+ * tap of a border window: 40 lookups per pixel in dscnn_int8's first layer. */
+#ifndef QNHWC_BAND_BYTES /* (the unit test lowers it to cover several bands) */
+#define QNHWC_BAND_BYTES 65536
+#endif
+
+static int64_t qnhwc_qr(const int64_t *geo)
+{
+    return (geo[9] * geo[1] + 3) / 4;
+}
+
+/* Bytes of a band of R output rows: its padded input rows, then 64 of slack. */
+static int64_t qnhwc_band_bytes(const int64_t *geo, int64_t R)
+{
+    const int64_t Hb = (R - 1) * geo[14] + (geo[8] - 1) * geo[20] + 1;
+    const int64_t Wp = (geo[12] - 1) * geo[15] + geo[9];
+    return Hb * Wp * geo[1] + 64;
+}
+
+/* Output rows per band (0: not the band form). */
+static int64_t qnhwc_band_rows(const int64_t *geo)
+{
+    if (qnhwc_depthwise(geo) || qnhwc_direct(geo) || geo[6] != 1 || geo[2] != 1 || geo[10] != 1 ||
+        geo[7] != 1 || geo[21] != 1 || geo[8] > QNHWC_TAPS ||
+        qnhwc_band_bytes(geo, 1) > QNHWC_BAND_BYTES)
+        return 0;
+    int64_t R = 1;
+    while (R < geo[11] && qnhwc_band_bytes(geo, R + 1) <= QNHWC_BAND_BYTES)
+        R++;
+    return R;
+}
+
+/* Quads of the packed weights' k: (kernel row, Qr quads) in the band form, else
+ * ceil(taps * Cg / 4) of (tap, input channel). */
 static int64_t qnhwc_kq(const int64_t *geo)
 {
+    if (qnhwc_band_rows(geo))
+        return geo[8] * qnhwc_qr(geo);
     return (geo[1] / geo[6] * geo[7] * geo[8] * geo[9] + 3) / 4;
+}
+
+/* The packed k of tap k and input channel ic. */
+static int64_t qnhwc_k(const int64_t *geo, int64_t k, int64_t ic)
+{
+    if (qnhwc_band_rows(geo))
+        return k / geo[9] * 4 * qnhwc_qr(geo) + k % geo[9] * geo[1] + ic;
+    return k * (geo[1] / geo[6]) + ic;
 }
 
 /* Bytes of qconv_nhwc_s8's packed weights. */
@@ -160,7 +208,7 @@ O2C_KERNEL void qconv_nhwc_s8_weights(const int64_t *geo, const int8_t *w, int8_
             for (int64_t ic = 0; ic < Cg; ic++)
                 for (int64_t k = 0; k < taps; k++) {
                     const int64_t b = (g * OCgp + o) / QNHWC_OB, j = o % QNHWC_OB;
-                    const int64_t kk = k * Cg + ic; /* (tap, channel) */
+                    const int64_t kk = qnhwc_k(geo, k, ic);
                     wp[((b * Kq + kk / 4) * QNHWC_OB + j) * 4 + kk % 4] =
                         w[((g * OCg + o) * Cg + ic) * taps + k];
                 }
@@ -180,6 +228,8 @@ O2C_KERNEL int64_t qconv_nhwc_s8_scratch(const int64_t *geo)
         qnhwc_dw_extents(geo, e);
         return qnhwc_up(e[2], 64) + 16 * qnhwc_dw_la(geo);
     }
+    if (qnhwc_band_rows(geo))
+        return qnhwc_band_bytes(geo, qnhwc_band_rows(geo));
     return qnhwc_pad_bytes(geo) + QNHWC_T * 4 * qnhwc_kq(geo);
 }
 
@@ -214,8 +264,11 @@ static void qnhwc_requant16(int64_t n, const int32_t *restrict acc, const double
                                    _mm512_cvtpd_epi32(p1), 1);
     r = _mm512_max_epi32(r, _mm512_set1_epi32(y_type == 2 ? 0 : -128));
     r = _mm512_min_epi32(r, _mm512_set1_epi32(y_type == 2 ? 255 : 127));
-#ifdef __AVX512VL__ /* the n bytes, masked */
-    _mm_mask_storeu_epi8((void *)y, (__mmask16)((1u << n) - 1), _mm512_cvtepi32_epi8(r));
+#ifdef __AVX512VL__ /* the n bytes, masked (a masked store costs more than a whole one) */
+    if (n == 16)
+        _mm_storeu_si128((__m128i *)(void *)y, _mm512_cvtepi32_epi8(r));
+    else
+        _mm_mask_storeu_epi8((void *)y, (__mmask16)((1u << n) - 1), _mm512_cvtepi32_epi8(r));
     return;
 #else
     _mm_storeu_si128((__m128i *)(void *)v, _mm512_cvtepi32_epi8(r));
@@ -453,20 +506,21 @@ static void qnhwc_dw_fill(const int64_t *geo, const int64_t *e, const uint8_t *x
                 dst[i] = (uint8_t)(src[i] ^ flip);
             continue;
         }
-        for (int64_t iw = 0; iw < W; iw++) { /* padded column j = iw + pl: phase j % sw */
-            const int64_t j = iw + pl, b = j % sw, jq = j / sw;
-            if (jq >= Wq)
-                break;
-            uint8_t *restrict dst = xp + ((b * Hp + ih + pt) * Wq + jq) * C;
-            int64_t c = 0;
-            for (; c + 8 <= C; c += 8) { /* 8 channels as one word (C is small and varies) */
-                uint64_t v;
-                memcpy(&v, src + iw * C + c, 8);
-                v ^= flip8;
-                memcpy(dst + c, &v, 8);
+        for (int64_t b = 0; b < sw; b++) { /* padded column jq * sw + b = iw + pl */
+            uint8_t *restrict dst = xp + ((b * Hp + ih + pt) * Wq) * C;
+            for (int64_t jq = 0, iw = b - pl; jq < Wq && iw < W; jq++, iw += sw, dst += C) {
+                if (iw < 0)
+                    continue;
+                int64_t c = 0;
+                for (; c + 8 <= C; c += 8) { /* 8 channels as one word (C is small and varies) */
+                    uint64_t v;
+                    memcpy(&v, src + iw * C + c, 8);
+                    v ^= flip8;
+                    memcpy(dst + c, &v, 8);
+                }
+                for (; c < C; c++)
+                    dst[c] = (uint8_t)(src[iw * C + c] ^ flip);
             }
-            for (; c < C; c++)
-                dst[c] = (uint8_t)(src[iw * C + c] ^ flip);
         }
     }
 }
@@ -563,20 +617,50 @@ static void qnhwc_sources(const int64_t *geo, const uint8_t *xn, int64_t g0, con
         src[0][t] = row;
 }
 
+/* One tile of group g: yt [T][OC] (at the group's first channel) = the requantised sums of the
+ * tile's sources (see qnhwc_core), over the group's output channels in blocks of up to
+ * QNHWC_NOB * 16. */
+static void qnhwc_tile(const int64_t *geo, int64_t g, int64_t T, int64_t Kq, int64_t nsrc,
+                       int64_t qper, const uint8_t *const (*src)[QNHWC_T], uint32_t flip4,
+                       const int8_t *w, const int32_t *bias_adj, const double *mult, int y_type,
+                       double yz, int small, uint8_t *yt)
+{
+    const int64_t OC = geo[5], OCg = OC / geo[6];
+    const int64_t OCgp = qnhwc_up(OCg, QNHWC_OB), bs = Kq * 4 * QNHWC_OB;
+    int32_t acc[QNHWC_NOB * QNHWC_T * QNHWC_OB], bias[QNHWC_NOB * QNHWC_OB];
+    double mb[QNHWC_NOB * QNHWC_OB];
+    for (int64_t o0 = 0; o0 < OCg; o0 += QNHWC_NOB * QNHWC_OB) {
+        const int64_t no = OCg - o0 < QNHWC_NOB * QNHWC_OB ? OCg - o0 : QNHWC_NOB * QNHWC_OB;
+        const int nob = (int)((no + QNHWC_OB - 1) / QNHWC_OB);
+        const int32_t *bb = bias_adj + g * OCg + o0;
+        const double *mm = mult + g * OCg + o0;
+        if (no % QNHWC_OB) { /* whole vectors: zeros past the group's channels */
+            for (int64_t j = 0; j < nob * QNHWC_OB; j++)
+                bias[j] = j < no ? bb[j] : 0;
+            qnhwc_mult_block(no, mm, mb);
+            bb = bias, mm = mb;
+        }
+        qnhwc_core_n(nob, nsrc, qper, src, flip4, w + (g * OCgp + o0) * 4 * Kq, bs, bb, acc);
+        for (int64_t t = 0; t < T; t++)
+            for (int64_t b = 0; b < nob; b++) {
+                const int64_t n = no - b * QNHWC_OB < QNHWC_OB ? no - b * QNHWC_OB : QNHWC_OB;
+                qnhwc_requant16(n, acc + (b * QNHWC_T + t) * QNHWC_OB, mm + b * QNHWC_OB, yz,
+                                y_type, small, yt + t * OC + g * OCg + o0 + b * QNHWC_OB);
+            }
+    }
+}
+
 /* One image of the general form: y [P][OC] from xn [D][H][W][C]; patch: the patch form's
  * scratch. */
 static void qnhwc_image(const int64_t *geo, const uint8_t *xn, const uint8_t *pad, uint8_t flip,
                         const int8_t *w, const int32_t *bias_adj, const double *mult, int y_type,
                         double yz, int small, uint8_t *y, uint8_t *patch)
 {
-    const int64_t G = geo[6], Cg = geo[1] / G, OC = geo[5], OCg = OC / G;
+    const int64_t G = geo[6], Cg = geo[1] / G, OC = geo[5];
     const int64_t taps = geo[7] * geo[8] * geo[9], OH = geo[11], OW = geo[12];
     const int64_t P = geo[10] * OH * OW, Kq = qnhwc_kq(geo);
-    const int64_t OCgp = qnhwc_up(OCg, QNHWC_OB), bs = Kq * 4 * QNHWC_OB;
     const uint32_t flip4 = (uint32_t)flip * 0x01010101u;
     const int direct = qnhwc_direct(geo), pointwise = direct && qconv_s8_pointwise(geo);
-    int32_t acc[QNHWC_NOB * QNHWC_T * QNHWC_OB], bias[QNHWC_NOB * QNHWC_OB];
-    double mb[QNHWC_NOB * QNHWC_OB];
     const uint8_t *src[QNHWC_TAPS][QNHWC_T]; /* direct: [tap][pixel]; patch: [0][pixel] */
     int64_t off[QNHWC_TAPS], span[3];
     if (direct)
@@ -600,26 +684,49 @@ static void qnhwc_image(const int64_t *geo, const uint8_t *xn, const uint8_t *pa
                     if (ow = 0, ++oh == OH)
                         oh = 0, od++;
             }
-            for (int64_t o0 = 0; o0 < OCg; o0 += QNHWC_NOB * QNHWC_OB) {
-                const int64_t no =
-                    OCg - o0 < QNHWC_NOB * QNHWC_OB ? OCg - o0 : QNHWC_NOB * QNHWC_OB;
-                const int nob = (int)((no + QNHWC_OB - 1) / QNHWC_OB);
-                for (int64_t j = 0; j < nob * QNHWC_OB; j++)
-                    bias[j] = j < no ? bias_adj[g * OCg + o0 + j] : 0;
-                qnhwc_mult_block(no, mult + g * OCg + o0, mb);
-                qnhwc_core_n(nob, direct ? taps : 1, direct ? Cg / 4 : Kq,
-                             (const uint8_t *const(*)[QNHWC_T])src, flip4,
-                             w + (g * OCgp + o0) * 4 * Kq, bs, bias, acc);
-                for (int64_t t = 0; t < T; t++)
-                    for (int64_t b = 0; b < nob; b++) {
-                        const int64_t n =
-                            no - b * QNHWC_OB < QNHWC_OB ? no - b * QNHWC_OB : QNHWC_OB;
-                        const int64_t oc = g * OCg + o0 + b * QNHWC_OB;
-                        qnhwc_requant16(n, acc + (b * QNHWC_T + t) * QNHWC_OB, mb + b * QNHWC_OB,
-                                        yz, y_type, small, y + (p0 + t) * OC + oc);
-                    }
-            }
+            qnhwc_tile(geo, g, T, Kq, direct ? taps : 1, direct ? Cg / 4 : Kq,
+                       (const uint8_t *const(*)[QNHWC_T])src, flip4, w, bias_adj, mult, y_type, yz,
+                       small, y + p0 * OC);
         }
+}
+
+/* The band form (qnhwc_band_rows), one image: y [OH][OW][OC] from xn [H][W][C]; xb: the band's
+ * scratch. */
+static void qnhwc_band_image(const int64_t *geo, const uint8_t *xn, uint8_t flip, uint8_t xz,
+                             const int8_t *w, const int32_t *bias_adj, const double *mult,
+                             int y_type, double yz, int small, uint8_t *y, uint8_t *xb)
+{
+    const int64_t H = geo[3], W = geo[4], C = geo[1], OC = geo[5], KH = geo[8], OH = geo[11];
+    const int64_t OW = geo[12], sh = geo[14], sw = geo[15], pt = geo[17], pl = geo[18];
+    const int64_t dh = geo[20], R = qnhwc_band_rows(geo), Wp = (OW - 1) * sw + geo[9];
+    const int64_t Kq = qnhwc_kq(geo), Qr = qnhwc_qr(geo);
+    const int64_t run = (W < Wp - pl ? W : Wp - pl) * C; /* bytes of an input row in xb */
+    const uint32_t flip4 = (uint32_t)flip * 0x01010101u;
+    const uint8_t *src[QNHWC_TAPS][QNHWC_T]; /* [kernel row][pixel] */
+    for (int64_t oh0 = 0; oh0 < OH; oh0 += R) {
+        const int64_t nr = OH - oh0 < R ? OH - oh0 : R, Hb = (nr - 1) * sh + (KH - 1) * dh + 1;
+        memset(xb, xz ^ flip, (size_t)qnhwc_band_bytes(geo, nr)); /* bytes that read as xz */
+        for (int64_t i = 0; i < Hb; i++) {
+            const int64_t ih = oh0 * sh - pt + i;
+            if (ih >= 0 && ih < H && run > 0)
+                memcpy(xb + (i * Wp + pl) * C, xn + ih * W * C, (size_t)run);
+        }
+        const int64_t P = nr * OW;
+        for (int64_t p0 = 0, oh = 0, ow = 0; p0 < P; p0 += QNHWC_T) {
+            const int64_t T = P - p0 < QNHWC_T ? P - p0 : QNHWC_T;
+            for (int64_t t = 0; t < QNHWC_T; t++) {
+                const uint8_t *px = xb + (oh * sh * Wp + ow * sw) * C;
+                for (int64_t r = 0; r < KH; r++)
+                    src[r][t] = px + r * dh * Wp * C;
+                if (t + 1 < T && ++ow == OW) /* a partial tile repeats its last pixel */
+                    ow = 0, oh++;
+            }
+            if (++ow == OW)
+                ow = 0, oh++;
+            qnhwc_tile(geo, 0, T, Kq, KH, Qr, (const uint8_t *const(*)[QNHWC_T])src, flip4, w,
+                       bias_adj, mult, y_type, yz, small, y + (oh0 * OW + p0) * OC);
+        }
+    }
 }
 
 /* QLinearConv with int8 weights of zero point 0 on channels-last tensors: x [N][D][H][W][C]
@@ -639,7 +746,8 @@ O2C_KERNEL void qconv_nhwc_s8(const int64_t *geo, int x_type, const void *x, con
     int small = 1;
     for (int64_t oc = 0; oc < OC; oc++)
         small = small && qconv_s8_fits(geo, bias_adj[oc], mult[oc], yz);
-    if (!qnhwc_dw_rows(geo)) { /* the padding pixel: bytes that read as the zero point */
+    /* the padding pixel: bytes that read as the zero point */
+    if (!qnhwc_dw_rows(geo) && !qnhwc_band_rows(geo)) {
         memset(scratch, xz ^ flip, (size_t)qnhwc_pad_bytes(geo));
         memset(scratch + qnhwc_pad_bytes(geo), 0, (size_t)(QNHWC_T * 4 * qnhwc_kq(geo)));
     }
@@ -649,6 +757,8 @@ O2C_KERNEL void qconv_nhwc_s8(const int64_t *geo, int x_type, const void *x, con
         if (qnhwc_dw_rows(geo))
             qnhwc_dw_rows_image(geo, xn, flip, xz, w, bias_adj, mult, y_type, yz, small, yn,
                                 scratch);
+        else if (qnhwc_band_rows(geo))
+            qnhwc_band_image(geo, xn, flip, xz, w, bias_adj, mult, y_type, yz, small, yn, scratch);
         else if (qnhwc_depthwise(geo))
             qnhwc_depthwise_image(geo, xn, scratch, flip, w, bias_adj, mult, y_type, yz, small, yn);
         else

@@ -6,6 +6,7 @@
 #include "../../templates/kernels.h"
 
 #define O2C_KERNEL
+#define QNHWC_BAND_BYTES 256 /* several bands per image in the band form */
 #include "../../templates/quant.c"
 #include "../../templates/quant_nhwc.c"
 #include "qconv_cases.h"
@@ -37,7 +38,7 @@ static void test_conv_nhwc(void)
     static double mult[512];
     static float ws[512];
     int failures = 0, runs = 0, depthwise = 0, wide = 0, grouped = 0, pixel1 = 0, clamp = 0;
-    int tails = 0, dw_rows = 0, dw_pixels = 0, patch = 0;
+    int tails = 0, dw_rows = 0, dw_pixels = 0, patch = 0, bands = 0;
     for (int trial = 0; trial < 800; trial++) {
         const int sp = trial % 4 == 0 ? 1 + (int)(qrand() % 3) : 2; /* mostly 2-D */
         int64_t G = qrand() % 3 == 0 ? 1 + qrand() % 8 : 1;
@@ -79,7 +80,8 @@ static void test_conv_nhwc(void)
         depthwise += qnhwc_depthwise(geo) && geo[6] > 1;
         dw_rows += qnhwc_dw_rows(geo) && geo[6] > 1 && geo[15] > 1;
         dw_pixels += qnhwc_depthwise(geo) && geo[6] > 1 && !qnhwc_dw_rows(geo);
-        patch += !qnhwc_depthwise(geo) && !qnhwc_direct(geo) && P > 1;
+        patch += !qnhwc_depthwise(geo) && !qnhwc_direct(geo) && !qnhwc_band_rows(geo) && P > 1;
+        bands += qnhwc_band_rows(geo) && qnhwc_band_rows(geo) < geo[11];
         wide += qnhwc_depthwise(geo) ? geo[1] > QNHWC_DWB : geo[5] / geo[6] > QNHWC_NOB * QNHWC_OB;
         grouped += !qnhwc_depthwise(geo) && geo[6] > 1;
         pixel1 += P == 1;
@@ -96,11 +98,12 @@ static void test_conv_nhwc(void)
         }
     }
     printf("  qconv_nhwc_s8: %d geometries (%d depthwise: %d strided by rows, %d by pixels; %d "
-           "wider than a tile, %d grouped, %d with channel tails, %d in the patch form, %d of one "
-           "pixel, %d with multipliers past the int32 clamp)\n",
-           runs, depthwise, dw_rows, dw_pixels, wide, grouped, tails, patch, pixel1, clamp);
+           "wider than a tile, %d grouped, %d with channel tails, %d in the patch form, %d in "
+           "several bands, %d of one pixel, %d with multipliers past the int32 clamp)\n",
+           runs, depthwise, dw_rows, dw_pixels, wide, grouped, tails, patch, bands, pixel1, clamp);
     check(!failures && runs > 300 && depthwise > 30 && dw_rows > 10 && dw_pixels > 10 &&
-              wide > 20 && grouped > 20 && tails > 20 && patch > 50 && pixel1 > 20 && clamp > 20,
+              wide > 20 && grouped > 20 && tails > 20 && patch > 50 && bands > 30 && pixel1 > 20 &&
+              clamp > 20,
           "qconv_nhwc_s8 equals qconv byte for byte (channels-last)");
 }
 
