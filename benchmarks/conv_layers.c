@@ -7,8 +7,9 @@
  * layer in channels-last tensors (bands from conv_nhwc_rows with 65536 floats), what
  * `--layout nhwc` runs; "no plane": conv_nhwc_f32 without a band plane (geo R = 0, the tiles
  * reading x), what it runs under a scratch budget that holds no plane. Also tiny_resnet8's
- * convs (32x32 input, 16-64 channels; count 0: not in ResNet-18's sum, theirs is printed
- * apart). All give the same bits; the program checks that.
+ * convs (32x32 input, 16-64 channels) and squeezenet1_1's kxk convs, each net's sum printed
+ * apart (count: how many layers of the net have the shape). All give the same bits; the
+ * program checks that.
  *
  *     cc -std=c99 -O3 -march=native benchmarks/conv_layers.c -o conv_layers -lm
  *     ./conv_layers [rounds [peak GFLOP/s]]
@@ -34,32 +35,42 @@ typedef struct Layer {
     const char *name;
     int64_t C, H, OC, K, s, pad; /* square input H x H, kernel K x K */
     int64_t R, Rc;               /* band rows of the 8x32 and the channel tiles (0: conv_f32) */
-    int64_t count;               /* how many layers of ResNet-18 have this shape */
+    int64_t count;               /* how many layers of its net have this shape */
+    int net;                     /* NET_* */
 } Layer;
+
+enum { NET_RESNET18, NET_RESNET8, NET_SQUEEZENET, NNET };
+static const char *const net_names[NNET] = {"ResNet-18", "tiny_resnet8", "squeezenet1_1"};
 
 /* ResNet-18's convs (BatchNorm folded), with the band rows the compiler picks. */
 static const Layer layers[] = {
-    {"conv1 7x7 s2 3->64 224", 3, 224, 64, 7, 2, 3, 17, 33, 1},
-    {"3x3 64->64 56", 64, 56, 64, 3, 1, 1, 5, 8, 4},
-    {"3x3 s2 64->128 56", 64, 56, 128, 3, 2, 1, 7, 7, 1},
-    {"3x3 128->128 28", 128, 28, 128, 3, 1, 1, 15, 15, 3},
-    {"1x1 s2 64->128 56", 64, 56, 128, 1, 2, 0, 0, 8, 1},
-    {"3x3 s2 128->256 28", 128, 28, 256, 3, 2, 1, 6, 6, 1},
-    {"3x3 256->256 14", 256, 14, 256, 3, 1, 1, 12, 12, 3},
-    {"1x1 s2 128->256 28", 128, 28, 256, 1, 2, 0, 0, 8, 1},
-    {"3x3 s2 256->512 14", 256, 14, 512, 3, 2, 1, 4, 4, 1},
-    {"3x3 512->512 7", 512, 7, 512, 3, 1, 1, 7, 7, 3},
-    {"1x1 s2 256->512 14", 256, 14, 512, 1, 2, 0, 0, 7, 1},
+    {"conv1 7x7 s2 3->64 224", 3, 224, 64, 7, 2, 3, 17, 33, 1, NET_RESNET18},
+    {"3x3 64->64 56", 64, 56, 64, 3, 1, 1, 5, 8, 4, NET_RESNET18},
+    {"3x3 s2 64->128 56", 64, 56, 128, 3, 2, 1, 7, 7, 1, NET_RESNET18},
+    {"3x3 128->128 28", 128, 28, 128, 3, 1, 1, 15, 15, 3, NET_RESNET18},
+    {"1x1 s2 64->128 56", 64, 56, 128, 1, 2, 0, 0, 8, 1, NET_RESNET18},
+    {"3x3 s2 128->256 28", 128, 28, 256, 3, 2, 1, 6, 6, 1, NET_RESNET18},
+    {"3x3 256->256 14", 256, 14, 256, 3, 1, 1, 12, 12, 3, NET_RESNET18},
+    {"1x1 s2 128->256 28", 128, 28, 256, 1, 2, 0, 0, 8, 1, NET_RESNET18},
+    {"3x3 s2 256->512 14", 256, 14, 512, 3, 2, 1, 4, 4, 1, NET_RESNET18},
+    {"3x3 512->512 7", 512, 7, 512, 3, 1, 1, 7, 7, 3, NET_RESNET18},
+    {"1x1 s2 256->512 14", 256, 14, 512, 1, 2, 0, 0, 7, 1, NET_RESNET18},
     /* tiny_resnet8 (MLPerf Tiny), every layer once */
-    {"r8 3x3 3->16 32", 3, 32, 16, 3, 1, 1, 0, 32, 0},
-    {"r8 3x3 16->16 32", 16, 32, 16, 3, 1, 1, 0, 32, 0},
-    {"r8 3x3 16->16 32", 16, 32, 16, 3, 1, 1, 0, 32, 0},
-    {"r8 3x3 s2 16->32 32", 16, 32, 32, 3, 2, 1, 0, 16, 0},
-    {"r8 3x3 32->32 16", 32, 16, 32, 3, 1, 1, 0, 16, 0},
-    {"r8 1x1 s2 16->32 32", 16, 32, 32, 1, 2, 0, 0, 16, 0},
-    {"r8 3x3 s2 32->64 16", 32, 16, 64, 3, 2, 1, 0, 8, 0},
-    {"r8 3x3 64->64 8", 64, 8, 64, 3, 1, 1, 0, 8, 0},
-    {"r8 1x1 s2 32->64 16", 32, 16, 64, 1, 2, 0, 0, 8, 0},
+    {"r8 3x3 3->16 32", 3, 32, 16, 3, 1, 1, 0, 32, 1, NET_RESNET8},
+    {"r8 3x3 16->16 32", 16, 32, 16, 3, 1, 1, 0, 32, 1, NET_RESNET8},
+    {"r8 3x3 16->16 32", 16, 32, 16, 3, 1, 1, 0, 32, 1, NET_RESNET8},
+    {"r8 3x3 s2 16->32 32", 16, 32, 32, 3, 2, 1, 0, 16, 1, NET_RESNET8},
+    {"r8 3x3 32->32 16", 32, 16, 32, 3, 1, 1, 0, 16, 1, NET_RESNET8},
+    {"r8 1x1 s2 16->32 32", 16, 32, 32, 1, 2, 0, 0, 16, 1, NET_RESNET8},
+    {"r8 3x3 s2 32->64 16", 32, 16, 64, 3, 2, 1, 0, 8, 1, NET_RESNET8},
+    {"r8 3x3 64->64 8", 64, 8, 64, 3, 1, 1, 0, 8, 1, NET_RESNET8},
+    {"r8 1x1 s2 32->64 16", 32, 16, 64, 1, 2, 0, 0, 8, 1, NET_RESNET8},
+    /* squeezenet1_1's kxk convs (its 1x1 convs are products) */
+    {"sq conv1 3x3 s2 3->64 224", 3, 224, 64, 3, 2, 0, 0, 16, 1, NET_SQUEEZENET},
+    {"sq 3x3 16->64 55", 16, 55, 64, 3, 1, 1, 0, 16, 2, NET_SQUEEZENET},
+    {"sq 3x3 32->128 27", 32, 27, 128, 3, 1, 1, 0, 16, 2, NET_SQUEEZENET},
+    {"sq 3x3 48->192 13", 48, 13, 192, 3, 1, 1, 0, 13, 2, NET_SQUEEZENET},
+    {"sq 3x3 64->256 13", 64, 13, 256, 3, 1, 1, 0, 13, 2, NET_SQUEEZENET},
 };
 enum { NL = sizeof layers / sizeof layers[0] };
 
@@ -172,7 +183,8 @@ int main(int argc, char **argv)
                 layer_keep_best(&best[i][chan], t, 5);
             }
     int status = 0;
-    double total[3] = {0.0, 0.0, 0.0}, flops_total = 0.0, tiny[3] = {0.0, 0.0, 0.0};
+    double total[3] = {0.0, 0.0, 0.0}, flops_total = 0.0;
+    double nets[NNET][5] = {{0.0}}; /* per net: each kernel's time summed, then the FLOPs */
     printf("%-24s %5s %9s %7s %9s %7s %9s %7s %5s %9s %9s %9s\n", "layer (+Relu)", "count",
            "band us", "GFLOP/s", "chan us", "GFLOP/s", "nhwc us", "GFLOP/s", "%peak", "nhwc/chan",
            "noplane", "/nhwc");
@@ -201,11 +213,11 @@ int main(int argc, char **argv)
                flops / t[1] * 1e-9, t[2] * 1e6, flops / t[2] * 1e-9,
                peak > 0.0 ? 100.0 * flops / t[2] * 1e-9 / peak : 0.0, t[2] / t[1], t[3] * 1e6,
                t[3] / t[2]);
-        if (!l->count) {
-            tiny[0] += t[1];
-            tiny[1] += t[2];
-            tiny[2] += t[3];
-        }
+        for (int k = 0; k < 4; k++)
+            nets[l->net][k] += t[k] * (double)l->count;
+        nets[l->net][4] += flops * (double)l->count;
+        if (l->net != NET_RESNET18)
+            continue;
         total[0] += t[0] * (double)l->count;
         total[1] += (t[1] < t[0] ? t[1] : t[0]) * (double)l->count;
         total[2] += t[2] * (double)l->count;
@@ -218,7 +230,13 @@ int main(int argc, char **argv)
     if (peak > 0.0)
         printf(", %.0f%% of %.1f", 100.0 * flops_total / total[2] * 1e-9 / peak, peak);
     printf(")\n");
-    printf("all tiny_resnet8 convs: chan %.1f us, nhwc %.1f us, no plane %.1f us\n", tiny[0] * 1e6,
-           tiny[1] * 1e6, tiny[2] * 1e6);
+    for (int k = NET_RESNET8; k < NNET; k++) {
+        const double *t = nets[k];
+        printf("all %s kxk convs: chan %.1f us, nhwc %.1f us (%.1f GFLOP/s", net_names[k],
+               t[1] * 1e6, t[2] * 1e6, t[4] / t[2] * 1e-9);
+        if (peak > 0.0)
+            printf(", %.0f%% of peak", 100.0 * t[4] / t[2] * 1e-9 / peak);
+        printf("), no plane %.1f us\n", t[3] * 1e6);
+    }
     return status;
 }
