@@ -247,8 +247,14 @@ static void push_nhwc_op(Writer *w, const Node *n, const char *x, const char *y)
 {
     static const int64_t to_nchw[4] = {0, 3, 1, 2}, to_nhwc[4] = {0, 2, 3, 1};
     const char *xt = xprintf("%s/nchw_in", n->name), *yt = xprintf("%s/nchw_out", n->name);
-    push_transpose(w, xt, x, to_nchw, xt);
     Node op = *n;
+    /* an NhwcConv with x_nchw (onnx2c's own attribute, the op's last) reads x as it is */
+    if (n->nattrs && !strcmp(n->attrs[n->nattrs - 1].name, "x_nchw")) {
+        xt = x;
+        op.nattrs--;
+    } else {
+        push_transpose(w, xt, x, to_nchw, xt);
+    }
     int nin = n->op->max_inputs < n->ninputs ? n->op->max_inputs : n->ninputs;
     Value xv = {.name = (char *)xt, .id = -1}, *ins[3] = {&xv, NULL, NULL};
     for (int i = 1; i < nin; i++)

@@ -78,6 +78,8 @@ void global_pool_emit(Emitter *e, Node *n);
 /* ---- ops/conv_nhwc.c: the channels-last convs and pools of layout_nhwc.c ---- */
 bool nhwc_conv_supported(const Node *conv); /* a Conv that has a channels-last kernel */
 bool nhwc_conv_pays(const Node *conv);      /* ... that runs faster than in NCHW */
+/* ... whose kernel may read x in NCHW (attribute x_nchw) */
+bool nhwc_conv_reads_nchw(const Node *conv);
 bool nhwc_pool_supported(const Node *pool); /* MaxPool / AveragePool */
 void nhwc_conv_infer(Node *n);
 void nhwc_conv_emit(Emitter *e, Node *n);

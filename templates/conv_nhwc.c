@@ -1,6 +1,8 @@
 /* conv_nhwc.c — float 2-D (and 1-D) convolution in the channels-last layout.
  *
- * Layout. x [N][H][W][C] with C = G*Cg, y [N][OH][OW][OC] with OC = G*OCg; the weight comes in
+ * Layout. x [N][H][W][C] with C = G*Cg (or, with geo[CONV_NHWC_XNCHW], [N][C][H][W]: a
+ * graph input that the conv reads as it is, see below), y [N][OH][OW][OC] with OC = G*OCg; the
+ * weight comes in
  * the ONNX layout [OC][Cg][KH][KW] and is packed once (conv_nhwc_pack_f32, at compile time
  * when it is constant). 1-D is H = KH = OH = 1 (stride_h = dil_h = 1, pad_t = 0). Any kernel
  * size, stride, dilation, padding and group count; depthwise convs (Cg == 1) have their own
@@ -56,7 +58,8 @@ enum {
     CONV_NHWC_PL,
     CONV_NHWC_DH, /* dilations */
     CONV_NHWC_DW,
-    CONV_NHWC_R, /* output rows per band: conv_nhwc_rows */
+    CONV_NHWC_R,     /* output rows per band: conv_nhwc_rows */
+    CONV_NHWC_XNCHW, /* 1: x is [N][C][H][W] (the band plane copy transposes it) */
     CONV_NHWC_NGEO
 };
 #endif
@@ -100,6 +103,11 @@ O2C_KERNEL int64_t conv_chan_positions(int64_t OW);
  * else from a stack copy of J x (at most 64) channels with 0.0f in the padding. The same steps
  * in the same order: the same bits. (tiny_resnet8's residual convs, whose x, residual and y
  * alone are the bound.)
+ *
+ * An NCHW x (geo[CONV_NHWC_XNCHW] = 1: the first conv of a CNN, on its [N][3][H][W] input)
+ * always has a band plane, whose copy gathers each position's channels from the channel
+ * planes: the plane, and so the tiles and the bits, are the same as from the NHWC x, and the
+ * transposed copy of the input (a pass over it and its arena) is not needed.
  *
  * The tile is stored as J runs of OB contiguous output channels, with the bias and the
  * epilogues (in NCHW the store scatters a tile over OB channel planes). */
@@ -158,12 +166,15 @@ static int64_t conv_nhwc_plane_floats(const int64_t *geo, int64_t R)
  * a scratch budget that holds no plane (plan_arena), and for 1x1 kernels without leading pads
  * (strided ones: their plane copied every column and the tiles read every other one; x
  * directly: ResNet-18's and tiny_resnet8's 1.1x-1.3x faster). 65536 floats (256 KiB, conv.c's band
- * budget) keep the plane in L2 while every block of output channels reads it. */
+ * budget) keep the plane in L2 while every block of output channels reads it. An NCHW x
+ * (geo[CONV_NHWC_XNCHW]) always gets a plane, of one row at least. */
 O2C_KERNEL int64_t conv_nhwc_rows(const int64_t *geo, int64_t max_floats)
 {
     const int pointwise = geo[CONV_NHWC_KH] == 1 && geo[CONV_NHWC_KW] == 1 &&
                           geo[CONV_NHWC_PT] == 0 && geo[CONV_NHWC_PL] == 0;
-    if (pointwise || conv_nhwc_plane_floats(geo, 1) > max_floats)
+    if (geo[CONV_NHWC_XNCHW] && conv_nhwc_plane_floats(geo, 1) > max_floats)
+        return 1; /* the tiles cannot read an NCHW x: one row, less than x's NHWC copy */
+    if (!geo[CONV_NHWC_XNCHW] && (pointwise || conv_nhwc_plane_floats(geo, 1) > max_floats))
         return 0;
     int64_t R = 1;
     while (R < geo[CONV_NHWC_OH] && conv_nhwc_plane_floats(geo, R + 1) <= max_floats)
@@ -180,8 +191,24 @@ O2C_KERNEL int64_t conv_nhwc_work_floats(const int64_t *geo)
 }
 
 #ifndef O2C_SMALL_CODE
+/* Plane row d [W][Cg] (columns lo .. hi-1 of it, the others are padding) from input row ih of
+ * channels c0 .. c0+Cg-1 of one NCHW image xn [C][H][W]: each channel plane's row is read
+ * once, its floats written Cg apart. */
+static void conv_nhwc_gather_f32(const int64_t *geo, const float *xn, int64_t c0, int64_t ih,
+                                 int64_t lo, int64_t hi, float *d)
+{
+    const int64_t H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W], pl = geo[CONV_NHWC_PL];
+    const int64_t Cg = geo[CONV_NHWC_C] / geo[CONV_NHWC_G];
+    for (int64_t ic = 0; ic < Cg; ic++) {
+        const float *restrict s = xn + ((c0 + ic) * H + ih) * W + lo - pl;
+        float *restrict dc = d + lo * Cg + ic;
+        for (int64_t c = 0; c < hi - lo; c++)
+            dc[c * Cg] = s[c];
+    }
+}
+
 /* Copies the band plane of the band from output row oh0, channels c0 .. c0+Cg-1 of one image
- * xn [H][W][C] (see above). */
+ * xn [H][W][C] (or [C][H][W], geo[CONV_NHWC_XNCHW]; see above). */
 static void conv_nhwc_fill_f32(const int64_t *geo, int64_t oh0, const float *xn, int64_t c0,
                                float *plane)
 {
@@ -200,7 +227,9 @@ static void conv_nhwc_fill_f32(const int64_t *geo, int64_t oh0, const float *xn,
         }
         memset(d, 0, (size_t)(lo * Cg) * sizeof(float));
         const float *src = xn + (ih * W + lo - pl) * C + c0;
-        if (Cg == C) {
+        if (geo[CONV_NHWC_XNCHW]) {
+            conv_nhwc_gather_f32(geo, xn, c0, ih, lo, hi, d);
+        } else if (Cg == C) {
             memcpy(d + lo * Cg, src, (size_t)((hi - lo) * Cg) * sizeof(float));
         } else {
             for (int64_t c = lo; c < hi; c++)
@@ -562,6 +591,8 @@ static void conv_nhwc_plain_f32(const int64_t *geo, const float *x, const float 
     const int64_t KH = geo[CONV_NHWC_KH], KW = geo[CONV_NHWC_KW];
     const int64_t OH = geo[CONV_NHWC_OH], OW = geo[CONV_NHWC_OW];
     const int64_t Cg = C / G, OC = G * OCg, ob = conv_nhwc_ob(geo), NB = (OCg + ob - 1) / ob;
+    const int nchw = geo[CONV_NHWC_XNCHW] != 0;
+    const int64_t cs = nchw ? H * W : 1; /* x's channel stride */
     for (int64_t n = 0; n < N; n++)
         for (int64_t oh = 0; oh < OH; oh++) {
             const int64_t row = (n * OH + oh) * OW * OC; /* output row [OW][OC] */
@@ -577,10 +608,12 @@ static void conv_nhwc_plain_f32(const int64_t *geo, const float *x, const float 
                             const int64_t iw =
                                 ow * geo[CONV_NHWC_SW] - geo[CONV_NHWC_PL] + kw * geo[CONV_NHWC_DW];
                             const int inside = ih >= 0 && ih < H && iw >= 0 && iw < W;
-                            const float *xp = inside ? x + ((n * H + ih) * W + iw) * C + g * Cg : x;
+                            const int64_t at = nchw ? ((n * C + g * Cg) * H + ih) * W + iw
+                                                    : ((n * H + ih) * W + iw) * C + g * Cg;
+                            const float *xp = inside ? x + at : x;
                             const float *wt = wo + (kh * KW + kw) * Cg * ob;
                             for (int64_t ic = 0; ic < Cg; ic++)
-                                acc = fmaf(wt[ic * ob], inside ? xp[ic] : 0.0f, acc);
+                                acc = fmaf(wt[ic * ob], inside ? xp[ic * cs] : 0.0f, acc);
                         }
                     }
                     y[row + ow * OC + oc] = bias ? acc + bias[oc] : acc;
@@ -594,8 +627,9 @@ static void conv_nhwc_plain_f32(const int64_t *geo, const float *x, const float 
  * image, group and band of geo[CONV_NHWC_R] output rows, the band plane is filled once, then
  * the tiles of every block of 32 output channels run over it, each stored with the bias and
  * the epilogues while it is in L1. With geo[CONV_NHWC_R] = 0 there is no plane: the bands are
- * single rows whose tiles read x (conv_nhwc_block_tile_f32).
- *   x [N][H][W][G*Cg], wp from conv_nhwc_pack_f32, bias [G*OCg] or NULL, ep [nep] or NULL,
+ * single rows whose tiles read x (conv_nhwc_block_tile_f32); an NCHW x needs R >= 1.
+ *   x [N][H][W][G*Cg] (geo[CONV_NHWC_XNCHW]: [N][G*Cg][H][W]), wp from conv_nhwc_pack_f32,
+ *   bias [G*OCg] or NULL, ep [nep] or NULL,
  *   y [N][OH][OW][G*OCg] (must not overlap x or an epilogue's operand),
  *   work [conv_nhwc_work_floats(geo)] (NULL when that is 0). */
 O2C_KERNEL void conv_nhwc_f32(const int64_t *geo, const float *x, const float *wp,

@@ -484,6 +484,7 @@ enum {
     CONV_NHWC_DH,
     CONV_NHWC_DW,
     CONV_NHWC_R,
+    CONV_NHWC_XNCHW,
     CONV_NHWC_NGEO
 };
 int64_t conv_nhwc_packed_floats(const int64_t *geo);

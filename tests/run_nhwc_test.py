@@ -148,14 +148,24 @@ def same_pads():
 
 def separable_pools():
     """A strided 3x3 conv, a depthwise 3x3, a 1x1, MaxPool, AveragePool with padding, a
-    grouped dilated 3x3 with a residual Add: one region."""
+    grouped dilated 3x3 with a residual Add: one region, entered without a transpose (the
+    first conv reads the NCHW graph input, x_nchw)."""
     g = G(8, [1, 3, 17, 15])
     y = g.op("Relu", [g.conv("x", 3, 8, k=3, strides=[2, 2])])
     y = g.op("Clip", [g.conv(y, 8, 8, k=3, group=8), g.const(0.0), g.const(6.0)])
     y = g.op("MaxPool", [g.conv(y, 8, 16)], kernel_shape=[2, 2], strides=[2, 2])
     y = g.op("AveragePool", [y], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
     z = g.op("Add", [g.conv(y, 16, 16, k=3, group=2, dilations=[2, 2]), y])
-    return g.model([z]), 2, 4, True
+    return g.model([z]), 1, 4, True
+
+
+def nchw_input_residual():
+    """Two images; a 3x3 conv reads the NCHW graph input as it is (x_nchw) and adds it back as
+    its residual, which enters the region through a transpose of its own; a strided 3x3 conv
+    after it."""
+    g = G(12, [2, 5, 9, 7])
+    y = g.op("Relu", [g.op("Add", [g.conv("x", 5, 5, k=3), "x"])])
+    return g.model([g.conv(y, 5, 6, k=3, strides=[2, 2])]), 2, 2
 
 
 def one_channel_input():
@@ -181,8 +191,8 @@ def channel_shuffle():
 
 
 GRAPHS = [conv_chain, squeeze_excite, squeeze_excite_mean, channel_constants, concat_split,
-          gap_flatten_gemm, mean_gemm, same_pads, separable_pools, one_channel_input,
-          channel_shuffle]
+          gap_flatten_gemm, mean_gemm, same_pads, separable_pools, nchw_input_residual,
+          one_channel_input, channel_shuffle]
 
 
 def tensor_file(path, a, name):

@@ -1,6 +1,8 @@
 /* conv_nhwc.c — the channels-last conv and pool nodes that layout_nhwc.c makes, named as
  * onnxruntime's com.microsoft ops:
  *   NhwcConv         X [N][H][W][C], W as Conv's [M][C/g][kH][kW], B [M] -> Y [N][OH][OW][M]
+ *                    (with the onnx2c attribute x_nchw = 1, X [N][C][H][W]: a dense conv that
+ *                    enters a region reads its NCHW input as it is, nhwc_conv_reads_nchw)
  *   NhwcMaxPool      X [N][H][W][C] -> Y [N][OH][OW][C]   (no Indices output)
  *   NhwcAveragePool  the same for AveragePool (onnxruntime has no such op)
  *   NhwcGlobalAveragePool  X [N][H][W][C] -> Y [N][1][1][C] (nor this one; --emit-onnx writes
@@ -48,6 +50,12 @@ typedef struct Twin {
     Value *ins[3], *outs[1];
 } Twin;
 
+/* Is x of NhwcConv n [N][C][H][W] (attribute x_nchw)? */
+static bool x_nchw(const Node *n)
+{
+    return attr_int(n, "x_nchw", 0) != 0;
+}
+
 static void make_twin(const Node *n, Twin *t)
 {
     const Value *x = n->inputs[0];
@@ -56,7 +64,8 @@ static void make_twin(const Node *n, Twin *t)
     t->node = *n;
     t->node.op_type = n->op_type + (strncmp(n->op_type, "Nhwc", 4) ? 0 : 4); /* Conv, MaxPool */
     t->x = *x;
-    dims_nchw(x->dims, t->x.dims);
+    if (!x_nchw(n))
+        dims_nchw(x->dims, t->x.dims);
     t->y = *n->outputs[0];
     int nin = n->ninputs < 3 ? n->ninputs : 3; /* the op's own inputs, not epilogue operands */
     for (int i = 0; i < nin; i++)
@@ -159,6 +168,13 @@ static NhwcKernel conv_kernel(const Node *n)
     return NHWC_DENSE;
 }
 
+/* The dense kernel gathers its band plane from an NCHW x as cheaply as from an NHWC one, so a
+ * conv it runs need not wait for its input's transposed copy. */
+bool nhwc_conv_reads_nchw(const Node *conv)
+{
+    return conv_kernel(conv) == NHWC_DENSE;
+}
+
 bool nhwc_conv_supported(const Node *conv)
 {
     const Value *x = conv->inputs[0], *w = conv->inputs[1], *b = node_input(conv, 2);
@@ -206,6 +222,13 @@ static void dense_geo(const Node *n, int64_t *geo)
     geo[CONV_NHWC_PL] = g[NHWC_GEO_PL];
     geo[CONV_NHWC_DH] = g[NHWC_GEO_DH];
     geo[CONV_NHWC_DW] = g[NHWC_GEO_DW];
+    if (x_nchw(n)) {
+        const int64_t *d = n->inputs[0]->dims; /* [N][C][H][W] */
+        geo[CONV_NHWC_C] = d[1];
+        geo[CONV_NHWC_H] = d[2];
+        geo[CONV_NHWC_W] = d[3];
+        geo[CONV_NHWC_XNCHW] = 1;
+    }
     int64_t budget = n->scratch_budget ? n->scratch_budget / (int64_t)sizeof(float) : 65536;
     geo[CONV_NHWC_R] = conv_nhwc_rows(geo, budget);
 }

@@ -9,8 +9,9 @@
  * cases), band rows from 1 to the whole output and no band plane (the tiles reading x, the
  * padding through their edge copies, channel runs of 64 and fewer); inf and NaN weights on padded
  * taps; the tile-store epilogues (Add, Relu, Clip, Add with the residual first, Swish, HardSwish)
- * against the ops' own kernels run as passes over the NHWC output; that the kernel stays inside its
- * packed weight, work memory and output. */
+ * against the ops' own kernels run as passes over the NHWC output; the same on an NCHW x
+ * (geo[CONV_NHWC_XNCHW], every band size but none); that the kernel stays inside its packed
+ * weight, work memory and output. */
 #define O2C_KERNEL static __attribute__((unused))
 #include "../../templates/conv.c"
 #include "../../templates/conv_nhwc.c"
@@ -49,6 +50,7 @@ static void case_geo(const ConvCase *c, int64_t R, int64_t *geo)
     geo[CONV_NHWC_DH] = c->dh;
     geo[CONV_NHWC_DW] = c->dw;
     geo[CONV_NHWC_R] = R;
+    geo[CONV_NHWC_XNCHW] = 0;
 }
 
 /* [N][C][P] -> [N][P][C] */
@@ -103,7 +105,8 @@ static void conv_nhwc_direct(const ConvCase *c, const int64_t *geo, int channels
                 }
 }
 
-/* conv_nhwc_f32 into y with guards after the packed weight, the work memory and the output. */
+/* conv_nhwc_f32 into y with guards after the packed weight, the work memory and the output; x is
+ * XN, or XC where geo says that x is NCHW. */
 static void run_kernel(const ConvCase *c, const int64_t *geo, const float *bias,
                        const struct ConvEpilogue *ep, int nep, float *y)
 {
@@ -115,7 +118,7 @@ static void run_kernel(const ConvCase *c, const int64_t *geo, const float *bias,
     check(WP[packed] == 555.0f, "conv_nhwc_pack_f32 stays inside conv_nhwc_packed_floats");
     WORK[wf] = 777.0f;
     y[total] = 4242.0f;
-    conv_nhwc_f32(geo, XN, WP, bias, ep, nep, y, WORK);
+    conv_nhwc_f32(geo, geo[CONV_NHWC_XNCHW] ? XC : XN, WP, bias, ep, nep, y, WORK);
     check(WORK[wf] == 777.0f, "conv_nhwc_f32 stays inside conv_nhwc_work_floats");
     check(y[total] == 4242.0f, "conv_nhwc_f32 stays inside its output");
 }
@@ -133,8 +136,8 @@ static void run_epilogues(const ConvCase *c, const int64_t *geo, int64_t total)
         const int nep = epilogue_counts[k];
         epilogue_passes(total, nep, REF, RES, E);
         run_kernel(c, geo, B, ep, nep, D);
-        snprintf(what, sizeof what, "conv_nhwc_f32 %s R=%d, %d epilogues: bits of conv + passes",
-                 c->name, (int)geo[CONV_NHWC_R], nep);
+        snprintf(what, sizeof what, "conv_nhwc_f32 %s R=%d%s, %d epilogues: bits of conv + passes",
+                 c->name, (int)geo[CONV_NHWC_R], geo[CONV_NHWC_XNCHW] ? " NCHW x" : "", nep);
         check(same_bits(D, E, total, nep == 6), what);
     }
 }
@@ -165,14 +168,21 @@ static void run_case(const ConvCase *c)
                           conv_nhwc_rows(geo, conv_nhwc_plane_floats(geo, 1)) == 1,
           "conv_nhwc_rows gives no plane to 1x1 convs and where one row does not fit, else at "
           "least one row");
+    geo[CONV_NHWC_XNCHW] = 1;
+    check(conv_nhwc_rows(geo, 0) == 1 && conv_nhwc_rows(geo, 1 << 20) >= 1,
+          "conv_nhwc_rows gives an NCHW x a plane of at least one row");
     const int64_t rows[6] = {0, 1, 2, conv_nhwc_rows(geo, 4096), conv_nhwc_rows(geo, 1 << 20), OH};
-    for (int i = 0; i < 6; i++) {
-        case_geo(c, rows[i] < OH ? rows[i] : OH, geo);
+    for (int i = 0; i < 12; i++) {
+        const int nchw = i >= 6; /* the same bands once more on the NCHW x (a plane: R >= 1) */
+        if (nchw && rows[i - 6] == 0)
+            continue;
+        case_geo(c, rows[i % 6] < OH ? rows[i % 6] : OH, geo);
+        geo[CONV_NHWC_XNCHW] = nchw;
         check(geo[CONV_NHWC_R] > 0 || conv_nhwc_work_floats(geo) == 0,
               "no band plane takes no work memory");
         run_kernel(c, geo, B, NULL, 0, D);
-        snprintf(what, sizeof what, "conv_nhwc_f32 %s (OH=%d OW=%d R=%d) = NCHW im2col + gemm",
-                 c->name, (int)OH, (int)OW, (int)geo[CONV_NHWC_R]);
+        snprintf(what, sizeof what, "conv_nhwc_f32 %s (OH=%d OW=%d R=%d%s) = NCHW im2col + gemm",
+                 c->name, (int)OH, (int)OW, (int)geo[CONV_NHWC_R], nchw ? ", NCHW x" : "");
         check(same_bits(D, REF, total, 0), what);
     }
     /* no bias: y = acc, not acc + 0.0f (which would turn -0.0f into +0.0f) */
@@ -185,6 +195,8 @@ static void run_case(const ConvCase *c)
     for (int64_t i = 0; i < c->OC; i++)
         B[i] = rnd();
     conv_nchw_ref(c, geo, REF);
+    run_epilogues(c, geo, total);
+    geo[CONV_NHWC_XNCHW] = 1;
     run_epilogues(c, geo, total);
     case_geo(c, 0, geo);
     run_epilogues(c, geo, total);
@@ -260,6 +272,11 @@ static void test_special_weights(void)
     run_kernel(&c, geo, B, NULL, 0, D);
     check(same_bits(D, REF, total, 0),
           "conv_nhwc_f32 without a band plane, inf/NaN weights = NCHW im2col + gemm");
+    case_geo(&c, 1, geo);
+    geo[CONV_NHWC_XNCHW] = 1;
+    run_kernel(&c, geo, B, NULL, 0, D);
+    check(same_bits(D, REF, total, 0),
+          "conv_nhwc_f32 on an NCHW x, inf/NaN weights = NCHW im2col + gemm");
 }
 
 /* The direct loop with the channels outer differs from the documented order: the comparisons
