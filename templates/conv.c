@@ -269,6 +269,21 @@ O2C_KERNEL void conv_epilogue_f32(const struct ConvEpilogue *ep, int nep, int64_
     }
 }
 
+/* A kernel that applies a Relu or a Clip in its store: when ep[0] is one, sets *lo and *hi to
+ * its bounds (Relu: 0, +inf), takes it off (*nep - 1) and returns the others, ep + 1; otherwise
+ * returns ep as it is. The store then computes u = v < lo ? lo : v, y = u > hi ? hi : u
+ * (clip_f32's expression; relu_f32's bits with 0, +inf). */
+O2C_KERNEL const struct ConvEpilogue *conv_epilogue_clip(const struct ConvEpilogue *ep, int *nep,
+                                                         float *lo, float *hi)
+{
+    if (*nep < 1 || (ep[0].op != CONV_EP_RELU && ep[0].op != CONV_EP_CLIP))
+        return ep;
+    *lo = ep[0].op == CONV_EP_RELU ? 0.0f : ep[0].lo;
+    *hi = ep[0].op == CONV_EP_RELU ? INFINITY : ep[0].hi;
+    *nep -= 1;
+    return ep + 1;
+}
+
 /* yr[i] = t[i] after the epilogues, for a run of len outputs at element `at` whose values t
  * (len <= CONVB_T, with the bias) are on the stack: every operand r[i] of an Add is read before
  * yr[i] is written, so the output may be an Add's operand (a Conv writing y over its

@@ -66,6 +66,8 @@ enum {
 struct ConvEpilogue;
 O2C_KERNEL void conv_epilogue_f32(const struct ConvEpilogue *ep, int nep, int64_t at, int64_t len,
                                   float *yr);
+O2C_KERNEL const struct ConvEpilogue *conv_epilogue_clip(const struct ConvEpilogue *ep, int *nep,
+                                                         float *lo, float *hi);
 
 /* ONNX depthwise weights to taps outer, channels inner (at compile time when constant).
  *   w   [C][KH][KW]  (the ONNX layout [C][1][KH][KW] as is)
@@ -148,9 +150,10 @@ static void depthwise_nhwc_store(int64_t np, int64_t C, float acc[DWN_P][DWN_L],
  * rows[kh] is the input row of tap row kh at the tile's first position's first tap, channel c0
  * (NULL: the row is padding); every tap column is inside the image: position p's tap kw is at
  * rows[kh] + p*sp + kw*dwc.
- *   w = wp + c0 (tap stride C), bias = bias + c0 or NULL, y = the first position's y + c0 */
+ *   w = wp + c0 (tap stride C), bias = bias + c0 or NULL, y = the first position's y + c0,
+ *   position p's at y + p*ys */
 O2C_DWN_NOINLINE static void depthwise_nhwc_tile(int64_t KH, int64_t KW, int64_t C, int64_t sp,
-                                                 int64_t dwc, const float *const *rows,
+                                                 int64_t dwc, int64_t ys, const float *const *rows,
                                                  const float *w, const float *bias, float *y)
 {
     float acc[DWN_P][DWN_L];
@@ -177,7 +180,7 @@ O2C_DWN_NOINLINE static void depthwise_nhwc_tile(int64_t KH, int64_t KW, int64_t
             }
         }
     }
-    depthwise_nhwc_store(DWN_P, C, acc, bias, y);
+    depthwise_nhwc_store(DWN_P, ys, acc, bias, y);
 }
 
 /* depthwise_nhwc_tile for K x K-wide kernel rows with column stride S (1 or 2) and no column
@@ -413,9 +416,100 @@ static void depthwise_nhwc_row_narrow(int64_t KH, int64_t KW, int64_t C, int64_t
         const int64_t f0 = b - f < DWN_P * DWN_L ? b - DWN_P * DWN_L : f;
         for (int64_t kh = 0; kh < KH; kh++)
             tile_rows[kh] = rows[kh] ? rows[kh] + f0 - PL * C : NULL;
-        depthwise_nhwc_tile(KH, KW, DWN_L, DWN_L, DW * C, tile_rows, wr, bias ? br : NULL, y + f0);
+        depthwise_nhwc_tile(KH, KW, DWN_L, DWN_L, DW * C, DWN_L, tile_rows, wr, bias ? br : NULL,
+                            y + f0);
     }
     depthwise_nhwc_row_plain(KH, KW, C, W, 1, PL, DW, hi, OW, rows, wp, bias, y);
+}
+
+/* Small maps at unit stride (the DS-CNN's 25x5, the MobileNets' 3x3 to 14x14): one block of
+ * DWN_L channels at a time, the image is copied once into a zero-padded buffer xb [rows][Wp]
+ * [DWN_L] (Wp: the padded width), where output (oh, ow) is the flat position f = oh*Wp + ow and
+ * its tap (kh, kw) reads xb's position f + kh*DH*Wp + kw*DW: a 1-D convolution, whose row
+ * tiles (a reuse form or depthwise_nhwc_tile) run at f = 0, DWN_P, ... over the whole map with
+ * no border tiles and no per-tile copies of inputs; each tile's positions ow < OW are copied
+ * out to y (with the first epilogue when it is a Relu or Clip, conv_epilogue_clip), those past
+ * OW (Wp - OW of Wp: the kernel's width less one) read across the row's end and are dropped.
+ * xb lives on the stack: at most DWN_FLAT_FLOATS (32 KB with AVX-512). */
+enum { DWN_FLAT_FLOATS = 8192 };
+typedef struct DwnFlat {
+    int64_t Wp, rows, nv; /* padded width, xb's rows, flat positions (a multiple of DWN_P) */
+} DwnFlat;
+
+/* Whether the map runs flat, and its buffer's geometry (geo as depthwise_nhwc_f32's). */
+static int depthwise_nhwc_flat_plan(const int64_t *geo, DwnFlat *f)
+{
+    const int64_t W = geo[NHWC_GEO_W], OH = geo[NHWC_GEO_OH], OW = geo[NHWC_GEO_OW];
+    const int64_t KH = geo[NHWC_GEO_KH], KW = geo[NHWC_GEO_KW], PL = geo[NHWC_GEO_PL];
+    const int64_t DH = geo[NHWC_GEO_DH], DW = geo[NHWC_GEO_DW];
+    if (geo[NHWC_GEO_SH] != 1 || geo[NHWC_GEO_SW] != 1 || geo[NHWC_GEO_C] < DWN_L || OW < 1 ||
+        OH < 1)
+        return 0;
+    f->Wp = W + PL > OW + (KW - 1) * DW ? W + PL : OW + (KW - 1) * DW;
+    f->nv = ((OH - 1) * f->Wp + OW + DWN_P - 1) / DWN_P * DWN_P;
+    f->rows = (f->nv - 1 + (KH - 1) * DH * f->Wp + (KW - 1) * DW) / f->Wp + 1;
+    /* worth it when OW/Wp, the share of the flat tiles' positions that are outputs, is at most
+     * 0.1 below the rows' OW/ow8 (ow8: OW rounded up to DWN_P; the rows' border copies cost
+     * about that; measured on depthwise_layers.c's maps: 25x5 and 3x3 to 14x14 with 3x3
+     * kernels, 14x14 with 5x5 flat, 7x7 with 5x5 not) */
+    const int64_t ow8 = (OW + DWN_P - 1) / DWN_P * DWN_P;
+    return f->rows * f->Wp * DWN_L <= DWN_FLAT_FLOATS &&
+           10 * OW * ow8 + f->Wp * ow8 >= 10 * OW * f->Wp;
+}
+
+/* One image of depthwise_nhwc_f32 on the flat plan f: x [H][W][C], y [OH][OW][C]; form as there
+ * (stride 1); lo, hi: the bounds of a Relu or Clip in the store (else -inf, +inf, which leave
+ * every value as it is: clip_f32's expression). */
+static void depthwise_nhwc_flat(const int64_t *geo, const DwnFlat *f, int form, const float *x,
+                                const float *wp, const float *bias, float lo, float hi, float *y)
+{
+    const int64_t H = geo[NHWC_GEO_H], W = geo[NHWC_GEO_W], C = geo[NHWC_GEO_C];
+    const int64_t OH = geo[NHWC_GEO_OH], OW = geo[NHWC_GEO_OW], KH = geo[NHWC_GEO_KH];
+    const int64_t KW = geo[NHWC_GEO_KW], PT = geo[NHWC_GEO_PT], PL = geo[NHWC_GEO_PL];
+    const int64_t DH = geo[NHWC_GEO_DH], DW = geo[NHWC_GEO_DW], Wp = f->Wp;
+    const int64_t hc = H < f->rows - PT ? H : f->rows - PT; /* the image rows xb holds */
+    float xb[DWN_FLAT_FLOATS], yb[DWN_P][DWN_L];
+    const float *trows[DWN_MAX_KH];
+    /* the padding, zeroed once: from z up to image row i's first column */
+    int64_t z = 0;
+    for (int64_t i = 0; i <= hc; i++) {
+        const int64_t next = i < hc ? (PT + i) * Wp + PL : f->rows * Wp;
+        if (next > z)
+            memset(xb + z * DWN_L, 0, (size_t)(next - z) * DWN_L * sizeof(float));
+        z = next + W;
+    }
+    for (int64_t cb = 0; cb < C; cb += DWN_L) {
+        const int64_t c0 = C - cb < DWN_L ? C - DWN_L : cb;
+        for (int64_t i = 0; i < hc; i++)
+            for (int64_t iw = 0; iw < W; iw++)
+                memcpy(xb + ((PT + i) * Wp + PL + iw) * DWN_L, x + (i * W + iw) * C + c0,
+                       DWN_L * sizeof(float));
+        const float *b = bias ? bias + c0 : NULL;
+        int64_t oh = 0, ow = 0; /* of the tile's position p */
+        for (int64_t f0 = 0; f0 < f->nv; f0 += DWN_P) {
+            for (int64_t kh = 0; kh < KH; kh++)
+                trows[kh] = xb + (f0 + kh * DH * Wp) * DWN_L;
+            if (form)
+                depthwise_nhwc_tile_form(form, KH, C, DWN_L, DWN_L, trows, wp + c0, b, yb[0]);
+            else
+                depthwise_nhwc_tile(KH, KW, C, DWN_L, DW * DWN_L, DWN_L, trows, wp + c0, b, yb[0]);
+            for (int p = 0; p < DWN_P; p++) {
+                if (ow < OW && oh < OH) {
+                    float *restrict yo = y + (oh * OW + ow) * C + c0;
+                    /* a vector loop (vmaxps, vminps): unrolled first, gcc leaves it scalar */
+#pragma GCC unroll 1
+                    for (int l = 0; l < DWN_L; l++) {
+                        const float u = yb[p][l] < lo ? lo : yb[p][l];
+                        yo[l] = u > hi ? hi : u;
+                    }
+                }
+                if (++ow == Wp) {
+                    ow = 0;
+                    oh++;
+                }
+            }
+        }
+    }
 }
 
 #endif /* O2C_SMALL_CODE */
@@ -471,6 +565,19 @@ O2C_KERNEL void depthwise_nhwc_f32(const int64_t *geo, const float *x, const flo
         depthwise_nhwc_tall(geo, x, wp, bias, ep, nep, y);
         return;
     }
+    DwnFlat flat;
+    if (depthwise_nhwc_flat_plan(geo, &flat)) {
+        const int form = DW == 1 && (KW == 3 || KW == 5) ? (int)(10 * KW + 1) : 0;
+        float lo = -INFINITY, hi = INFINITY;
+        int nlater = nep;
+        const struct ConvEpilogue *later = conv_epilogue_clip(ep, &nlater, &lo, &hi);
+        for (int64_t n = 0; n < N; n++) {
+            const int64_t at = n * OH * OW * C;
+            depthwise_nhwc_flat(geo, &flat, form, x + n * H * W * C, wp, bias, lo, hi, y + at);
+            conv_epilogue_f32(later, nlater, at, OH * OW * C, y + at);
+        }
+        return;
+    }
     /* interior columns: ow*SW - PL >= 0 and ow*SW - PL + (KW-1)*DW <= W-1 */
     const int64_t last = W - 1 - (KW - 1) * DW + PL; /* ow*SW <= last */
     int64_t lo = (PL + SW - 1) / SW, hi = last < 0 ? 0 : last / SW + 1;
@@ -515,7 +622,7 @@ O2C_KERNEL void depthwise_nhwc_f32(const int64_t *geo, const float *x, const flo
                         const int64_t off = (ow0 * SW - PL) * C + c0;
                         for (int64_t kh = 0; kh < KH; kh++)
                             tile_rows[kh] = rows[kh] ? rows[kh] + off : NULL;
-                        depthwise_nhwc_tile(KH, KW, C, SW * C, DW * C, tile_rows, wp + c0,
+                        depthwise_nhwc_tile(KH, KW, C, SW * C, DW * C, C, tile_rows, wp + c0,
                                             bias ? bias + c0 : NULL, y + row + ow0 * C + c0);
                     }
                 }

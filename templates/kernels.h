@@ -435,6 +435,8 @@ void convtranspose_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64
                        const int64_t *pad, const int64_t *dil, const float *x, const float *w,
                        float *y);
 void conv_epilogue_f32(const struct ConvEpilogue *ep, int nep, int64_t at, int64_t len, float *yr);
+const struct ConvEpilogue *conv_epilogue_clip(const struct ConvEpilogue *ep, int *nep, float *lo,
+                                              float *hi);
 /* depthwise_nhwc.c — depthwise conv (multiplier 1), channels last: x [N][H][W][C] ->
  * y [N][OH][OW][C], weights [KH][KW][C] (depthwise_nhwc_pack_f32), epilogues in the store;
  * the bits of depthwise_conv_f32. geo[NHWC_GEO_LEN] (also pool_nhwc.c's), for the compiler;

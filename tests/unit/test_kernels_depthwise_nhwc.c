@@ -191,6 +191,12 @@ static const DwCase cases[] = {
     {"8 channels 7x7 on 20x20 (plain: 49 taps)", 1, 8, 20, 20, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1},
     {"8 channels on 17 columns: interior of exactly one tile", 1, 8, 4, 18, 3, 3, 1, 1, 1, 1, 1, 1,
      1, 1},
+    /* small maps at unit stride run flat (one zero-padded copy of the image per channel block) */
+    {"3x2 dilation (2,3) on 9x11 pad 2/1/0/3, 20 channels (flat)", 1, 20, 9, 11, 3, 2, 1, 1, 2, 1,
+     0, 3, 2, 3},
+    {"3x3 on 6x6, batch 2, 24 channels (flat)", 2, 24, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"5x5 on 14x14, 40 channels (flat)", 1, 40, 14, 14, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1},
+    {"3x3 pad 0 on 5x5, 16 channels (flat)", 1, 16, 5, 5, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1},
 };
 
 /* Special weights and inputs: padded taps are fmaf(w, 0, acc), as in the NCHW kernel. */
