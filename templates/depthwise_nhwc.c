@@ -372,24 +372,28 @@ static void depthwise_nhwc_border(int64_t KH, int64_t KW, int64_t C, int64_t W, 
 }
 
 /* The plain loop (channel counts below DWN_L): positions ow_a .. ow_b-1 of one output row
- * [OW][C], rows as in depthwise_nhwc_border. */
+ * [OW][C], rows as in depthwise_nhwc_border; a position's C channels side by side. */
 static void depthwise_nhwc_row_plain(int64_t KH, int64_t KW, int64_t C, int64_t W, int64_t SW,
                                      int64_t PL, int64_t DW, int64_t ow_a, int64_t ow_b,
                                      const float *const *rows, const float *wp, const float *bias,
                                      float *y)
 {
-    for (int64_t ow = ow_a; ow < ow_b; ow++)
-        for (int64_t c = 0; c < C; c++) {
-            float acc = 0.0f;
-            for (int64_t kh = 0; kh < KH; kh++)
-                for (int64_t kw = 0; kw < KW; kw++) {
-                    const int64_t iw = ow * SW - PL + kw * DW;
-                    const int inside = rows[kh] && iw >= 0 && iw < W;
-                    acc =
-                        fmaf(wp[(kh * KW + kw) * C + c], inside ? rows[kh][iw * C + c] : 0.0f, acc);
-                }
-            y[ow * C + c] = bias ? acc + bias[c] : acc;
-        }
+    for (int64_t ow = ow_a; ow < ow_b; ow++) {
+        float acc[DWN_L]; /* C < DWN_L chains side by side, not one after the other */
+        for (int64_t c = 0; c < C; c++)
+            acc[c] = 0.0f;
+        for (int64_t kh = 0; kh < KH; kh++)
+            for (int64_t kw = 0; kw < KW; kw++) {
+                const int64_t iw = ow * SW - PL + kw * DW;
+                const float *restrict xv =
+                    rows[kh] && iw >= 0 && iw < W ? rows[kh] + iw * C : depthwise_nhwc_zeros;
+                const float *restrict wv = wp + (kh * KW + kw) * C;
+                for (int64_t c = 0; c < C; c++)
+                    acc[c] = fmaf(wv[c], xv[c], acc[c]);
+            }
+        for (int64_t c = 0; c < C; c++)
+            y[ow * C + c] = bias ? acc[c] + bias[c] : acc[c];
+    }
 }
 
 /* Fewer channels than DWN_L, C a divisor of DWN_L (C = 1, 2, 4 or 8 with AVX-512), unit
