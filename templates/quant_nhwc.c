@@ -98,12 +98,6 @@ static int qnhwc_dw_rows(const int64_t *geo)
     return qnhwc_lw(geo[1]) <= 256 && e[2] <= QNHWC_DW_BYTES;
 }
 
-/* Accumulators per output row of the row form: OW*C in whole vectors of 64. */
-static int64_t qnhwc_dw_la(const int64_t *geo)
-{
-    return qnhwc_up(geo[12] * geo[1], 64);
-}
-
 /* Depthwise weights come in blocks of 64 bytes of a run (row form: Lw / 64, whose channels
  * repeat) or of 64 channels (C rounded up). */
 static int64_t qnhwc_dw_blocks(const int64_t *geo)
@@ -223,10 +217,10 @@ static int64_t qnhwc_pad_bytes(const int64_t *geo)
 
 O2C_KERNEL int64_t qconv_nhwc_s8_scratch(const int64_t *geo)
 {
-    if (qnhwc_dw_rows(geo)) { /* xp, then the bias, multipliers and sums of a row */
+    if (qnhwc_dw_rows(geo)) { /* xp, then the bias and multipliers of Lw channels i % C */
         int64_t e[3];
         qnhwc_dw_extents(geo, e);
-        return qnhwc_up(e[2], 64) + 16 * qnhwc_dw_la(geo);
+        return qnhwc_up(e[2], 64) + 12 * qnhwc_lw(geo[1]);
     }
     if (qnhwc_band_rows(geo))
         return qnhwc_band_bytes(geo, qnhwc_band_rows(geo));
@@ -532,30 +526,33 @@ static void qnhwc_dw_rows_image(const int64_t *geo, const uint8_t *xn, uint8_t f
 {
     const int64_t C = geo[1], KH = geo[8], KW = geo[9], OH = geo[11], OW = geo[12];
     const int64_t sh = geo[14], sw = geo[15], dh = geo[20], dw = geo[21], taps = KH * KW;
-    const int64_t La = qnhwc_dw_la(geo), Lw = qnhwc_lw(C), n = OW * C;
+    const int64_t Lw = qnhwc_lw(C), n = OW * C;
     int64_t e[3];
     qnhwc_dw_extents(geo, e);
     uint8_t *xp = scratch;
     int32_t *brow = (int32_t *)(void *)(scratch + qnhwc_up(e[2], 64));
-    double *mrow = (double *)(void *)(brow + La);
+    double *mrow = (double *)(void *)(brow + Lw);
     int32_t acc[64];
+    int64_t off[QNHWC_TAPS];
     const uint8_t *src[QNHWC_TAPS];
     qnhwc_dw_fill(geo, e, xn, flip, xz, xp);
-    for (int64_t i = 0, c = 0; i < La; i++, c = c + 1 == C ? 0 : c + 1) /* channel i % C */
+    for (int64_t i = 0, c = 0; i < Lw; i++, c = c + 1 == C ? 0 : c + 1) /* channel i % C */
         brow[i] = bias_adj[c], mrow[i] = mult[c];
+    for (int64_t k = 0; k < taps; k++) { /* where the run of tap k starts in output row 0 */
+        const int64_t kh = k / KW, c0 = k % KW * dw;
+        off[k] = ((c0 % sw * e[0] + kh * dh) * e[1] + c0 / sw) * C;
+    }
     for (int64_t oh = 0; oh < OH; oh++) {
-        for (int64_t k = 0; k < taps; k++) { /* where the run of tap k starts */
-            const int64_t kh = k / KW, c0 = k % KW * dw;
-            src[k] = xp + ((c0 % sw * e[0] + oh * sh + kh * dh) * e[1] + c0 / sw) * C;
-        }
+        const uint8_t *row = xp + oh * sh * e[1] * C;
+        for (int64_t k = 0; k < taps; k++)
+            src[k] = row + off[k];
         for (int64_t i0 = 0; i0 < n; i0 += 64) {
-            const int64_t nb = n - i0 < 64 ? n - i0 : 64;
-            memcpy(acc, brow + i0, sizeof acc);
-            qnhwc_dw_block(taps, src, i0, 64, 0, w + i0 % Lw / 64 * taps * 256,
-                           acc); /* xp: offset */
+            const int64_t nb = n - i0 < 64 ? n - i0 : 64, b = i0 % Lw;
+            memcpy(acc, brow + b, sizeof acc);
+            qnhwc_dw_block(taps, src, i0, 64, 0, w + b / 64 * taps * 256, acc); /* xp: offset */
             for (int64_t j = 0; j < nb; j += 16)
-                qnhwc_requant16(nb - j < 16 ? nb - j : 16, acc + j, mrow + i0 + j, yz, y_type,
-                                small, y + oh * n + i0 + j);
+                qnhwc_requant16(nb - j < 16 ? nb - j : 16, acc + j, mrow + b + j, yz, y_type, small,
+                                y + oh * n + i0 + j);
         }
     }
 }
