@@ -199,6 +199,17 @@ static void conv_nhwc_gather_f32(const int64_t *geo, const float *xn, int64_t c0
 {
     const int64_t H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W], pl = geo[CONV_NHWC_PL];
     const int64_t Cg = geo[CONV_NHWC_C] / geo[CONV_NHWC_G];
+    if (Cg == 3) { /* an RGB input: the three planes interleaved at once, which gcc vectorises */
+        const float *restrict s0 = xn + (c0 * H + ih) * W + lo - pl;
+        const float *restrict s1 = s0 + H * W, *restrict s2 = s1 + H * W;
+        float *restrict dc = d + lo * 3;
+        for (int64_t c = 0; c < hi - lo; c++) {
+            dc[3 * c] = s0[c];
+            dc[3 * c + 1] = s1[c];
+            dc[3 * c + 2] = s2[c];
+        }
+        return;
+    }
     for (int64_t ic = 0; ic < Cg; ic++) {
         const float *restrict s = xn + ((c0 + ic) * H + ih) * W + lo - pl;
         float *restrict dc = d + lo * Cg + ic;
