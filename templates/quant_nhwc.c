@@ -227,16 +227,11 @@ O2C_KERNEL int64_t qconv_nhwc_s8_scratch(const int64_t *geo)
     return qnhwc_pad_bytes(geo) + QNHWC_T * 4 * qnhwc_kq(geo);
 }
 
-/* y[0..n) = the requantisation of qconv_s8 (qconv_s8_round) of 16 sums acc of consecutive output
- * channels with multipliers m[16], as bytes (uint8, or int8's two's complement); small: every
- * channel qconv_s8_fits, so the int32 clamp of qconv_s8_round_small gives the same values.
- * Always 16 values, so that the loop is whole vectors; n <= 16 are stored. */
-static void qnhwc_requant16(int64_t n, const int32_t *restrict acc, const double *restrict m,
-                            double yz, int y_type, int small, uint8_t *restrict y)
+#ifdef QNHWC_VNNI
+/* qnhwc_requant16 of the 16 sums in a (AVX-512F): the same values, 8 doubles at a time. */
+static void qnhwc_requant16_v(int64_t n, __m512i a, const double *restrict m, double yz, int y_type,
+                              int small, uint8_t *restrict y)
 {
-    uint8_t v[16];
-#ifdef QNHWC_VNNI /* (AVX-512F) the same values, 8 doubles at a time */
-    const __m512i a = _mm512_loadu_si512((const void *)acc);
     const __m512d z = _mm512_set1_pd(yz);
     const __m512d a0 = _mm512_cvtepi32_pd(_mm512_castsi512_si256(a));
     const __m512d a1 = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(a, 1));
@@ -263,11 +258,26 @@ static void qnhwc_requant16(int64_t n, const int32_t *restrict acc, const double
         _mm_storeu_si128((__m128i *)(void *)y, _mm512_cvtepi32_epi8(r));
     else
         _mm_mask_storeu_epi8((void *)y, (__mmask16)((1u << n) - 1), _mm512_cvtepi32_epi8(r));
-    return;
 #else
+    uint8_t v[16];
     _mm_storeu_si128((__m128i *)(void *)v, _mm512_cvtepi32_epi8(r));
+    for (int64_t j = 0; j < n; j++)
+        y[j] = v[j];
 #endif
+}
+#endif
+
+/* y[0..n) = the requantisation of qconv_s8 (qconv_s8_round) of 16 sums acc of consecutive output
+ * channels with multipliers m[16], as bytes (uint8, or int8's two's complement); small: every
+ * channel qconv_s8_fits, so the int32 clamp of qconv_s8_round_small gives the same values.
+ * Always 16 values, so that the loop is whole vectors; n <= 16 are stored. */
+static void qnhwc_requant16(int64_t n, const int32_t *restrict acc, const double *restrict m,
+                            double yz, int y_type, int small, uint8_t *restrict y)
+{
+#ifdef QNHWC_VNNI
+    qnhwc_requant16_v(n, _mm512_loadu_si512((const void *)acc), m, yz, y_type, small, y);
 #else
+    uint8_t v[16];
     if (small) {
         const int32_t lo = y_type == 2 ? 0 : -128, hi = y_type == 2 ? 255 : 127;
         for (int j = 0; j < 16; j++)
@@ -277,9 +287,9 @@ static void qnhwc_requant16(int64_t n, const int32_t *restrict acc, const double
         for (int j = 0; j < 16; j++)
             v[j] = (uint8_t)qconv_s8_round(acc[j], m[j], yz, lo, hi);
     }
-#endif
     for (int64_t j = 0; j < n; j++) /* (a loop: n is small and often 16) */
         y[j] = v[j];
+#endif
 }
 
 /* mb[0..n) = mult[0..n), then zeros up to a multiple of 16 (whole vectors of qnhwc_requant16). */
@@ -317,10 +327,11 @@ static void qnhwc_taps(const int64_t *geo, int64_t *off, int64_t *span)
  * 64; fewer are read masked). With AVX512-VNNI one vpdpbusd per row j of a tap's weights sums the
  * bytes i = j mod 4 of each 32-bit lane (the others weigh 0), so lane l of sum j is byte
  * 4l + j, put back in order once per block; else the plain loop over the bytes. */
-static void qnhwc_dw_block(int64_t taps, const uint8_t *const *src, int64_t at, int64_t n,
-                           uint8_t flip, const int8_t *wb, int32_t *restrict sums)
-{
 #ifdef QNHWC_VNNI
+/* v[q] = the sums of bytes 16q .. 16q + 15 of the block (qnhwc_dw_block without the add). */
+static void qnhwc_dw_sums_v(int64_t taps, const uint8_t *const *src, int64_t at, int64_t n,
+                            uint8_t flip, const int8_t *wb, __m512i *v)
+{
     const __m512i f = _mm512_set1_epi8((char)flip);
     const __mmask64 mask = n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
     __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
@@ -339,8 +350,17 @@ static void qnhwc_dw_block(int64_t taps, const uint8_t *const *src, int64_t at, 
     const __m512i r2 = _mm512_unpacklo_epi64(t1, t3), r3 = _mm512_unpackhi_epi64(t1, t3);
     const __m512i u0 = _mm512_shuffle_i32x4(r0, r1, 0x44), u1 = _mm512_shuffle_i32x4(r2, r3, 0x44);
     const __m512i u2 = _mm512_shuffle_i32x4(r0, r1, 0xEE), u3 = _mm512_shuffle_i32x4(r2, r3, 0xEE);
-    const __m512i v[4] = {_mm512_shuffle_i32x4(u0, u1, 0x88), _mm512_shuffle_i32x4(u0, u1, 0xDD),
-                          _mm512_shuffle_i32x4(u2, u3, 0x88), _mm512_shuffle_i32x4(u2, u3, 0xDD)};
+    v[0] = _mm512_shuffle_i32x4(u0, u1, 0x88), v[1] = _mm512_shuffle_i32x4(u0, u1, 0xDD);
+    v[2] = _mm512_shuffle_i32x4(u2, u3, 0x88), v[3] = _mm512_shuffle_i32x4(u2, u3, 0xDD);
+}
+#endif
+
+static void qnhwc_dw_block(int64_t taps, const uint8_t *const *src, int64_t at, int64_t n,
+                           uint8_t flip, const int8_t *wb, int32_t *restrict sums)
+{
+#ifdef QNHWC_VNNI
+    __m512i v[4];
+    qnhwc_dw_sums_v(taps, src, at, n, flip, wb, v);
     for (int q = 0; q < 4; q++) {
         int32_t *r = sums + 16 * q;
         _mm512_storeu_si512((void *)r, _mm512_add_epi32(_mm512_loadu_si512((const void *)r), v[q]));
@@ -532,7 +552,6 @@ static void qnhwc_dw_rows_image(const int64_t *geo, const uint8_t *xn, uint8_t f
     uint8_t *xp = scratch;
     int32_t *brow = (int32_t *)(void *)(scratch + qnhwc_up(e[2], 64));
     double *mrow = (double *)(void *)(brow + Lw);
-    int32_t acc[64];
     int64_t off[QNHWC_TAPS];
     const uint8_t *src[QNHWC_TAPS];
     qnhwc_dw_fill(geo, e, xn, flip, xz, xp);
@@ -548,11 +567,22 @@ static void qnhwc_dw_rows_image(const int64_t *geo, const uint8_t *xn, uint8_t f
             src[k] = row + off[k];
         for (int64_t i0 = 0; i0 < n; i0 += 64) {
             const int64_t nb = n - i0 < 64 ? n - i0 : 64, b = i0 % Lw;
+#ifdef QNHWC_VNNI /* the sums stay in registers */
+            __m512i v[4];
+            qnhwc_dw_sums_v(taps, src, i0, 64, 0, w + b / 64 * taps * 256, v); /* xp: offset */
+            for (int64_t j = 0; j < nb; j += 16) {
+                const __m512i bj = _mm512_loadu_si512((const void *)(brow + b + j));
+                qnhwc_requant16_v(nb - j < 16 ? nb - j : 16, _mm512_add_epi32(v[j / 16], bj),
+                                  mrow + b + j, yz, y_type, small, y + oh * n + i0 + j);
+            }
+#else
+            int32_t acc[64];
             memcpy(acc, brow + b, sizeof acc);
             qnhwc_dw_block(taps, src, i0, 64, 0, w + b / 64 * taps * 256, acc); /* xp: offset */
             for (int64_t j = 0; j < nb; j += 16)
                 qnhwc_requant16(nb - j < 16 ? nb - j : 16, acc + j, mrow + b + j, yz, y_type, small,
                                 y + oh * n + i0 + j);
+#endif
         }
     }
 }
