@@ -418,12 +418,6 @@ static void emit_chunk_start(Emitter *e, const Node *n, const RnnShape *s, int64
     println(e, "}");
 }
 
-/* One layer as the whole-layer kernels of templates/recurrent.c run it, with the products
- * emitted (libxsmm when the weights are constant): per direction, xw = X x W_d^T over all
- * T*B rows (under a scratch budget: over the rows of each chunk of steps, at its first step),
- * then T steps of one product against R_d (GRU without linear_before_reset: two) and the
- * gate pass. The scratch is laid out as rnn_f32 / gru_f32 / lstm_f32 lay it out, xw holding
- * C steps. */
 /* The zero-scratch layer (rnn_units): per direction T steps of the unit-by-unit kernel, then
  * Y_h from Y's last row. */
 static void emit_units(Emitter *e, const Node *n, const RnnShape *s)
@@ -462,6 +456,12 @@ static void emit_units(Emitter *e, const Node *n, const RnnShape *s)
     }
 }
 
+/* One layer as the whole-layer kernels of templates/recurrent.c run it, with the products
+ * emitted (libxsmm when the weights are constant): per direction, xw = X x W_d^T over all
+ * T*B rows (under a scratch budget: over the rows of each chunk of steps, at its first step),
+ * then T steps of one product against R_d (GRU without linear_before_reset: two) and the
+ * gate pass. The scratch is laid out as rnn_f32 / gru_f32 / lstm_f32 lay it out, xw holding
+ * C steps. */
 void recurrent_emit(Emitter *e, Node *n)
 {
     RnnShape s = rnn_shape(n);
