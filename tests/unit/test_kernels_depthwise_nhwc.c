@@ -197,6 +197,8 @@ static const DwCase cases[] = {
     {"3x3 on 6x6, batch 2, 24 channels (flat)", 2, 24, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"5x5 on 14x14, 40 channels (flat)", 1, 40, 14, 14, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1},
     {"3x3 pad 0 on 5x5, 16 channels (flat)", 1, 16, 5, 5, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1},
+    {"5x5 stride 2 on 7x7, 36 channels (rows of 4: point tiles)", 1, 36, 7, 7, 5, 5, 2, 2, 2, 2, 2,
+     2, 1, 1},
 };
 
 /* Special weights and inputs: padded taps are fmaf(w, 0, acc), as in the NCHW kernel. */
