@@ -161,12 +161,25 @@ static int64_t qnhwc_kq(const int64_t *geo)
     return (geo[1] / geo[6] * geo[7] * geo[8] * geo[9] + 3) / 4;
 }
 
-/* The packed k of tap k and input channel ic. */
-static int64_t qnhwc_k(const int64_t *geo, int64_t k, int64_t ic)
+/* Where the packed weights (not depthwise) hold the weight of output channel oc, input channel
+ * ic of its group, tap k: [G][OCg/16][Kq][16][4], k of (tap, channel) or in the band form (band:
+ * qnhwc_band_rows) of (kernel row, quads of the row's KW*C bytes). */
+static int64_t qnhwc_widx(const int64_t *geo, int band, int64_t Kq, int64_t oc, int64_t ic,
+                          int64_t k)
 {
-    if (qnhwc_band_rows(geo))
-        return k / geo[9] * 4 * qnhwc_qr(geo) + k % geo[9] * geo[1] + ic;
-    return k * (geo[1] / geo[6]) + ic;
+    const int64_t OCg = geo[5] / geo[6], g = oc / OCg, o = oc % OCg;
+    const int64_t b = (g * qnhwc_up(OCg, QNHWC_OB) + o) / QNHWC_OB;
+    const int64_t kk = band ? k / geo[9] * 4 * qnhwc_qr(geo) + k % geo[9] * geo[1] + ic
+                            : k * (geo[1] / geo[6]) + ic;
+    return ((b * Kq + kk / 4) * QNHWC_OB + o % QNHWC_OB) * 4 + kk % 4;
+}
+
+/* Where the packed depthwise weights hold position c's tap k (of taps): block c / 64, byte
+ * c % 64; position c is channel c (in the row form, whose later blocks repeat the channels,
+ * position c's channel is c % C). */
+static int64_t qnhwc_dw_widx(int64_t taps, int64_t c, int64_t k)
+{
+    return ((c / 64 * taps + k) * 4 + c % 4) * 64 + c % 64;
 }
 
 /* Bytes of qconv_nhwc_s8's packed weights. */
@@ -192,20 +205,16 @@ O2C_KERNEL void qconv_nhwc_s8_weights(const int64_t *geo, const int8_t *w, int8_
                 for (int64_t i = 0; i < 64; i++) {
                     const int64_t c = rows ? (b * 64 + i) % C : b * 64 + i;
                     if (c < C)
-                        wp[((b * taps + k) * 4 + i % 4) * 64 + i] = w[c * taps + k];
+                        wp[qnhwc_dw_widx(taps, b * 64 + i, k)] = w[c * taps + k];
                 }
         return;
     }
-    const int64_t Kq = qnhwc_kq(geo), OCgp = qnhwc_up(OCg, QNHWC_OB);
-    for (int64_t g = 0; g < G; g++)
-        for (int64_t o = 0; o < OCg; o++)
-            for (int64_t ic = 0; ic < Cg; ic++)
-                for (int64_t k = 0; k < taps; k++) {
-                    const int64_t b = (g * OCgp + o) / QNHWC_OB, j = o % QNHWC_OB;
-                    const int64_t kk = qnhwc_k(geo, k, ic);
-                    wp[((b * Kq + kk / 4) * QNHWC_OB + j) * 4 + kk % 4] =
-                        w[((g * OCg + o) * Cg + ic) * taps + k];
-                }
+    const int64_t Kq = qnhwc_kq(geo), oc_n = G * OCg;
+    const int band = qnhwc_band_rows(geo) > 0;
+    for (int64_t oc = 0; oc < oc_n; oc++)
+        for (int64_t ic = 0; ic < Cg; ic++)
+            for (int64_t k = 0; k < taps; k++)
+                wp[qnhwc_widx(geo, band, Kq, oc, ic, k)] = w[(oc * Cg + ic) * taps + k];
 }
 
 /* Scratch bytes: one padding pixel of C bytes, rounded up to whole blocks and quads, then the
@@ -267,6 +276,7 @@ static void qnhwc_requant16_v(int64_t n, __m512i a, const double *restrict m, do
 }
 #endif
 
+#ifndef O2C_SMALL_CODE /* (the generated file's preamble; else the plain loop only) */
 /* y[0..n) = the requantisation of qconv_s8 (qconv_s8_round) of 16 sums acc of consecutive output
  * channels with multipliers m[16], as bytes (uint8, or int8's two's complement); small: every
  * channel qconv_s8_fits, so the int32 clamp of qconv_s8_round_small gives the same values.
@@ -756,6 +766,42 @@ static void qnhwc_band_image(const int64_t *geo, const uint8_t *xn, uint8_t flip
     }
 }
 
+#else  /* O2C_SMALL_CODE: the plain loop only */
+/* One image: each output, its sum over taps and input channels (padding taps read xz, offset
+ * like the inputs by flip), requantised as qconv_s8_round (small: qconv_s8_round_small). */
+static void qnhwc_plain_image(const int64_t *geo, const uint8_t *xn, uint8_t flip, uint8_t xz,
+                              const int8_t *w, const int32_t *bias_adj, const double *mult,
+                              int y_type, double yz, int small, uint8_t *y)
+{
+    const int64_t C = geo[1], OC = geo[5], G = geo[6], Cg = C / G, OCg = OC / G;
+    const int64_t KD = geo[7], KH = geo[8], KW = geo[9], taps = KD * KH * KW, Kq = qnhwc_kq(geo);
+    const int dw = qnhwc_depthwise(geo), band = qnhwc_band_rows(geo) > 0;
+    const int32_t lo = y_type == 2 ? 0 : -128, hi = y_type == 2 ? 255 : 127;
+    for (int64_t od = 0, p = 0; od < geo[10]; od++)
+        for (int64_t oh = 0; oh < geo[11]; oh++)
+            for (int64_t ow = 0; ow < geo[12]; ow++, p++)
+                for (int64_t oc = 0; oc < OC; oc++) {
+                    const int64_t g = oc / OCg;
+                    int32_t acc = bias_adj[oc];
+                    for (int64_t k = 0; k < taps; k++) {
+                        const int64_t id = od * geo[13] - geo[16] + k / (KH * KW) * geo[19];
+                        const int64_t ih = oh * geo[14] - geo[17] + k / KW % KH * geo[20];
+                        const int64_t iw = ow * geo[15] - geo[18] + k % KW * geo[21];
+                        const int in = id >= 0 && id < geo[2] && ih >= 0 && ih < geo[3] &&
+                                       iw >= 0 && iw < geo[4];
+                        const uint8_t *px = xn + ((id * geo[3] + ih) * geo[4] + iw) * C + g * Cg;
+                        for (int64_t ic = 0; ic < Cg; ic++)
+                            acc += (in ? (uint8_t)(px[ic] ^ flip) : xz) *
+                                   w[dw ? qnhwc_dw_widx(taps, oc, k)
+                                        : qnhwc_widx(geo, band, Kq, oc, ic, k)];
+                    }
+                    y[p * OC + oc] =
+                        (uint8_t)(small ? qconv_s8_round_small(acc, mult[oc], yz, lo, hi)
+                                        : qconv_s8_round(acc, mult[oc], yz, lo, hi));
+                }
+}
+#endif /* O2C_SMALL_CODE */
+
 /* QLinearConv with int8 weights of zero point 0 on channels-last tensors: x [N][D][H][W][C]
  * of x_type (2 uint8, 3 int8), x_zp one element or NULL; w from qconv_nhwc_s8_weights;
  * bias_adj, mult from qconv_s8_prepare; y [N][OD][OH][OW][OC] of y_type (2 or 3) with y_zp (or
@@ -773,6 +819,12 @@ O2C_KERNEL void qconv_nhwc_s8(const int64_t *geo, int x_type, const void *x, con
     int small = 1;
     for (int64_t oc = 0; oc < OC; oc++)
         small = small && qconv_s8_fits(geo, bias_adj[oc], mult[oc], yz);
+#ifdef O2C_SMALL_CODE
+    (void)scratch;
+    for (int64_t n = 0; n < N; n++)
+        qnhwc_plain_image(geo, (const uint8_t *)x + n * plane * C, flip, xz, w, bias_adj, mult,
+                          y_type, yz, small, (uint8_t *)y + n * P * OC);
+#else
     /* the padding pixel: bytes that read as the zero point */
     if (!qnhwc_dw_rows(geo) && !qnhwc_band_rows(geo)) {
         memset(scratch, xz ^ flip, (size_t)qnhwc_pad_bytes(geo));
@@ -792,4 +844,5 @@ O2C_KERNEL void qconv_nhwc_s8(const int64_t *geo, int x_type, const void *x, con
             qnhwc_image(geo, xn, scratch, flip, w, bias_adj, mult, y_type, yz, small, yn,
                         scratch + qnhwc_pad_bytes(geo));
     }
+#endif
 }
