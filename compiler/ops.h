@@ -47,6 +47,9 @@ MatMulShape matmul_geometry(const Node *n, const Value *a, const Value *b, int *
 /* Emits Y[M][N] = A x B (A element (i,k) at a[i*a_rs + k*a_cs], B (k,j) at b[k*b_rs + j*b_cs]). */
 void emit_product(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a, int64_t a_rs,
                   int64_t a_cs, const char *b, int64_t b_rs, int64_t b_cs, const char *y);
+/* The libxsmm product function of a contiguous Y[M][N] = A x B, called (b, a, y), or NULL
+ * where gemm_f32 runs it. */
+const char *product_kernel(Emitter *e, int64_t M, int64_t N, int64_t K);
 /* A batch-1 product that runs faster on the portable GEMV than on libxsmm (emit_gemv_const
  * takes exactly these). */
 bool portable_gemv(int64_t M, int64_t N, int64_t K);

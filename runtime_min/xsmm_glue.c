@@ -145,22 +145,26 @@ static int o2c_xsmm_matches(const O2cXsmm *x, const float *a, const float *b, fl
  * dispatch and give the portable bits on a and b (c: m x n floats of scratch), else the
  * portable kernel. Candidates: rows and k in blocks of O2C_XSMM_MB x O2C_XSMM_KB when A is
  * larger than O2C_XSMM_A_FLOATS (half a typical L2), then one kernel for the whole shape, then
- * the rows split at the last multiple of 16. */
+ * the rows split at the last multiple of 16, then rows in blocks of 64 (libxsmm 1.17 on
+ * AVX-512 gives other bits for m = 80 and 144, whole vectors, in every n and k tried, and
+ * the portable bits in blocks of 16, 32, 48 or 64 rows: efficientnet's 1x1 convs of 80 and
+ * 144 output channels, which had run the portable kernel at half libxsmm's speed). */
 #define O2C_XSMM_MB       128
 #define O2C_XSMM_KB       256
 #define O2C_XSMM_A_FLOATS (1 << 16)
+#define O2C_XSMM_MB_SAFE  64
 O2C_KERNEL void o2c_xsmm_setup(O2cXsmm *x, int64_t m, int64_t n, int64_t k, const float *a,
                                const float *b, float *c)
 {
     const int blocked = m * k > O2C_XSMM_A_FLOATS && (m > O2C_XSMM_MB || k > O2C_XSMM_KB);
-    const int64_t mbs[3] = {blocked ? O2C_XSMM_MB : 0, m, m - m % 16};
-    const int64_t kbs[3] = {O2C_XSMM_KB, k, k};
+    const int64_t mbs[4] = {blocked ? O2C_XSMM_MB : 0, m, m - m % 16, O2C_XSMM_MB_SAFE};
+    const int64_t kbs[4] = {O2C_XSMM_KB, k, k, k};
     x->m = m;
     x->n = n;
     x->k = k;
     x->panel = 0;
-    for (int i = 0; i < 3; i++) {
-        if (mbs[i] == 0 || (i == 2 && mbs[i] == m))
+    for (int i = 0; i < 4; i++) {
+        if (mbs[i] == 0 || (i >= 2 && mbs[i] >= m))
             continue;
         if (o2c_xsmm_block(x, mbs[i] < m ? mbs[i] : m, kbs[i]) && o2c_xsmm_matches(x, a, b, c))
             return;

@@ -688,3 +688,69 @@ O2C_KERNEL void conv_nhwc_f32(const int64_t *geo, const float *x, const float *w
             }
 #endif
 }
+
+/* ---- 1x1 convs: the product by row blocks, the epilogues on each block ----
+ *
+ * A 1x1 conv with unit strides, no padding and one group is the product
+ * y[M][N] = x[M][K] x w[K][N] over the M = N*H*W positions (K input and N output channels), k
+ * ascending from +0.0f as every product. The generated code runs it by blocks of rb positions
+ * (conv_pointwise_nhwc_rows): each block's product (its libxsmm kernel, or gemm_f32), then on
+ * that block, while it is in L2, y + bias[j] (gemm_epilogue_f32's order) and the epilogues
+ * (conv_epilogue_f32): the same ops on the same values as the passes over the whole output
+ * they replace, so the same bits, without a pass over the whole output per op (efficientnet's
+ * Swish alone took about 7% of its time as a pass). */
+
+/* From gemm.c, which the generated file pastes before conv.c. */
+O2C_KERNEL void gemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_rs,
+                         int64_t a_cs, const float *B, int64_t b_rs, int64_t b_cs, float *Y);
+
+/* Floats of x and y that a block keeps in L2 (256 KiB: with the weight, within the 512 KiB to
+ * 1 MiB per core of current x86 and Arm server cores). */
+#define CONV_PW_BLOCK_FLOATS (1 << 16)
+
+/* Positions per block: the fewest blocks whose x and y rows fit in CONV_PW_BLOCK_FLOATS, or
+ * take at least as many floats as the weight, which each block reads again (squeezenet's
+ * classifier, 512 -> 1000 channels at 13x13: one block, 1.1x slower in three), and at least 64
+ * rows; of equal size where that takes at most twice as many blocks (a divisor of M: one
+ * libxsmm kernel, not two), else rounded up to a multiple of 8 rows. */
+O2C_KERNEL int64_t conv_pointwise_nhwc_rows(int64_t M, int64_t N, int64_t K)
+{
+    const int64_t floats = K * N > CONV_PW_BLOCK_FLOATS ? K * N : CONV_PW_BLOCK_FLOATS;
+    int64_t most = floats / (N + K > 0 ? N + K : 1);
+    most = most < 64 ? 64 : most;
+    if (M <= most)
+        return M;
+    const int64_t blocks = (M + most - 1) / most;
+    for (int64_t b = blocks; b <= 2 * blocks; b++)
+        if (M % b == 0)
+            return M / b;
+    return ((M + blocks - 1) / blocks + 7) / 8 * 8;
+}
+
+/* y[M][N] = x[M][K] x w[K][N] (+ bias[N]), then ep[0 .. nep-1], by blocks of rb rows: full
+ * blocks through full(w, x, y), a last block of M % rb rows through tail (the generated
+ * code's libxsmm products of those rows, xsmm_product<i>), or gemm_f32 where that is NULL.
+ * x, w, y row-major and contiguous; y must not overlap x, w or an epilogue's operand; bias
+ * NULL for none (y = acc, not acc + 0.0f). */
+O2C_KERNEL void conv_pointwise_nhwc_f32(int64_t M, int64_t N, int64_t K, int64_t rb,
+                                        void (*full)(const float *, const float *, float *),
+                                        void (*tail)(const float *, const float *, float *),
+                                        const float *x, const float *w, const float *bias,
+                                        const struct ConvEpilogue *ep, int nep, float *y)
+{
+    for (int64_t i0 = 0; i0 < M; i0 += rb) {
+        const int64_t rows = M - i0 < rb ? M - i0 : rb;
+        void (*product)(const float *, const float *, float *) = rows == rb ? full : tail;
+        float *yb = y + i0 * N;
+        if (product)
+            product(w, x + i0 * K, yb);
+        else
+            gemm_f32(rows, N, K, x + i0 * K, K, 1, w, N, 1, yb);
+        if (bias)
+            for (int64_t i = 0; i < rows; i++)
+                for (int64_t j = 0; j < N; j++)
+                    yb[i * N + j] = yb[i * N + j] + bias[j];
+        if (nep)
+            conv_epilogue_f32(ep, nep, i0 * N, rows * N, yb);
+    }
+}

@@ -495,6 +495,12 @@ int64_t conv_nhwc_rows(const int64_t *geo, int64_t max_floats);
 int64_t conv_nhwc_work_floats(const int64_t *geo);
 void conv_nhwc_f32(const int64_t *geo, const float *x, const float *wp, const float *bias,
                    const struct ConvEpilogue *ep, int nep, float *y, float *work);
+int64_t conv_pointwise_nhwc_rows(int64_t M, int64_t N, int64_t K);
+void conv_pointwise_nhwc_f32(int64_t M, int64_t N, int64_t K, int64_t rb,
+                             void (*full)(const float *, const float *, float *),
+                             void (*tail)(const float *, const float *, float *), const float *x,
+                             const float *w, const float *bias, const struct ConvEpilogue *ep,
+                             int nep, float *y);
 /* pool_nhwc.c — channels-last pools, the bits of pool.c's: x [N][H][W][C] -> y [N][OH][OW][C],
  * geo[NHWC_GEO_LEN]; global: x [N][HW][C] -> y [N][C] (also ReduceMean over H, W). */
 void maxpool_nhwc_f32(const int64_t *geo, const float *x, float *y);

@@ -15,9 +15,10 @@
  * ascending, fmaf from +0.0f, then + bias, then the epilogues; pools in the same tap order. So
  * --layout nhwc gives the bits of --layout nchw. Kernels:
  *   - 1x1, unit strides, no padding, one group: a product on the tensor itself,
- *     Y[N*H*W][M] = X[N*H*W][C] x W^T[C][M] (emit_product: libxsmm or gemm_f32; the GEMV of a
- *     constant weight for one pixel), then gemm_epilogue_f32 adds the bias (acc + b, as
- *     conv_pointwise_f32 does) and the epilogues run as passes;
+ *     Y[N*H*W][M] = X[N*H*W][C] x W^T[C][M] by blocks of positions (conv_pointwise_nhwc_f32 of
+ *     templates/conv_nhwc.c: each block's libxsmm kernel or gemm_f32, then on that block the
+ *     bias, acc + b as conv_pointwise_f32 adds it, and the leading epilogues); for one pixel the
+ *     GEMV of the constant weight, then the bias and the epilogues as passes;
  *   - one input channel per group, one output per group: depthwise_nhwc_f32
  *     (templates/depthwise_nhwc.c), weight packed [KH][KW][C] at compile time;
  *   - the others (kxk, strided, dilated, grouped): conv_nhwc_f32 (templates/conv_nhwc.c), weight
@@ -242,24 +243,38 @@ int64_t nhwc_conv_scratch(const Node *n)
     return checked_mul(n, conv_nhwc_work_floats(geo), (int64_t)sizeof(float));
 }
 
-static void emit_conv_product(Emitter *e, Node *n)
+/* The product, by blocks of rows with the bias and the leading epilogues on each block
+ * (conv_pointwise_nhwc_f32), or for one pixel the GEMV and then the bias and the epilogues as
+ * passes; returns how many epilogues it applied. */
+static int emit_conv_product(Emitter *e, Node *n)
 {
     const Value *x = n->inputs[0], *w = n->inputs[1];
     const int64_t M = x->dims[0] * x->dims[1] * x->dims[2], C = x->dims[3], OC = w->dims[0];
     const char *xs = value_cname(e, n->inputs[0]), *y = value_cname(e, n->outputs[0]);
-    /* B(k = c, j = oc) is W[oc][c]: the GEMV packs it as it is; the product reads W^T */
-    if (!emit_gemv_const(e, M, OC, C, xs, 1, w->data, 1, C, y, NULL)) {
-        float *wt = xcalloc((size_t)(C * OC) + 1, sizeof(float));
-        for (int64_t oc = 0; oc < OC; oc++)
-            for (int64_t c = 0; c < C; c++)
-                wt[c * OC + oc] = ((const float *)w->data)[oc * C + c];
-        int64_t dims[2] = {C, OC};
-        emit_product(e, M, OC, C, xs, C, 1, emit_constant(e, DT_FLOAT, 2, dims, wt), OC, 1, y);
-    }
     Value *b = node_input(n, 2);
-    if (b)
-        println(e, "gemm_epilogue_f32(%lld, %lld, 1.0f, %s, 0, 1, 1.0f, %s);", (long long)M,
-                (long long)OC, value_cname(e, b), y);
+    const char *bias = b ? value_cname(e, b) : "NULL";
+    /* B(k = c, j = oc) is W[oc][c]: the GEMV packs it as it is; the product reads W^T */
+    if (emit_gemv_const(e, M, OC, C, xs, 1, w->data, 1, C, y, NULL)) {
+        if (b)
+            println(e, "gemm_epilogue_f32(%lld, %lld, 1.0f, %s, 0, 1, 1.0f, %s);", (long long)M,
+                    (long long)OC, bias, y);
+        return 0;
+    }
+    float *wt = xcalloc((size_t)(C * OC) + 1, sizeof(float));
+    for (int64_t oc = 0; oc < OC; oc++)
+        for (int64_t c = 0; c < C; c++)
+            wt[c * OC + oc] = ((const float *)w->data)[oc * C + c];
+    int64_t dims[2] = {C, OC};
+    const char *ws = emit_constant(e, DT_FLOAT, 2, dims, wt);
+    int nep;
+    const char *ep = conv_tile_epilogues(e, n, &nep);
+    const int64_t rb = conv_pointwise_nhwc_rows(M, OC, C);
+    const char *full = product_kernel(e, rb, OC, C);
+    const char *tail = M % rb ? product_kernel(e, M % rb, OC, C) : NULL;
+    println(e, "conv_pointwise_nhwc_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %d, %s);",
+            (long long)M, (long long)OC, (long long)C, (long long)rb, full ? full : "NULL",
+            tail ? tail : "NULL", xs, ws, bias, ep, nep, y);
+    return nep;
 }
 
 /* The depthwise or dense kernel; returns how many epilogues it applied in its store. */
@@ -299,7 +314,7 @@ void nhwc_conv_emit(Emitter *e, Node *n)
     NhwcKernel k = conv_kernel(n);
     int applied = 0;
     if (k == NHWC_PRODUCT)
-        emit_conv_product(e, n);
+        applied = emit_conv_product(e, n);
     else
         applied = emit_conv_window(e, n, k);
     emit_epilogues_from(e, n, applied);

@@ -15,16 +15,25 @@ bool portable_gemv(int64_t M, int64_t N, int64_t K)
     return M == 1 && K * N <= (1 << 20) / (int64_t)sizeof(float);
 }
 
-/* Writes one product. libxsmm is column-major: row-major Y = A x B is, column-major,
- * Y^T = B^T x A^T, which is exactly the kernel call (B, A, Y) with m=N, n=M, k=K when A and B
- * are contiguous row-major. Other layouts (a transposed non-constant operand) and small GEMVs
- * take the portable kernel, which gives the same bits. */
+/* The libxsmm product of Y[M][N] = A[M][K] x B[K][N], all contiguous row-major, as a C
+ * function name, called (B, A, Y); NULL where the portable kernel runs it (--gemm=portable, a
+ * small GEMV, an empty shape). libxsmm is column-major: row-major Y = A x B is, column-major,
+ * Y^T = B^T x A^T, which is exactly the kernel call (B, A, Y) with m=N, n=M, k=K. */
+const char *product_kernel(Emitter *e, int64_t M, int64_t N, int64_t K)
+{
+    if (e->opt->gemm != GEMM_LIBXSMM || !M || !N || !K || portable_gemv(M, N, K))
+        return NULL;
+    return xsmm_kernel(e, N, M, K, N, K, N, false);
+}
+
+/* Writes one product: product_kernel's when A and B are contiguous row-major; other layouts (a
+ * transposed non-constant operand) take the portable kernel, which gives the same bits. */
 void emit_product(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a, int64_t a_rs,
                   int64_t a_cs, const char *b, int64_t b_rs, int64_t b_cs, const char *y)
 {
     bool contiguous = a_cs == 1 && a_rs == K && b_cs == 1 && b_rs == N;
-    if (e->opt->gemm == GEMM_LIBXSMM && contiguous && M && N && K && !portable_gemv(M, N, K)) {
-        const char *k = xsmm_kernel(e, N, M, K, N, K, N, false);
+    const char *k = contiguous ? product_kernel(e, M, N, K) : NULL;
+    if (k) {
         println(e, "%s(%s, %s, %s);", k, b, a, y);
     } else {
         println(e, "gemm_f32(%lld, %lld, %lld, %s, %lld, %lld, %s, %lld, %lld, %s);", (long long)M,

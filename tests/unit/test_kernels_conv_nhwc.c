@@ -279,6 +279,136 @@ static void test_special_weights(void)
           "conv_nhwc_f32 on an NCHW x, inf/NaN weights = NCHW im2col + gemm");
 }
 
+/* ---- conv_pointwise_nhwc_f32: 1x1 convs as products by row blocks ---- */
+
+/* Stand-ins for the generated code's libxsmm products of a fixed row count: the plain loop,
+ * k ascending with fmaf from +0.0f, over pw_rows[0] (full blocks) or pw_rows[1] (the tail)
+ * rows; pw_calls counts the calls. */
+static int64_t pw_rows[2], pw_N, pw_K, pw_calls[2];
+
+static void pw_plain(int which, const float *w, const float *x, float *y)
+{
+    pw_calls[which]++;
+    for (int64_t i = 0; i < pw_rows[which]; i++)
+        for (int64_t j = 0; j < pw_N; j++) {
+            float acc = 0.0f;
+            for (int64_t k = 0; k < pw_K; k++)
+                acc = fmaf(x[i * pw_K + k], w[k * pw_N + j], acc);
+            y[i * pw_N + j] = acc;
+        }
+}
+
+static void pw_full(const float *w, const float *x, float *y)
+{
+    pw_plain(0, w, x, y);
+}
+
+static void pw_tail(const float *w, const float *x, float *y)
+{
+    pw_plain(1, w, x, y);
+}
+
+/* conv_pointwise_nhwc_f32 on c (a 1x1 conv, unit strides, no padding) into D, with the
+ * guard after the output: the portable product (kernels NULL) or the stand-ins. */
+static void run_pointwise(const ConvCase *c, int64_t rb, int kernels, const float *bias,
+                          const struct ConvEpilogue *ep, int nep)
+{
+    const int64_t M = c->N * c->H * c->W, total = M * c->OC;
+    pw_rows[0] = rb;
+    pw_rows[1] = M % rb;
+    pw_N = c->OC;
+    pw_K = c->C;
+    pw_calls[0] = pw_calls[1] = 0;
+    D[total] = 4242.0f;
+    conv_pointwise_nhwc_f32(M, c->OC, c->C, rb, kernels ? pw_full : NULL,
+                            kernels && M % rb ? pw_tail : NULL, XN, WP, bias, ep, nep, D);
+    check(D[total] == 4242.0f, "conv_pointwise_nhwc_f32 stays inside its output");
+    check(!kernels || (pw_calls[0] == M / rb && pw_calls[1] == (M % rb != 0)),
+          "conv_pointwise_nhwc_f32 calls the full kernel per full block, the tail one once");
+}
+
+/* Against the NCHW im2col + gemm + bias of conv.c, then the epilogues as passes, for block
+ * sizes of one row, of sizes that leave a tail, conv_pointwise_nhwc_rows' and all M, with
+ * the portable product and with the kernel stand-ins; without bias y = acc. */
+static void test_pointwise_case(const ConvCase *c)
+{
+    int64_t geo[CONV_NHWC_NGEO];
+    case_geo(c, 0, geo);
+    const int64_t M = c->N * c->H * c->W, total = M * c->OC;
+    check(total < MAXE && c->C * c->OC < 4 * MAXE, "the case fits the test's buffers");
+    for (int64_t i = 0; i < M * c->C; i++)
+        XC[i] = rnd();
+    to_nhwc(c->N, c->C, c->H * c->W, XC, XN);
+    for (int64_t i = 0; i < c->OC * c->C; i++)
+        Wt[i] = rnd();
+    for (int64_t oc = 0; oc < c->OC; oc++)
+        for (int64_t ic = 0; ic < c->C; ic++)
+            WP[ic * c->OC + oc] = Wt[oc * c->C + ic];
+    for (int64_t i = 0; i < c->OC; i++)
+        B[i] = -0.0f;
+    conv_nchw_ref(c, geo, REF);
+    char what[200];
+    const int64_t blocks[5] = {1, 7, 24, conv_pointwise_nhwc_rows(M, c->OC, c->C), M};
+    for (int k = 0; k < 2; k++) {
+        run_pointwise(c, blocks[3], k, NULL, NULL, 0);
+        snprintf(what, sizeof what, "conv_pointwise_nhwc_f32 %s%s without bias = NCHW with -0.0f",
+                 c->name, k ? " (kernels)" : "");
+        check(same_bits(D, REF, total, 0), what);
+    }
+    for (int64_t i = 0; i < c->OC; i++)
+        B[i] = rnd();
+    conv_nchw_ref(c, geo, REF);
+    struct ConvEpilogue ep[6];
+    epilogue_setup(total, REF, RES, ep);
+    for (int b = 0; b < 5; b++)
+        for (int k = 0; k < 2; k++) {
+            run_pointwise(c, blocks[b] < M ? blocks[b] : M, k, B, NULL, 0);
+            snprintf(what, sizeof what, "conv_pointwise_nhwc_f32 %s rb=%d%s = NCHW im2col + gemm",
+                     c->name, (int)blocks[b], k ? " (kernels)" : "");
+            check(same_bits(D, REF, total, 0), what);
+            for (int e = 0; e < EPILOGUE_COUNTS; e++) {
+                const int nep = epilogue_counts[e];
+                epilogue_passes(total, nep, REF, RES, E);
+                run_pointwise(c, blocks[b] < M ? blocks[b] : M, k, B, ep, nep);
+                snprintf(what, sizeof what,
+                         "conv_pointwise_nhwc_f32 %s rb=%d%s, %d epilogues: bits of conv + passes",
+                         c->name, (int)blocks[b], k ? " (kernels)" : "", nep);
+                check(same_bits(D, E, total, nep == 6), what);
+            }
+        }
+}
+
+/* The blocks: at most M rows, a divisor of M or a multiple of 8, a block's x and y rows within
+ * the budget or the weight's floats unless that is under 64 rows. */
+static void test_pointwise_rows(void)
+{
+    static const int64_t shapes[][3] = {{12544, 16, 32}, {12544, 96, 16},    {3136, 144, 24},
+                                        {196, 672, 112}, {49, 1152, 192},    {1, 8, 8},
+                                        {997, 40, 200},  {5000, 1000, 1000}, {169, 1000, 512}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const int64_t M = shapes[i][0], N = shapes[i][1], K = shapes[i][2];
+        const int64_t rb = conv_pointwise_nhwc_rows(M, N, K);
+        check(rb >= 1 && rb <= M && (M % rb == 0 || rb % 8 == 0) &&
+                  (rb * (N + K) <= CONV_PW_BLOCK_FLOATS || rb * (N + K) <= K * N || rb <= 64),
+              "conv_pointwise_nhwc_rows: a divisor of M or a multiple of 8, within the budget");
+    }
+}
+
+static void test_pointwise(void)
+{
+    static const ConvCase pw[] = {
+        /* name, N, C, H, W, OC, groups, KH, KW, sh, sw, pt, pl, pb, pr, dh, dw */
+        {"1x1 8->4 5x5", 1, 8, 5, 5, 4, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
+        {"1x1 24->40 13x11, 2 images", 2, 24, 13, 11, 40, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
+        {"1x1 16->96 28x28 (blocks)", 1, 16, 28, 28, 96, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
+        {"1x1 300->70 7x9 (k past 256)", 1, 300, 7, 9, 70, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
+        {"1x1 3->1 1x1", 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof pw / sizeof pw[0]; i++)
+        test_pointwise_case(&pw[i]);
+    test_pointwise_rows();
+}
+
 /* The direct loop with the channels outer differs from the documented order: the comparisons
  * above can fail. */
 static void test_sensitivity(void)
@@ -302,6 +432,7 @@ int main(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);
     test_special_weights();
+    test_pointwise();
     test_sensitivity();
     printf("%d passed, %d failed\n", n_passed, n_failed);
     return n_failed != 0;

@@ -37,7 +37,8 @@ static float *random_floats(int64_t count)
     return x;
 }
 
-/* blocked: 1 when the shape must take the blocked candidate, 0 one kernel for all of it. */
+/* blocked: 1 when the shape must take the blocked candidate, 0 one kernel for all of it, -1
+ * either (whichever gives the portable bits on this CPU). */
 static void check_shape(int64_t m, int64_t n, int64_t k, int blocked)
 {
     float *a = random_floats(m * k), *b = random_floats(k * n);
@@ -52,7 +53,7 @@ static void check_shape(int64_t m, int64_t n, int64_t k, int blocked)
     check(x.kernel[0][0] != 0, what);
     snprintf(what, sizeof what, "m=%lld n=%lld k=%lld: %s", (long long)m, (long long)n,
              (long long)k, blocked ? "blocked over rows or k" : "one kernel");
-    check(blocked ? x.mb < m || x.kb < k : x.mb == m && x.kb == k, what);
+    check(blocked < 0 || (blocked ? x.mb < m || x.kb < k : x.mb == m && x.kb == k), what);
     memset(got, 0xff, (size_t)(m * n) * sizeof(float)); /* NaNs: every element must be written */
     o2c_xsmm_run(&x, a, b, got);
     reference(m, n, k, a, b, want);
@@ -114,6 +115,9 @@ int main(void)
     check_panels(40, 8, 30);       /* one panel narrower than GEMM_XSMM_PANEL */
     check_panels(128, 20, 300);    /* two full panels */
     check_panels(200, 9, 1024);    /* three full panels and one of 8 rows */
+    /* m = 144 and 80: on AVX-512 libxsmm 1.17 gives the portable bits only in 64-row blocks */
+    check_shape(144, 224, 24, -1);
+    check_shape(80, 98, 480, -1);
     printf("%d passed, %d failed\n", n_passed, n_failed);
     return n_failed != 0;
 }
