@@ -19,7 +19,9 @@
  * up to QNHWC_NOB blocks of 16 output channels adds, per tap and quad of input channels, the
  * four bytes of each pixel (one 32-bit lane, contiguous in x) times the 16x4 weights: what
  * vpdpbusd does per 32-bit lane. With AVX512-VNNI (-march) that step is its intrinsic, else
- * the plain loop; both give the same exact integers.
+ * the plain loop; both give the same exact integers. Layers with 1 or 3 channels run the band
+ * form (qnhwc_band_rows: quads of a padded kernel row instead of (tap, channel)); with
+ * O2C_SMALL_CODE one plain loop reads the same packed weights (qnhwc_widx, qnhwc_dw_widx).
  *
  * Part of the templates, pasted after quant.c, whose kernels it calls. */
 #include <math.h>
