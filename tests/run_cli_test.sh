@@ -61,17 +61,21 @@ if "$onnx2c" "$work/a/mlp/model.onnx" -o "$work/w.c" --weights - 2>/dev/null; th
 fi
 
 # --layout=auto where channels-last takes the arena over the node-order bound and NCHW plans
-# less (tv_mobilenet_v3): the C and the report are those of --layout=nchw (the report once
+# less (dw_residual): the C and the report are those of --layout=nchw (the report once
 # counted the fusions of both compiles), and --emit-onnx still reads the kept model
-mnv3=$src/tests/frontend/models/tv_mobilenet_v3/model.onnx
-for l in auto nchw; do
+dwr=$src/tests/frontend/models/dw_residual/model.onnx
+for l in auto nchw nhwc; do
     mkdir -p "$work/$l"
-    "$onnx2c" "$mnv3" -o "$work/$l/mnv3.c" --layout=$l --report-json "$work/$l/mnv3.json" \
-        --emit-onnx "$work/$l/mnv3.onnx"
+    "$onnx2c" "$dwr" -o "$work/$l/dwr.c" --layout=$l --report-json "$work/$l/dwr.json" \
+        --emit-onnx "$work/$l/dwr.onnx"
 done
-cmp -s "$work/auto/mnv3.c" "$work/nchw/mnv3.c" || fail "--layout=auto: not the C of --layout=nchw"
-cmp -s "$work/auto/mnv3.json" "$work/nchw/mnv3.json" ||
+json_int() { grep -o "\"$1\": *[0-9]*" "$2" | grep -o '[0-9]*$'; }
+[ "$(json_int arena_bytes "$work/nhwc/dwr.json")" -gt \
+  "$(json_int node_order_bound_bytes "$work/nhwc/dwr.json")" ] ||
+    fail "dw_residual no longer takes channels-last over its bound: the auto check below tests nothing"
+cmp -s "$work/auto/dwr.c" "$work/nchw/dwr.c" || fail "--layout=auto: not the C of --layout=nchw"
+cmp -s "$work/auto/dwr.json" "$work/nchw/dwr.json" ||
     fail "--layout=auto: not the --report-json of --layout=nchw"
-cmp -s "$work/auto/mnv3.onnx" "$work/nchw/mnv3.onnx" ||
+cmp -s "$work/auto/dwr.onnx" "$work/nchw/dwr.onnx" ||
     fail "--layout=auto: not the --emit-onnx of --layout=nchw"
 echo "run_cli_test: ok"

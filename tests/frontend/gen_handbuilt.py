@@ -760,6 +760,39 @@ def _concat_fire(p, x):
 
 
 @case
+def dw_residual():
+    # A depthwise 3x3 conv, ReLU and a residual Add of the graph input: the case where
+    # --layout=auto keeps the model's layout for RAM. Channels-last needs the input transposed
+    # (the residual reads it) and the output transposed back: both copies, 18432 bytes each,
+    # are alive with the conv's, over the node-order bound (the conv's output and the ReLU's,
+    # 36864 bytes); NCHW fuses ReLU and the Add into the conv and needs only its work memory.
+    rng = np.random.default_rng(178)
+    c, hw = 32, 12
+    inits = [init("w", normal(rng, (c, 1, 3, 3), 0.5)), init("b", normal(rng, (c,), 0.2))]
+    nodes = [node("Conv", ["x", "w", "b"], ["d"], "depthwise", group=c, kernel_shape=[3, 3],
+                  pads=[1, 1, 1, 1]),
+             node("Relu", ["d"], ["r"], "relu"),
+             node("Add", ["r", "x"], ["y"], "residual")]
+    mdl = model(nodes, [vi("x", (1, c, hw, hw))], [vi("y", (1, c, hw, hw))], inits)
+    return "dw_residual", mdl, {"x": normal(rng, (1, c, hw, hw))}, {
+        "ops_after": {"Conv": 1},
+        "report": {"node_order_bound_bytes": 36864},
+        "note": "ReLU and the residual Add fuse into the depthwise conv; --layout=auto keeps "
+                "NCHW, whose arena is the conv's work memory, where channels-last would need "
+                "55296 bytes (tests/run_cli_test.sh compares auto's C with --layout=nchw's)"}
+
+
+def _dw_residual(p, x):
+    c, hw = x.shape[1], x.shape[2]
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    d = np.zeros_like(x)
+    for i in range(3):
+        for j in range(3):
+            d += xp[:, :, i:i + hw, j:j + hw] * p["w"][:, 0, i, j].reshape(1, c, 1, 1)
+    return _relu(d + p["b"].reshape(1, c, 1, 1)) + x
+
+
+@case
 def epilogue_residual_add():
     return _epilogue("residual_add", 172, [node("Add", ["h", "r"], ["y"], "residual")],
                      extra_inputs=[("r", (M, N))],
@@ -1006,6 +1039,7 @@ NUMPY_REFERENCE = {
     "epilogue_residual_add": lambda p, x, r: _gemm(p, x) + r,
     "se_block": _se_block,
     "concat_fire": _concat_fire,
+    "dw_residual": _dw_residual,
     "epilogue_bias_add": lambda p, x: _relu(x @ p["W"].T + p["bias"]),
     "elementwise_chain": lambda p, x: _sigmoid(x * p["c"] + p["d"]) * x,
     "elementwise_chain_tiled": lambda p, x, c: (c - np.tanh(x * p["s"] + p["d"])) * x,
