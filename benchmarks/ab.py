@@ -15,26 +15,11 @@ its reference.
 """
 import argparse
 import filecmp
-import json
 import os
 import sys
 import tempfile
 
 import bench
-
-
-def build(args, onnx2c, model_dir, work, tag):
-    name = os.path.basename(model_dir)
-    c = os.path.join(work, f"{name}_{tag}.c")
-    js = os.path.join(work, f"{name}_{tag}.json")
-    prog = os.path.join(work, f"{name}_{tag}")
-    bench.run([onnx2c, os.path.join(model_dir, "model.onnx"), "-o", c, "--harness",
-               f"--gemm={args.gemm}", "--report-json", js] + args.extra.split(),
-              f"onnx2c ({tag})")
-    bench.run([args.cc] + bench.CFLAGS + [c, "-o", prog] + bench.BACKEND_LIBS[args.gemm],
-              f"{args.cc} -O3 ({tag})")
-    with open(js) as f:
-        return prog, json.load(f)
 
 
 def same_bits(progs, data, work):
@@ -54,24 +39,18 @@ def bench_one(args, ort, model_dir, work):
     data = os.path.join(model_dir, "test_data_set_0")
     progs, reports = {}, {}
     for tag, onnx2c in (("base", args.base), ("new", args.new)):
-        progs[tag], reports[tag] = build(args, os.path.abspath(onnx2c), model_dir, work, tag)
+        progs[tag], _, reports[tag] = bench.build_backend(
+            os.path.abspath(onnx2c), args.cc, model_dir, args.gemm, work,
+            os.path.basename(model_dir), tag=tag, options=args.extra.split())
     bits = same_bits(progs, data, work)
     model_path = os.path.join(model_dir, "model.onnx")
     sess = bench.ort_session(ort, model_path)
     feeds = bench.load_feeds(model_path, data)
     runs = bench.choose_runs(args, bench.bench_ort(sess, feeds, 3))
     engines = ["base", "new", "onnxruntime"]
-    medians = {e: [] for e in engines}
-    for r in range(args.rounds):
-        for e in engines[r % 3:] + engines[:r % 3]:
-            if e == "onnxruntime":
-                medians[e].append(bench.bench_ort(sess, feeds, runs))
-                continue
-            med, _, mismatch = bench.bench_harness(progs[e], data, runs, e)
-            if mismatch:
-                raise bench.Failure(mismatch)
-            medians[e].append(med)
-    return {e: min(v) for e, v in medians.items()}, reports, bits
+    t = bench.rotating_rounds(engines, args.rounds,
+                              lambda e: bench.time_engine(e, progs, sess, feeds, data, runs))
+    return t, reports, bits
 
 
 def main():

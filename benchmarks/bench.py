@@ -136,18 +136,19 @@ def model_source(model_dir):
 
 # ---- onnx2c -------------------------------------------------------------------------------------
 
-def build_backend(onnx2c, cc, model_dir, backend, work, name):
-    """Compiles and builds one backend; returns (program path, C path, report dict or None)."""
-    c_path = os.path.join(work, f"{name}_{backend}.c")
-    prog = os.path.join(work, f"{name}_{backend}")
+def build_backend(onnx2c, cc, model_dir, backend, work, name, tag=None, options=()):
+    """Compiles (with more onnx2c options) and builds one backend, its files named NAME_TAG
+    (TAG: the backend by default); returns (program path, C path, report dict)."""
+    tag = tag or backend
+    c_path = os.path.join(work, f"{name}_{tag}.c")
+    prog = os.path.join(work, f"{name}_{tag}")
+    report_path = os.path.join(work, f"{name}_{tag}.json")
     argv = [onnx2c, os.path.join(model_dir, "model.onnx"), "-o", c_path, "--harness",
-            f"--gemm={backend}"]
-    report_path = os.path.join(work, f"{name}_{backend}.json")
-    argv += ["--report-json", report_path]
-    run(argv, f"onnx2c --gemm={backend}")
+            f"--gemm={backend}", "--report-json", report_path] + list(options)
+    run(argv, f"onnx2c --gemm={backend} ({tag})")
     with open(report_path) as f:
         report = json.load(f)
-    run([cc] + CFLAGS + [c_path, "-o", prog] + BACKEND_LIBS[backend], f"{cc} -O3 ({backend})")
+    run([cc] + CFLAGS + [c_path, "-o", prog] + BACKEND_LIBS[backend], f"{cc} -O3 ({tag})")
     return prog, c_path, report
 
 
@@ -223,6 +224,27 @@ def bench_ort(sess, feeds, runs):
         sess.run(None, feeds)
         ns.append(clock() - t0)
     return median(ns) / 1e3
+
+
+def rotating_rounds(engines, rounds, time_one):
+    """ROUNDS rounds of time_one(engine) (one round's median µs) over the engines, each round
+    starting one engine later; each engine's figure is its minimum over the rounds."""
+    medians = {e: [] for e in engines}
+    for r in range(rounds):
+        for e in engines[r % len(engines):] + engines[:r % len(engines)]:
+            medians[e].append(time_one(e))
+    return {e: min(v) for e, v in medians.items()}
+
+
+def time_engine(engine, progs, sess, feeds, data_dir, runs):
+    """One round of an engine: onnxruntime's session, or the harness progs[engine], whose
+    mismatch against the reference is a Failure."""
+    if engine == "onnxruntime":
+        return bench_ort(sess, feeds, runs)
+    med, _, mismatch = bench_harness(progs[engine], data_dir, runs, engine)
+    if mismatch:
+        raise Failure(mismatch)
+    return med
 
 
 # ---- one model ----------------------------------------------------------------------------------

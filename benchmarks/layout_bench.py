@@ -12,7 +12,6 @@ The figure of each engine is the minimum over rounds of the round's median. Prin
 layout, the ratio of each layout to nchw and to onnxruntime, the Transposes left in the nhwc
 graph and the arena against the node-order bound of each layout. Asserts nothing."""
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -29,41 +28,21 @@ def has_conv(model_dir):
     return any(n.op_type in CONV_OPS for n in m.graph.node)
 
 
-def build(args, onnx2c, model_dir, work, layout):
-    name = os.path.basename(model_dir)
-    c = os.path.join(work, f"{name}_{layout}.c")
-    js = os.path.join(work, f"{name}_{layout}.json")
-    prog = os.path.join(work, f"{name}_{layout}")
-    bench.run([onnx2c, os.path.join(model_dir, "model.onnx"), "-o", c, "--harness",
-               f"--gemm={args.gemm}", f"--layout={layout}", "--report-json", js],
-              f"onnx2c --layout={layout}")
-    bench.run([args.cc] + bench.CFLAGS + [c, "-o", prog] + bench.BACKEND_LIBS[args.gemm],
-              f"{args.cc} -O3 ({layout})")
-    with open(js) as f:
-        return prog, json.load(f)
-
-
 def bench_one(args, ort, onnx2c, model_dir, work):
     data = os.path.join(model_dir, "test_data_set_0")
     progs, reports = {}, {}
     for layout in args.layouts:
-        progs[layout], reports[layout] = build(args, onnx2c, model_dir, work, layout)
+        progs[layout], _, reports[layout] = bench.build_backend(
+            onnx2c, args.cc, model_dir, args.gemm, work, os.path.basename(model_dir),
+            tag=layout, options=[f"--layout={layout}"])
     model_path = os.path.join(model_dir, "model.onnx")
     sess = bench.ort_session(ort, model_path)
     feeds = bench.load_feeds(model_path, data)
     runs = bench.choose_runs(args, bench.bench_ort(sess, feeds, 3))
     engines = list(args.layouts) + ["onnxruntime"]
-    medians = {e: [] for e in engines}
-    for r in range(args.rounds):
-        for e in engines[r % len(engines):] + engines[:r % len(engines)]:
-            if e == "onnxruntime":
-                medians[e].append(bench.bench_ort(sess, feeds, runs))
-                continue
-            med, _, mismatch = bench.bench_harness(progs[e], data, runs, e)
-            if mismatch:
-                raise bench.Failure(mismatch)
-            medians[e].append(med)
-    return {e: min(v) for e, v in medians.items()}, reports
+    t = bench.rotating_rounds(engines, args.rounds,
+                              lambda e: bench.time_engine(e, progs, sess, feeds, data, runs))
+    return t, reports
 
 
 def main():
