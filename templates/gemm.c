@@ -41,89 +41,203 @@
 #define GEMM_KC 256
 #define GEMM_MC 120
 
-/* Full tile: Y[0..MR)[0..NR) over k in [k0, k1), B rows contiguous (b_cs == 1). */
-O2C_KERNEL void gemm_tile_f32(int64_t k0, int64_t k1, const float *restrict A, int64_t a_rs,
-                              int64_t a_cs, const float *restrict B, int64_t b_rs,
-                              float *restrict Y, int64_t ldy)
-{
-    float acc[GEMM_MR][GEMM_NR];
-    for (int r = 0; r < GEMM_MR; r++)
-        for (int c = 0; c < GEMM_NR; c++)
-            acc[r][c] = k0 == 0 ? 0.0f : Y[r * ldy + c];
-    /* Fully unrolled, so the MR x NR accumulators stay in vector registers: without the
-     * pragmas gcc -O3 kept them in memory inside a large generated file (mlp_b64 portable:
-     * 2 fmas in the loop, 10x slower). */
-    for (int64_t k = k0; k < k1; k++) {
-        const float *restrict b = B + k * b_rs;
-#pragma GCC unroll 8
-        for (int r = 0; r < GEMM_MR; r++) {
-            const float a = A[r * a_rs + k * a_cs];
-#pragma GCC unroll 32
-            for (int c = 0; c < GEMM_NR; c++)
-                acc[r][c] = fmaf(a, b[c], acc[r][c]);
-        }
-    }
-    for (int r = 0; r < GEMM_MR; r++)
-        for (int c = 0; c < GEMM_NR; c++)
-            Y[r * ldy + c] = acc[r][c];
-}
+/* gcc vectorises a tile only as a function of its own (inlined into a caller it kept the
+ * accumulators in memory): the tile body is inlined into one function per width. */
+#if defined(__GNUC__)
+#define GEMM_INLINE   __attribute__((always_inline)) inline
+#define GEMM_NOINLINE __attribute__((noinline))
+#else
+#define GEMM_INLINE inline
+#define GEMM_NOINLINE
+#endif
+/* A loop over the tile unrolled in full: clang vectorised `#pragma GCC unroll 32` loops of 16
+ * columns into one-iteration loops over accumulators in memory (2-3x slower). */
+#if defined(__clang__)
+#define GEMM_UNROLL _Pragma("clang loop unroll(full)")
+#elif defined(__GNUC__)
+#define GEMM_UNROLL _Pragma("GCC unroll 32")
+#else
+#define GEMM_UNROLL
+#endif
 
-/* Bottom tile: the last mr < MR rows of A (1 < mr), NR columns, B rows contiguous. The same
- * arithmetic as gemm_tile_f32 on MR rows, rows mr..MR-1 repeating row mr-1 of A (no padding
- * buffer, no read past A) and never stored; so the last M % MR rows read B once per tile
- * instead of once per row (gemm_row_f32): M = 65 and 64 products, 6-row tiles and 5 or 4 rows
- * left, were a third slower for it. */
-O2C_KERNEL void gemm_tile_rows_f32(int64_t mr, int64_t k0, int64_t k1, const float *restrict A,
-                                   int64_t a_rs, int64_t a_cs, const float *restrict B,
-                                   int64_t b_rs, float *restrict Y, int64_t ldy)
+/* Tile: Y[0..mr)[0..W) over k in [k0, k1), B rows contiguous (b_cs == 1), W = NR, NR/2 or
+ * NR/4 columns, 1 < mr <= MR rows. Rows mr..MR-1 repeat row mr-1 of A (no padding buffer, no
+ * read past A) and are never stored: the last M % MR rows then read B once per tile instead
+ * of once per row (M = 65 and 64 products, 6-row tiles and 5 or 4 rows left, were a third
+ * slower by rows). The same arithmetic whatever mr, W: each element's chain over k. Every loop
+ * over the tile is unrolled in full, so that the MR x W accumulators stay in vector registers
+ * (with AVX-512, 12 for W = 32: each k step is 6 broadcasts of A, 2 loads of B and 12
+ * independent fmas): without the pragmas gcc -O3 kept them in memory inside a large generated
+ * file (mlp_b64 portable: 2 fmas in the loop, 10x slower), and an initialisation that chose
+ * between 0 and Y per element went through the stack (products of k = 16: 1.5x slower). */
+static GEMM_INLINE void gemm_tile_body_f32(const int W, int64_t mr, int64_t k0, int64_t k1,
+                                           const float *restrict A, int64_t a_rs, int64_t a_cs,
+                                           const float *restrict B, int64_t b_rs, float *restrict Y,
+                                           int64_t ldy)
 {
     float acc[GEMM_MR][GEMM_NR];
     int64_t row[GEMM_MR]; /* offset of the A row that tile row r reads */
-    for (int r = 0; r < GEMM_MR; r++) {
+    GEMM_UNROLL
+    for (int r = 0; r < GEMM_MR; r++)
         row[r] = (r < mr ? r : mr - 1) * a_rs;
-        for (int c = 0; c < GEMM_NR; c++)
-            acc[r][c] = k0 == 0 || r >= mr ? 0.0f : Y[r * ldy + c];
+    GEMM_UNROLL
+    for (int r = 0; r < GEMM_MR; r++) {
+        if (k0 == 0 || r >= mr) {
+            GEMM_UNROLL
+            for (int c = 0; c < W; c++)
+                acc[r][c] = 0.0f;
+        } else {
+            GEMM_UNROLL
+            for (int c = 0; c < W; c++)
+                acc[r][c] = Y[r * ldy + c];
+        }
     }
     for (int64_t k = k0; k < k1; k++) {
         const float *restrict b = B + k * b_rs;
-#pragma GCC unroll 8
+        GEMM_UNROLL
         for (int r = 0; r < GEMM_MR; r++) {
             const float a = A[row[r] + k * a_cs];
-#pragma GCC unroll 32
-            for (int c = 0; c < GEMM_NR; c++)
+            GEMM_UNROLL
+            for (int c = 0; c < W; c++)
                 acc[r][c] = fmaf(a, b[c], acc[r][c]);
         }
     }
+    GEMM_UNROLL
     for (int r = 0; r < GEMM_MR; r++)
-        if (r < mr)
-            for (int c = 0; c < GEMM_NR; c++)
+        if (r < mr) {
+            GEMM_UNROLL
+            for (int c = 0; c < W; c++)
                 Y[r * ldy + c] = acc[r][c];
+        }
 }
 
-/* Edge tile: MR rows, nr <= NR columns, any B stride (a partial last column panel, or a
- * transposed B). Each k step first copies its B elements into a full-size local row (zeros
- * past nr), so the arithmetic is the full tile's; only the nr columns that exist are stored.
- * The padded lanes compute fmaf(a, 0, acc) and are thrown away. */
-O2C_KERNEL void gemm_edge_f32(int64_t nr, int64_t k0, int64_t k1, const float *restrict A,
-                              int64_t a_rs, int64_t a_cs, const float *restrict B, int64_t b_rs,
-                              int64_t b_cs, float *restrict Y, int64_t ldy)
+/* Full tile: MR rows, NR columns. */
+O2C_KERNEL GEMM_NOINLINE void gemm_tile_f32(int64_t k0, int64_t k1, const float *restrict A,
+                                            int64_t a_rs, int64_t a_cs, const float *restrict B,
+                                            int64_t b_rs, float *restrict Y, int64_t ldy)
 {
-    float acc[GEMM_MR][GEMM_NR], bk[GEMM_NR];
+    gemm_tile_body_f32(GEMM_NR, GEMM_MR, k0, k1, A, a_rs, a_cs, B, b_rs, Y, ldy);
+}
+
+/* The tiles of mr rows (the bottom rows of a product: M % MR), and of NR/2 and NR/4 columns
+ * (the last N % NR columns: a conv of 16, 24, 40, 80 or 144 output channels), which ran
+ * through gemm_edge_f32's copies of B at 15-45% of peak. */
+O2C_KERNEL GEMM_NOINLINE void gemm_tile_rows_f32(int64_t mr, int64_t k0, int64_t k1,
+                                                 const float *restrict A, int64_t a_rs,
+                                                 int64_t a_cs, const float *restrict B,
+                                                 int64_t b_rs, float *restrict Y, int64_t ldy)
+{
+    gemm_tile_body_f32(GEMM_NR, mr, k0, k1, A, a_rs, a_cs, B, b_rs, Y, ldy);
+}
+
+O2C_KERNEL GEMM_NOINLINE void gemm_tile16_f32(int64_t mr, int64_t k0, int64_t k1,
+                                              const float *restrict A, int64_t a_rs, int64_t a_cs,
+                                              const float *restrict B, int64_t b_rs,
+                                              float *restrict Y, int64_t ldy)
+{
+    gemm_tile_body_f32(GEMM_NR / 2, mr, k0, k1, A, a_rs, a_cs, B, b_rs, Y, ldy);
+}
+
+O2C_KERNEL GEMM_NOINLINE void gemm_tile8_f32(int64_t mr, int64_t k0, int64_t k1,
+                                             const float *restrict A, int64_t a_rs, int64_t a_cs,
+                                             const float *restrict B, int64_t b_rs,
+                                             float *restrict Y, int64_t ldy)
+{
+    gemm_tile_body_f32(GEMM_NR / 4, mr, k0, k1, A, a_rs, a_cs, B, b_rs, Y, ldy);
+}
+
+/* The last nr < NR columns of mr rows as tiles NR/2 and NR/4 wide, while they fit; returns the
+ * columns they covered (nr rounded down to a multiple of NR/4). */
+static int64_t gemm_narrow_tiles_f32(int64_t mr, int64_t nr, int64_t k0, int64_t k1, const float *A,
+                                     int64_t a_rs, int64_t a_cs, const float *B, int64_t b_rs,
+                                     float *Y, int64_t ldy)
+{
+    int64_t c = 0;
+    if (nr - c >= GEMM_NR / 2) {
+        gemm_tile16_f32(mr, k0, k1, A, a_rs, a_cs, B + c, b_rs, Y + c, ldy);
+        c += GEMM_NR / 2;
+    }
+    if (nr - c >= GEMM_NR / 4) {
+        gemm_tile8_f32(mr, k0, k1, A, a_rs, a_cs, B + c, b_rs, Y + c, ldy);
+        c += GEMM_NR / 4;
+    }
+    return c;
+}
+
+/* Edge tile: MR rows, nr <= W columns, any B stride (the last N % (NR/4) columns, or a
+ * transposed B), W = NR/4, NR/2 or NR, the narrowest that holds nr. Each k step first copies
+ * its B elements into a local row of W (zeros past nr), so the arithmetic is a W-wide tile's;
+ * only the nr columns that exist are stored, through a local copy (the accumulators stay in
+ * registers). The padded lanes compute fmaf(a, 0, acc) and are thrown away. */
+static GEMM_INLINE void gemm_edge_body_f32(const int W, int64_t nr, int64_t k0, int64_t k1,
+                                           const float *restrict A, int64_t a_rs, int64_t a_cs,
+                                           const float *restrict B, int64_t b_rs, int64_t b_cs,
+                                           float *restrict Y, int64_t ldy)
+{
+    float acc[GEMM_MR][GEMM_NR], part[GEMM_MR][GEMM_NR], bk[GEMM_NR];
     for (int r = 0; r < GEMM_MR; r++)
-        for (int c = 0; c < GEMM_NR; c++)
-            acc[r][c] = k0 == 0 || c >= nr ? 0.0f : Y[r * ldy + c];
+        for (int c = 0; c < W; c++)
+            part[r][c] = k0 == 0 || c >= nr ? 0.0f : Y[r * ldy + c];
+    GEMM_UNROLL
+    for (int r = 0; r < GEMM_MR; r++) {
+        GEMM_UNROLL
+        for (int c = 0; c < W; c++)
+            acc[r][c] = part[r][c];
+    }
     for (int64_t k = k0; k < k1; k++) {
-        for (int c = 0; c < GEMM_NR; c++)
+        GEMM_UNROLL
+        for (int c = 0; c < W; c++)
             bk[c] = c < nr ? B[k * b_rs + c * b_cs] : 0.0f;
+        GEMM_UNROLL
         for (int r = 0; r < GEMM_MR; r++) {
             const float a = A[r * a_rs + k * a_cs];
-            for (int c = 0; c < GEMM_NR; c++)
+            GEMM_UNROLL
+            for (int c = 0; c < W; c++)
                 acc[r][c] = fmaf(a, bk[c], acc[r][c]);
         }
     }
+    GEMM_UNROLL
+    for (int r = 0; r < GEMM_MR; r++) {
+        GEMM_UNROLL
+        for (int c = 0; c < W; c++)
+            part[r][c] = acc[r][c];
+    }
     for (int r = 0; r < GEMM_MR; r++)
         for (int64_t c = 0; c < nr; c++)
-            Y[r * ldy + c] = acc[r][c];
+            Y[r * ldy + c] = part[r][c];
+}
+
+static GEMM_NOINLINE void gemm_edge8_f32(int64_t nr, int64_t k0, int64_t k1, const float *A,
+                                         int64_t a_rs, int64_t a_cs, const float *B, int64_t b_rs,
+                                         int64_t b_cs, float *Y, int64_t ldy)
+{
+    gemm_edge_body_f32(GEMM_NR / 4, nr, k0, k1, A, a_rs, a_cs, B, b_rs, b_cs, Y, ldy);
+}
+
+static GEMM_NOINLINE void gemm_edge16_f32(int64_t nr, int64_t k0, int64_t k1, const float *A,
+                                          int64_t a_rs, int64_t a_cs, const float *B, int64_t b_rs,
+                                          int64_t b_cs, float *Y, int64_t ldy)
+{
+    gemm_edge_body_f32(GEMM_NR / 2, nr, k0, k1, A, a_rs, a_cs, B, b_rs, b_cs, Y, ldy);
+}
+
+static GEMM_NOINLINE void gemm_edge32_f32(int64_t nr, int64_t k0, int64_t k1, const float *A,
+                                          int64_t a_rs, int64_t a_cs, const float *B, int64_t b_rs,
+                                          int64_t b_cs, float *Y, int64_t ldy)
+{
+    gemm_edge_body_f32(GEMM_NR, nr, k0, k1, A, a_rs, a_cs, B, b_rs, b_cs, Y, ldy);
+}
+
+O2C_KERNEL void gemm_edge_f32(int64_t nr, int64_t k0, int64_t k1, const float *A, int64_t a_rs,
+                              int64_t a_cs, const float *B, int64_t b_rs, int64_t b_cs, float *Y,
+                              int64_t ldy)
+{
+    if (nr <= GEMM_NR / 4)
+        gemm_edge8_f32(nr, k0, k1, A, a_rs, a_cs, B, b_rs, b_cs, Y, ldy);
+    else if (nr <= GEMM_NR / 2)
+        gemm_edge16_f32(nr, k0, k1, A, a_rs, a_cs, B, b_rs, b_cs, Y, ldy);
+    else
+        gemm_edge32_f32(nr, k0, k1, A, a_rs, a_cs, B, b_rs, b_cs, Y, ldy);
 }
 
 /* One row of Y over all k, for rows that do not fill a tile and for batch-1 products (GEMV),
@@ -260,10 +374,12 @@ O2C_KERNEL void gemm_pack_xsmm_f32(int64_t N, int64_t K, const float *B, int64_t
  *      (row-major B: b_rs = N, b_cs = 1; transposed, B stored [N][K]: b_rs = 1, b_cs = K)
  *   Y  [M][N], contiguous row-major; must not alias A or B.
  * K == 0 gives zeros. Rows in blocks of MR go through the tiles (loops: k blocks, row blocks
- * of MC, column panels of NR, row tiles of MR). The last mr = M % MR rows run as bottom tiles
- * after the last row block's tiles of each panel, while its B panel is in L1, when B's rows
- * are contiguous and the rows are more than two or too short for gemm_row_f32's column
- * panels; else, and over a partial last panel, by rows (gemm_row_f32). Measured
+ * of MC, column panels of NR, row tiles of MR); with B's rows contiguous, a partial last
+ * panel runs tiles NR/2 and NR/4 wide and only its last N % (NR/4) columns the edge tile.
+ * The last mr = M % MR rows run as bottom tiles after the last row block's tiles of each
+ * panel, while its B panel is in L1, when B's rows are contiguous and the rows are more than
+ * two or too short for gemm_row_f32's column panels; else, and over the last N % (NR/4)
+ * columns, by rows (gemm_row_f32). Measured
  * (gemm_kernels shapes, AVX-512): 2x784 x 784x128 3.5 us by rows, 5.0 as a tile; 3x784 5.3
  * and 5.1; 5x784 8.7 and 5.2; 2x64 x 64x64 0.36 and 0.20; 65x384 x 128 67% -> 83% of peak. */
 O2C_KERNEL void gemm_f32_ldy(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_rs,
@@ -280,7 +396,9 @@ O2C_KERNEL void gemm_f32_ldy(int64_t M, int64_t N, int64_t K, const float *A, in
     }
     const int64_t mt = M - M % GEMM_MR, mr = M - mt; /* rows in full tiles; rows left */
     const int bottom = (mr > 2 || (mr == 2 && N < GEMM_NV)) && b_cs == 1;
-    const int64_t jt = bottom ? N - N % GEMM_NR : 0; /* columns of the bottom tiles */
+    /* columns of the tiles (the rest, N % (NR/4), through gemm_edge_f32 or by rows) */
+    const int64_t jn = b_cs == 1 ? N - N % (GEMM_NR / 4) : 0;
+    const int64_t jt = bottom ? jn : 0;   /* columns of the bottom tiles */
     const int64_t iend = mt > 0 ? mt : 1; /* at least one row block: bottom tiles of M < MR */
     for (int64_t k0 = 0; k0 < K; k0 += GEMM_KC) {
         const int64_t k1 = K - k0 > GEMM_KC ? k0 + GEMM_KC : K;
@@ -288,18 +406,29 @@ O2C_KERNEL void gemm_f32_ldy(int64_t M, int64_t N, int64_t K, const float *A, in
             const int64_t i1 = mt - i0 > GEMM_MC ? i0 + GEMM_MC : mt;
             for (int64_t j = 0; j < N; j += GEMM_NR) {
                 const int64_t nr = N - j < GEMM_NR ? N - j : GEMM_NR;
+                const float *b = B + j * b_cs;
                 for (int64_t i = i0; i < i1; i += GEMM_MR) {
                     const float *a = A + i * a_rs;
-                    const float *b = B + j * b_cs;
-                    if (nr == GEMM_NR && b_cs == 1)
-                        gemm_tile_f32(k0, k1, a, a_rs, a_cs, b, b_rs, Y + i * ldy + j, ldy);
-                    else
-                        gemm_edge_f32(nr, k0, k1, a, a_rs, a_cs, b, b_rs, b_cs, Y + i * ldy + j,
-                                      ldy);
+                    float *y = Y + i * ldy + j;
+                    if (nr == GEMM_NR && b_cs == 1) {
+                        gemm_tile_f32(k0, k1, a, a_rs, a_cs, b, b_rs, y, ldy);
+                        continue;
+                    }
+                    const int64_t c = b_cs == 1 ? gemm_narrow_tiles_f32(GEMM_MR, nr, k0, k1, a,
+                                                                        a_rs, a_cs, b, b_rs, y, ldy)
+                                                : 0;
+                    if (c < nr)
+                        gemm_edge_f32(nr - c, k0, k1, a, a_rs, a_cs, b + c * b_cs, b_rs, b_cs,
+                                      y + c, ldy);
                 }
-                if (i1 == mt && j < jt)
-                    gemm_tile_rows_f32(mr, k0, k1, A + mt * a_rs, a_rs, a_cs, B + j, b_rs,
-                                       Y + mt * ldy + j, ldy);
+                if (i1 == mt && j < jt) {
+                    const float *a = A + mt * a_rs;
+                    float *y = Y + mt * ldy + j;
+                    if (nr == GEMM_NR)
+                        gemm_tile_rows_f32(mr, k0, k1, a, a_rs, a_cs, b, b_rs, y, ldy);
+                    else
+                        gemm_narrow_tiles_f32(mr, nr, k0, k1, a, a_rs, a_cs, b, b_rs, y, ldy);
+                }
             }
         }
     }

@@ -360,6 +360,13 @@ int main(void)
         {8, 160, 40},
         {3, 96, 600},
         {10, 33, 17},
+        /* the last N % 32 columns as tiles 16 and 8 wide (full and bottom rows, k resumed),
+         * the rest by the edge tile or by rows */
+        {20, 24, 300},
+        {9, 56, 40},
+        {2, 8, 32},
+        {6, 16, 16},
+        {15, 47, 9},
     };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int at = 0; at < 2; at++)
