@@ -24,7 +24,7 @@
 typedef struct Layer {
     const char *model;
     int count; /* layers of this geometry in the model */
-    int64_t geo[22];
+    int64_t geo[23]; /* qconv's 22, then qconv_nhwc_s8's scratch budget (0: none) */
 } Layer;
 
 #define G2(C, H, W, OC, G, K, OH, OW, S, P)                                                        \

@@ -107,6 +107,8 @@ typedef struct Layer {
     int64_t bytes; /* of output 0 */
     char placement[32];
     const char *arithmetic;
+    int64_t scratch;    /* bytes of the node's planned scratch (op scratch()), 0 for none */
+    int64_t scratch_at; /* its arena offset */
 } Layer;
 
 /* The live nodes in schedule order as layers; returns their count. */
@@ -125,6 +127,8 @@ static int collect_layers(const Graph *g, Layer **layers)
         x->bytes = value_bytes(x->out);
         placement(x->out, x->placement, sizeof x->placement);
         x->arithmetic = arithmetic(nd);
+        x->scratch = nd->op && nd->op->scratch ? nd->op->scratch(nd) : 0;
+        x->scratch_at = nd->scratch_offset;
     }
     *layers = l;
     return n;
@@ -269,15 +273,19 @@ static void print_layers(FILE *f, const Graph *g)
 {
     Layer *l;
     int n = collect_layers(g, &l);
-    fprintf(f, "layers (step, op, name, output, MFLOPs, output bytes, placement, arithmetic):\n");
+    fprintf(f, "layers (step, op, name, output, MFLOPs, output bytes, placement, arithmetic, "
+               "scratch bytes@arena offset):\n");
     for (int i = 0; i < n; i++) {
         const Node *nd = l[i].node;
         char ops[160];
         fused_ops(nd, ops, sizeof ops);
         fprintf(f, "  %4d  %-20s %-24s ", i, ops, nd->name[0] ? nd->name : "-");
         print_shape(f, l[i].out);
-        fprintf(f, " %s  %.3f  %lld  %s  %s\n", dtype_name(l[i].out->dtype), l[i].mflops,
+        fprintf(f, " %s  %.3f  %lld  %s  %s", dtype_name(l[i].out->dtype), l[i].mflops,
                 (long long)l[i].bytes, l[i].placement, l[i].arithmetic);
+        if (l[i].scratch)
+            fprintf(f, "  scratch %lld@%lld", (long long)l[i].scratch, (long long)l[i].scratch_at);
+        fputc('\n', f);
     }
 }
 
@@ -391,8 +399,9 @@ static void json_layers(FILE *f, const Graph *g)
             fprintf(f, "%s%lld", d ? ", " : "", (long long)l[i].out->dims[d]);
         fprintf(f,
                 "], \"mflops\": %.6f, \"bytes\": %lld, \"placement\": \"%s\", "
-                "\"arithmetic\": \"%s\"}",
-                l[i].mflops, (long long)l[i].bytes, l[i].placement, l[i].arithmetic);
+                "\"arithmetic\": \"%s\", \"scratch_bytes\": %lld, \"scratch_offset\": %lld}",
+                l[i].mflops, (long long)l[i].bytes, l[i].placement, l[i].arithmetic,
+                (long long)l[i].scratch, (long long)(l[i].scratch ? l[i].scratch_at : -1));
     }
     fputc(']', f);
 }

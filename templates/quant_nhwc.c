@@ -2,7 +2,8 @@
  *
  * x [N][D][H][W][C] uint8 or int8, y [N][OD][OH][OW][OC] uint8 or int8: what the layout pass
  * (compiler/layout_nhwc.c) makes of the integer convolutions of QDQ models, onnxruntime's
- * QLinearConv with channels_last = 1. The geometry geo[22] is qconv's (sizes, not layout); the
+ * QLinearConv with channels_last = 1. The geometry geo[23] is qconv's geo[22] (sizes, not layout)
+ * and the scratch budget (qnhwc_cap); the
  * weights, bias_adj and mult come from quant.c as for qconv_s8 (qconv_s8_prepare), so that the
  * integers are qconv's exactly: the same exact int32 sum (the order of k is free for exact
  * sums), the same requantisation (qconv_s8_round). Activations are offset to uint8 as there
@@ -66,12 +67,20 @@ static int64_t qnhwc_up(int64_t n, int64_t m)
  * of an output row is one contiguous run of OW*C bytes of xp, times the tap's weights repeated
  * along the row ([taps][Lw], Lw = lcm(C, 64): whole vectors of 64 bytes keep their channels),
  * summed into the row's OW*C accumulators, which are y's row: no per-pixel work. Up to
- * QNHWC_DW_BYTES of padded image; otherwise (and for other widths past 64) each pixel sums its
- * taps across its channels, looking up the border pixels (with the row form at 64 channels,
- * 25x5 maps, dscnn_int8 runs in 0.86x the time). */
+ * QNHWC_DW_BYTES of scratch, or the node's budget (qnhwc_cap); otherwise (and for other widths past
+ * 64) each pixel sums its taps across its channels, looking up the border pixels (with the row form
+ * at 64 channels, 25x5 maps, dscnn_int8 runs in 0.86x the time). */
 #ifndef QNHWC_DW_BYTES /* (the unit test lowers it to cover both forms) */
 #define QNHWC_DW_BYTES 131072
 #endif
+
+/* geo[22], past qconv's geometry: the bytes of scratch the node may take (its planned scratch
+ * budget), 0 for no budget. The row and band copies below take at most that (or their default
+ * caps), and fall back to the forms that need only a padding pixel or a tile's patches. */
+static int64_t qnhwc_cap(const int64_t *geo, int64_t dflt)
+{
+    return geo[22] > 0 ? geo[22] : dflt;
+}
 
 static int64_t qnhwc_lw(int64_t C)
 {
@@ -90,6 +99,12 @@ static void qnhwc_dw_extents(const int64_t *geo, int64_t *e)
     e[2] = sw * e[0] * e[1] * geo[1] + 64; /* the last run's vector reads past it */
 }
 
+/* Scratch of the row form: xp, then the bias and multipliers of Lw channels i % C. */
+static int64_t qnhwc_dw_row_scratch(const int64_t *geo, const int64_t *e)
+{
+    return qnhwc_up(e[2], 64) + 12 * qnhwc_lw(geo[1]);
+}
+
 static int qnhwc_dw_rows(const int64_t *geo)
 {
     int64_t e[3];
@@ -97,7 +112,8 @@ static int qnhwc_dw_rows(const int64_t *geo)
         geo[8] * geo[9] > QNHWC_TAPS)
         return 0;
     qnhwc_dw_extents(geo, e);
-    return qnhwc_lw(geo[1]) <= 256 && e[2] <= QNHWC_DW_BYTES;
+    return qnhwc_lw(geo[1]) <= 256 &&
+           qnhwc_dw_row_scratch(geo, e) <= qnhwc_cap(geo, QNHWC_DW_BYTES);
 }
 
 /* Depthwise weights come in blocks of 64 bytes of a run (row form: Lw / 64, whose channels
@@ -120,10 +136,10 @@ static int qnhwc_direct(const int64_t *geo)
 
 /* The band form of the others (2-D, one group, no column dilation: the first layers, with 1 or 3
  * channels): a band of output rows copies its zero-point-padded input rows once, xb [Hb][Wp][C]
- * (up to QNHWC_BAND_BYTES), so that every window, at the border too, is KH runs of KW*C
- * contiguous bytes, read in place as Qr = ceil(KW*C / 4) quads each; the up to 3 bytes past a
- * run (the next pixel's, or the slack after xb) weigh 0. The patch form before it looked up each
- * tap of a border window: 40 lookups per pixel in dscnn_int8's first layer. */
+ * (up to QNHWC_BAND_BYTES, or the node's budget), so that every window, at the border too, is KH
+ * runs of KW*C contiguous bytes, read in place as Qr = ceil(KW*C / 4) quads each; the up to 3 bytes
+ * past a run (the next pixel's, or the slack after xb) weigh 0. The patch form before it looked up
+ * each tap of a border window: 40 lookups per pixel in dscnn_int8's first layer. */
 #ifndef QNHWC_BAND_BYTES /* (the unit test lowers it to cover several bands) */
 #define QNHWC_BAND_BYTES 65536
 #endif
@@ -146,10 +162,10 @@ static int64_t qnhwc_band_rows(const int64_t *geo)
 {
     if (qnhwc_depthwise(geo) || qnhwc_direct(geo) || geo[6] != 1 || geo[2] != 1 || geo[10] != 1 ||
         geo[7] != 1 || geo[21] != 1 || geo[8] > QNHWC_TAPS ||
-        qnhwc_band_bytes(geo, 1) > QNHWC_BAND_BYTES)
+        qnhwc_band_bytes(geo, 1) > qnhwc_cap(geo, QNHWC_BAND_BYTES))
         return 0;
     int64_t R = 1;
-    while (R < geo[11] && qnhwc_band_bytes(geo, R + 1) <= QNHWC_BAND_BYTES)
+    while (R < geo[11] && qnhwc_band_bytes(geo, R + 1) <= qnhwc_cap(geo, QNHWC_BAND_BYTES))
         R++;
     return R;
 }
@@ -228,10 +244,10 @@ static int64_t qnhwc_pad_bytes(const int64_t *geo)
 
 O2C_KERNEL int64_t qconv_nhwc_s8_scratch(const int64_t *geo)
 {
-    if (qnhwc_dw_rows(geo)) { /* xp, then the bias and multipliers of Lw channels i % C */
+    if (qnhwc_dw_rows(geo)) {
         int64_t e[3];
         qnhwc_dw_extents(geo, e);
-        return qnhwc_up(e[2], 64) + 12 * qnhwc_lw(geo[1]);
+        return qnhwc_dw_row_scratch(geo, e);
     }
     if (qnhwc_band_rows(geo))
         return qnhwc_band_bytes(geo, qnhwc_band_rows(geo));

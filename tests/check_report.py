@@ -88,8 +88,12 @@ for name in ("examples/mlp", "tests/models/lenet5", "tests/models/qdq_cnn_s8_pt"
             off = int(l["placement"][6:])
             if off < 0 or off + l["bytes"] > r["arena_bytes"]:
                 fails.append(f"{name}: layer {l['name']} at {off}+{l['bytes']} is outside the arena")
+        if l["scratch_bytes"] and not (0 <= l["scratch_offset"] and l["scratch_offset"] + l["scratch_bytes"] <= r["arena_bytes"]):
+            fails.append(f"{name}: layer {l['name']}'s scratch at {l['scratch_offset']}+{l['scratch_bytes']} is outside the arena")
     if f"RAM: {r['ram_bytes']} bytes" not in text or len(text.split("layers (")[1].splitlines()) != len(r["layers"]) + 1:
         fails.append(f"{name}: --report does not show the RAM total and one line per layer")
+    if "qdq" in name and not any(l["scratch_bytes"] for l in r["layers"] if l["op"] == "QLinearConv"):
+        fails.append(f"{name}: no QLinearConv reports its scratch")
     if "qdq" in name:
         kinds = {l["op"]: l["arithmetic"] for l in r["layers"]}
         if kinds.get("QLinearConv") != "integer" or kinds.get("DequantizeLinear") != "float":

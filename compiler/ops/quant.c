@@ -419,7 +419,7 @@ static bool qconv_channels_last(const Node *n)
 
 typedef struct QConv {
     int x, w, xs, xz, ws, wz, ys, yz, bias; /* input indices, -1 when the op has none */
-    int64_t geo[22];
+    int64_t geo[23]; /* qconv's 22, then (channels-last) the node's scratch budget */
     int64_t w_zp_stride, w_scale_stride;
     int scale_type;
     DType y_type;
@@ -507,6 +507,7 @@ static QConv qconv_shape(const Node *n)
     int64_t g[22] = {N,      C,      in[0], in[1], in[2], OC,    G,     k[0],  k[1],  k[2],  out[0],
                      out[1], out[2], st[0], st[1], st[2], pb[0], pb[1], pb[2], dl[0], dl[1], dl[2]};
     memcpy(q.geo, g, sizeof g);
+    q.geo[22] = cl ? n->scratch_budget : 0; /* the copies of qconv_nhwc_s8 take at most that */
     q.out_rank = x->rank;
     q.out_dims[0] = N;
     q.out_dims[cl ? sp + 1 : 1] = OC;
@@ -657,7 +658,7 @@ static void qconv_nhwc_emit(Emitter *e, Node *n, const QConv *q, const char *geo
 void qconv_emit(Emitter *e, Node *n)
 {
     QConv q = qconv_shape(n);
-    const char *geo = emit_dims(e, 22, q.geo);
+    const char *geo = emit_dims(e, qconv_channels_last(n) ? 23 : 22, q.geo);
     int64_t OC = q.geo[5];
     int32_t *bias_adj = xcalloc((size_t)OC, sizeof(int32_t));
     double *mult = xcalloc((size_t)OC, sizeof(double));

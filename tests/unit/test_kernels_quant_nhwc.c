@@ -38,7 +38,7 @@ static void test_conv_nhwc(void)
     static double mult[512];
     static float ws[512];
     int failures = 0, runs = 0, depthwise = 0, wide = 0, grouped = 0, pixel1 = 0, clamp = 0;
-    int tails = 0, dw_rows = 0, dw_pixels = 0, patch = 0, bands = 0;
+    int tails = 0, dw_rows = 0, dw_pixels = 0, patch = 0, bands = 0, budgeted = 0;
     for (int trial = 0; trial < 800; trial++) {
         const int sp = trial % 4 == 0 ? 1 + (int)(qrand() % 3) : 2; /* mostly 2-D */
         int64_t G = qrand() % 3 == 0 ? 1 + qrand() % 8 : 1;
@@ -46,12 +46,14 @@ static void test_conv_nhwc(void)
         const int big = trial % 5 == 4; /* several tiles of 4 blocks, wide depthwise blocks */
         const int64_t Cg = dw ? 1 : 1 + qrand() % (big ? 80 : 9);
         const int64_t OCg = dw ? 1 : 1 + qrand() % (big ? 140 : 20);
-        int64_t geo[22] = {1 + qrand() % 2, G * Cg, 1, 1, 1, G * OCg, G};
+        int64_t geo[23] = {1 + qrand() % 2, G * Cg, 1, 1, 1, G * OCg, G};
         if (dw && big)
             geo[1] = geo[5] = geo[6] = G = 60 + qrand() % 140;
         qconv_case_spatial(sp, 0, sp == 1 ? 30 : 7, geo);
         if (trial % 16 == 3) /* a batch-1 product: one pixel, up to 200 channels */
             qconv_case_pixel(200, geo);
+        if (trial % 3 == 1) /* a scratch budget: the copies take at most that, or fall back */
+            geo[22] = 64 + qrand() % 4096;
         const int64_t K = geo[1] / geo[6] * geo[7] * geo[8] * geo[9];
         const int64_t S = geo[2] * geo[3] * geo[4], P = geo[10] * geo[11] * geo[12];
         const int64_t xn = geo[0] * geo[1] * S, yn = geo[0] * geo[5] * P;
@@ -77,6 +79,13 @@ static void test_conv_nhwc(void)
         qconv_nhwc_s8_weights(geo, w, wp);
         qconv_nhwc_s8(geo, x_type, x, &xz, wp, bias_adj, mult, y_type, &yz, y_fast, scratch);
         runs++;
+        const int copies = qnhwc_dw_rows(geo) || qnhwc_band_rows(geo);
+        budgeted += geo[22] && copies;
+        if (geo[22] && copies && qconv_nhwc_s8_scratch(geo) > geo[22]) {
+            failures++;
+            printf("  trial %d takes %lld bytes of scratch over its budget %lld\n", trial,
+                   (long long)qconv_nhwc_s8_scratch(geo), (long long)geo[22]);
+        }
         depthwise += qnhwc_depthwise(geo) && geo[6] > 1;
         dw_rows += qnhwc_dw_rows(geo) && geo[6] > 1 && geo[15] > 1;
         dw_pixels += qnhwc_depthwise(geo) && geo[6] > 1 && !qnhwc_dw_rows(geo);
@@ -99,11 +108,13 @@ static void test_conv_nhwc(void)
     }
     printf("  qconv_nhwc_s8: %d geometries (%d depthwise: %d strided by rows, %d by pixels; %d "
            "wider than a tile, %d grouped, %d with channel tails, %d in the patch form, %d in "
-           "several bands, %d of one pixel, %d with multipliers past the int32 clamp)\n",
-           runs, depthwise, dw_rows, dw_pixels, wide, grouped, tails, patch, bands, pixel1, clamp);
+           "several bands, %d of one pixel, %d with multipliers past the int32 clamp, %d copies "
+           "under a scratch budget)\n",
+           runs, depthwise, dw_rows, dw_pixels, wide, grouped, tails, patch, bands, pixel1, clamp,
+           budgeted);
     check(!failures && runs > 300 && depthwise > 30 && dw_rows > 10 && dw_pixels > 10 &&
-              wide > 20 && grouped > 20 && tails > 20 && patch > 50 && bands > 30 && pixel1 > 20 &&
-              clamp > 20,
+              wide > 20 && grouped > 20 && tails > 20 && patch > 50 && bands > 20 && pixel1 > 20 &&
+              clamp > 20 && budgeted > 20,
           "qconv_nhwc_s8 equals qconv byte for byte (channels-last)");
 }
 
