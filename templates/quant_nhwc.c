@@ -255,9 +255,10 @@ O2C_KERNEL int64_t qconv_nhwc_s8_scratch(const int64_t *geo)
 }
 
 #ifdef QNHWC_VNNI
-/* qnhwc_requant16 of the 16 sums in a (AVX-512F): the same values, 8 doubles at a time. */
-static void qnhwc_requant16_v(int64_t n, __m512i a, const double *restrict m, double yz, int y_type,
-                              int small, uint8_t *restrict y)
+/* The bytes of qnhwc_requant16 of the 16 sums in a (AVX-512F): the same values, 8 doubles at a
+ * time. */
+static __m128i qnhwc_requant16_q(__m512i a, const double *restrict m, double yz, int y_type,
+                                 int small)
 {
     const __m512d z = _mm512_set1_pd(yz);
     const __m512d a0 = _mm512_cvtepi32_pd(_mm512_castsi512_si256(a));
@@ -276,21 +277,35 @@ static void qnhwc_requant16_v(int64_t n, __m512i a, const double *restrict m, do
         p1 = _mm512_min_pd(_mm512_max_pd(p1, lo), hi);
     }
     /* the conversion rounds in the current direction, as nearbyint: within int32 (small) */
-    __m512i r = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtpd_epi32(p0)),
-                                   _mm512_cvtpd_epi32(p1), 1);
-    r = _mm512_max_epi32(r, _mm512_set1_epi32(y_type == 2 ? 0 : -128));
-    r = _mm512_min_epi32(r, _mm512_set1_epi32(y_type == 2 ? 255 : 127));
+    const __m512i r = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtpd_epi32(p0)),
+                                         _mm512_cvtpd_epi32(p1), 1);
+    /* the clamp to the output's range is the narrowing's saturation (uint8: of values >= 0) */
+    if (y_type == 2)
+        return _mm512_cvtusepi32_epi8(_mm512_max_epi32(r, _mm512_setzero_si512()));
+    return _mm512_cvtsepi32_epi8(r);
+}
+
+/* y[0..n) = the first n of the 16 bytes q (n <= 16). */
+static void qnhwc_store16(int64_t n, __m128i q, uint8_t *restrict y)
+{
 #ifdef __AVX512VL__ /* the n bytes, masked (a masked store costs more than a whole one) */
     if (n == 16)
-        _mm_storeu_si128((__m128i *)(void *)y, _mm512_cvtepi32_epi8(r));
+        _mm_storeu_si128((__m128i *)(void *)y, q);
     else
-        _mm_mask_storeu_epi8((void *)y, (__mmask16)((1u << n) - 1), _mm512_cvtepi32_epi8(r));
+        _mm_mask_storeu_epi8((void *)y, (__mmask16)((1u << n) - 1), q);
 #else
     uint8_t v[16];
-    _mm_storeu_si128((__m128i *)(void *)v, _mm512_cvtepi32_epi8(r));
+    _mm_storeu_si128((__m128i *)(void *)v, q);
     for (int64_t j = 0; j < n; j++)
         y[j] = v[j];
 #endif
+}
+
+/* qnhwc_requant16 of the 16 sums in a, stored. */
+static void qnhwc_requant16_v(int64_t n, __m512i a, const double *restrict m, double yz, int y_type,
+                              int small, uint8_t *restrict y)
+{
+    qnhwc_store16(n, qnhwc_requant16_q(a, m, yz, y_type, small), y);
 }
 #endif
 
@@ -356,9 +371,9 @@ static void qnhwc_taps(const int64_t *geo, int64_t *off, int64_t *span)
  * bytes i = j mod 4 of each 32-bit lane (the others weigh 0), so lane l of sum j is byte
  * 4l + j, put back in order once per block; else the plain loop over the bytes. */
 #ifdef QNHWC_VNNI
-/* v[q] = the sums of bytes 16q .. 16q + 15 of the block (qnhwc_dw_block without the add). */
-static void qnhwc_dw_sums_v(int64_t taps, const uint8_t *const *src, int64_t at, int64_t n,
-                            uint8_t flip, const int8_t *wb, __m512i *v)
+/* s[j] = the sums of the block's bytes 4l + j in lane l (qnhwc_dw_block's, in vpdpbusd's order). */
+static void qnhwc_dw_lanes_v(int64_t taps, const uint8_t *const *src, int64_t at, int64_t n,
+                             uint8_t flip, const int8_t *wb, __m512i *s)
 {
     const __m512i f = _mm512_set1_epi8((char)flip);
     const __mmask64 mask = n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
@@ -371,6 +386,16 @@ static void qnhwc_dw_sums_v(int64_t taps, const uint8_t *const *src, int64_t at,
         s2 = _mm512_dpbusd_epi32(s2, x, _mm512_loadu_si512((const void *)(wk + 128)));
         s3 = _mm512_dpbusd_epi32(s3, x, _mm512_loadu_si512((const void *)(wk + 192)));
     }
+    s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3;
+}
+
+/* v[q] = the sums of bytes 16q .. 16q + 15 of the block (qnhwc_dw_block without the add). */
+static void qnhwc_dw_sums_v(int64_t taps, const uint8_t *const *src, int64_t at, int64_t n,
+                            uint8_t flip, const int8_t *wb, __m512i *v)
+{
+    __m512i s[4];
+    qnhwc_dw_lanes_v(taps, src, at, n, flip, wb, s);
+    const __m512i s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
     /* r_m's 128-bit lane q: bytes 16q + 4m .. 16q + 4m + 3; then v_q: bytes 16q .. 16q + 15 */
     const __m512i t0 = _mm512_unpacklo_epi32(s0, s1), t1 = _mm512_unpackhi_epi32(s0, s1);
     const __m512i t2 = _mm512_unpacklo_epi32(s2, s3), t3 = _mm512_unpackhi_epi32(s2, s3);
@@ -531,6 +556,31 @@ static void qnhwc_core_n(int nob, int64_t nsrc, int64_t qper, const uint8_t *con
         qnhwc_core(QNHWC_NOB, nsrc, qper, src, flip4, wb, bs, bias, acc);
 }
 
+/* The block position (byte of 64) whose sum lane l of vector j holds, i = 16j + l (of the row's
+ * i / 64-th block): 4l + j with AVX512-VNNI (qnhwc_dw_lanes_v), else i. */
+static int64_t qnhwc_dw_pos(int64_t i)
+{
+#ifdef QNHWC_VNNI
+    return i / 64 * 64 + i % 16 * 4 + i % 64 / 16;
+#else
+    return i;
+#endif
+}
+
+#ifdef QNHWC_VNNI
+/* y[0..n) = the first n of the block's 64 bytes, q[j] lane l holding byte 4l + j: interleaved
+ * byte by byte, then pairs by pairs (4 x 4 transposes of the 16-byte vectors). */
+static void qnhwc_dw_store_v(int64_t n, const __m128i *q, uint8_t *restrict y)
+{
+    const __m128i t0 = _mm_unpacklo_epi8(q[0], q[1]), t1 = _mm_unpackhi_epi8(q[0], q[1]);
+    const __m128i t2 = _mm_unpacklo_epi8(q[2], q[3]), t3 = _mm_unpackhi_epi8(q[2], q[3]);
+    const __m128i o[4] = {_mm_unpacklo_epi16(t0, t2), _mm_unpackhi_epi16(t0, t2),
+                          _mm_unpacklo_epi16(t1, t3), _mm_unpackhi_epi16(t1, t3)};
+    for (int64_t j = 0; j < n; j += 16)
+        qnhwc_store16(n - j < 16 ? n - j : 16, o[j / 16], y + j);
+}
+#endif
+
 /* xp (see qnhwc_dw_rows) = image xn [H][W][C] offset to uint8 (flip), zero-point padded. */
 static void qnhwc_dw_fill(const int64_t *geo, const int64_t *e, const uint8_t *xn, uint8_t flip,
                           uint8_t xz, uint8_t *restrict xp)
@@ -583,8 +633,10 @@ static void qnhwc_dw_rows_image(const int64_t *geo, const uint8_t *xn, uint8_t f
     int64_t off[QNHWC_TAPS];
     const uint8_t *src[QNHWC_TAPS];
     qnhwc_dw_fill(geo, e, xn, flip, xz, xp);
-    for (int64_t i = 0, c = 0; i < Lw; i++, c = c + 1 == C ? 0 : c + 1) /* channel i % C */
+    for (int64_t i = 0; i < Lw; i++) { /* channel i % C, in the lanes' order (qnhwc_dw_pos) */
+        const int64_t c = qnhwc_dw_pos(i) % C;
         brow[i] = bias_adj[c], mrow[i] = mult[c];
+    }
     for (int64_t k = 0; k < taps; k++) { /* where the run of tap k starts in output row 0 */
         const int64_t kh = k / KW, c0 = k % KW * dw;
         off[k] = ((c0 % sw * e[0] + kh * dh) * e[1] + c0 / sw) * C;
@@ -595,14 +647,16 @@ static void qnhwc_dw_rows_image(const int64_t *geo, const uint8_t *xn, uint8_t f
             src[k] = row + off[k];
         for (int64_t i0 = 0; i0 < n; i0 += 64) {
             const int64_t nb = n - i0 < 64 ? n - i0 : 64, b = i0 % Lw;
-#ifdef QNHWC_VNNI /* the sums stay in registers */
-            __m512i v[4];
-            qnhwc_dw_sums_v(taps, src, i0, 64, 0, w + b / 64 * taps * 256, v); /* xp: offset */
-            for (int64_t j = 0; j < nb; j += 16) {
-                const __m512i bj = _mm512_loadu_si512((const void *)(brow + b + j));
-                qnhwc_requant16_v(nb - j < 16 ? nb - j : 16, _mm512_add_epi32(v[j / 16], bj),
-                                  mrow + b + j, yz, y_type, small, y + oh * n + i0 + j);
+#ifdef QNHWC_VNNI /* the sums stay in registers, in vpdpbusd's order until they are bytes */
+            __m512i s[4];
+            __m128i q[4];
+            qnhwc_dw_lanes_v(taps, src, i0, 64, 0, w + b / 64 * taps * 256, s); /* xp: offset */
+            for (int j = 0; j < 4; j++) {
+                const __m512i bj = _mm512_loadu_si512((const void *)(brow + b + 16 * j));
+                q[j] = qnhwc_requant16_q(_mm512_add_epi32(s[j], bj), mrow + b + 16 * j, yz, y_type,
+                                         small);
             }
+            qnhwc_dw_store_v(nb, q, y + oh * n + i0);
 #else
             int32_t acc[64];
             memcpy(acc, brow + b, sizeof acc);
