@@ -305,11 +305,49 @@ static void test_det(void)
     check(y[0] == 1.0f, "det of a 0x0 matrix is 1");
 }
 
+/* swish_f32 on runs against the plain loop x * o2c_sigmoidf(alpha * x), bit for bit: runs
+ * within +-87 take the bounded sigmoid, runs with one element out of range (or NaN, inf) the
+ * general one. Every 257th float of magnitude up to 87 in runs of 1021 (all within), then
+ * every 4099th bit pattern in runs of 509 (specials and large values in most runs). */
+static int swish_runs_match(float alpha, uint32_t lo, uint32_t hi, uint32_t step, int run)
+{
+    enum { RUN_MAX = 1024 };
+    float x[RUN_MAX], y[RUN_MAX], want[RUN_MAX];
+    uint64_t u = lo;
+    while (u <= hi) {
+        int n = 0;
+        for (; n < run && u <= hi; n++, u += step) {
+            const uint32_t b32 = (uint32_t)u;
+            memcpy(&x[n], &b32, sizeof x[n]);
+            want[n] = x[n] * o2c_sigmoidf(alpha * x[n]);
+        }
+        swish_f32(n, alpha, x, y);
+        if (!same_all(y, want, n)) {
+            printf("  swish alpha %a, run from %a\n", (double)alpha, (double)x[0]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void test_swish_runs(void)
+{
+    const float alphas[3] = {1.0f, 0.5f, -2.0f};
+    for (int a = 0; a < 3; a++) {
+        check(swish_runs_match(alphas[a], 0, 0x42ae0000u, 257, 1021) &&
+                  swish_runs_match(alphas[a], 0x80000000u, 0xc2ae0000u, 257, 1021),
+              "swish runs within +-87: the plain loop's bits");
+        check(swish_runs_match(alphas[a], 0, 0xffffffffu, 4099, 509),
+              "swish runs over all floats: the plain loop's bits");
+    }
+}
+
 int main(void)
 {
     test_det();
     test_simple_unary();
     test_activations();
+    test_swish_runs();
     test_binary();
     printf("test_kernels_math: %d passed, %d failed\n", n_passed, n_failed);
     return n_failed ? 1 : 0;
