@@ -340,6 +340,18 @@ static void test_swish_runs(void)
         check(swish_runs_match(alphas[a], 0, 0xffffffffu, 4099, 509),
               "swish runs over all floats: the plain loop's bits");
     }
+    /* a run of several chunks (SWISH_CHUNK), one of them with a value out of range, its last
+     * with a NaN */
+    enum { LONG = 3 * SWISH_CHUNK + 77 };
+    static float x[LONG], y[LONG], want[LONG];
+    for (int i = 0; i < LONG; i++)
+        x[i] = (float)(i % 2001 - 1000) / 37.0f;
+    x[SWISH_CHUNK + 5] = -100.0f;
+    x[LONG - 3] = NAN;
+    for (int i = 0; i < LONG; i++)
+        want[i] = x[i] * o2c_sigmoidf(x[i]);
+    swish_f32(LONG, 1.0f, x, y);
+    check(same_all(y, want, LONG), "swish over chunks, one out of range, one NaN: plain bits");
 }
 
 int main(void)
