@@ -23,8 +23,8 @@
 
 typedef struct Layer {
     const char *model;
-    int count; /* layers of this geometry in the model */
-    int64_t geo[23]; /* qconv's 22, then qconv_nhwc_s8's scratch budget (0: none) */
+    int count;       /* layers of this geometry in the model */
+    int64_t geo[24]; /* qconv's 22, then qconv_nhwc_s8's scratch budget and int32 flag (0, 0) */
 } Layer;
 
 #define G2(C, H, W, OC, G, K, OH, OW, S, P)                                                        \

@@ -986,6 +986,8 @@ void qconv_s8(const int64_t *geo, int x_type, const void *x, const void *x_zp, c
 int64_t qconv_nhwc_s8_wbytes(const int64_t *geo);
 void qconv_nhwc_s8_weights(const int64_t *geo, const int8_t *w, int8_t *wp);
 int64_t qconv_nhwc_s8_scratch(const int64_t *geo);
+int qconv_nhwc_s8_small(const int64_t *geo, const int32_t *bias_adj, const double *mult, int y_type,
+                        const void *y_zp);
 void qconv_nhwc_s8(const int64_t *geo, int x_type, const void *x, const void *x_zp, const int8_t *w,
                    const int32_t *bias_adj, const double *mult, int y_type, const void *y_zp,
                    void *y, uint8_t *scratch);

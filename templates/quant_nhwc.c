@@ -2,8 +2,9 @@
  *
  * x [N][D][H][W][C] uint8 or int8, y [N][OD][OH][OW][OC] uint8 or int8: what the layout pass
  * (compiler/layout_nhwc.c) makes of the integer convolutions of QDQ models, onnxruntime's
- * QLinearConv with channels_last = 1. The geometry geo[23] is qconv's geo[22] (sizes, not layout)
- * and the scratch budget (qnhwc_cap); the
+ * QLinearConv with channels_last = 1. The geometry geo[24] is qconv's geo[22] (sizes, not layout),
+ * the scratch budget (qnhwc_cap) and whether the requantisation fits int32 (qconv_nhwc_s8_small);
+ * the
  * weights, bias_adj and mult come from quant.c as for qconv_s8 (qconv_s8_prepare), so that the
  * integers are qconv's exactly: the same exact int32 sum (the order of k is free for exact
  * sums), the same requantisation (qconv_s8_round). Activations are offset to uint8 as there
@@ -874,6 +875,19 @@ static void qnhwc_plain_image(const int64_t *geo, const uint8_t *xn, uint8_t fli
 }
 #endif /* O2C_SMALL_CODE */
 
+/* geo[23]: 1 when every output channel qconv_s8_fits (the requantisation's int32 clamp and single
+ * fma hold), 2 when one does not: what the compiler finds once with this function; 0 for unknown,
+ * which the kernel then finds out at each call. */
+O2C_KERNEL int qconv_nhwc_s8_small(const int64_t *geo, const int32_t *bias_adj, const double *mult,
+                                   int y_type, const void *y_zp)
+{
+    const double yz = (double)quant_load(y_type, y_zp, 0);
+    for (int64_t oc = 0; oc < geo[5]; oc++)
+        if (!qconv_s8_fits(geo, bias_adj[oc], mult[oc], yz))
+            return 2;
+    return 1;
+}
+
 /* QLinearConv with int8 weights of zero point 0 on channels-last tensors: x [N][D][H][W][C]
  * of x_type (2 uint8, 3 int8), x_zp one element or NULL; w from qconv_nhwc_s8_weights;
  * bias_adj, mult from qconv_s8_prepare; y [N][OD][OH][OW][OC] of y_type (2 or 3) with y_zp (or
@@ -888,9 +902,8 @@ O2C_KERNEL void qconv_nhwc_s8(const int64_t *geo, int x_type, const void *x, con
     const uint8_t flip = x_type == 3 ? 0x80 : 0;
     const uint8_t xz = (uint8_t)(quant_load(x_type, x_zp, 0) + (x_type == 3 ? 128 : 0));
     const double yz = (double)quant_load(y_type, y_zp, 0);
-    int small = 1;
-    for (int64_t oc = 0; oc < OC; oc++)
-        small = small && qconv_s8_fits(geo, bias_adj[oc], mult[oc], yz);
+    const int small =
+        (geo[23] ? geo[23] : qconv_nhwc_s8_small(geo, bias_adj, mult, y_type, y_zp)) == 1;
 #ifdef O2C_SMALL_CODE
     (void)scratch;
     for (int64_t n = 0; n < N; n++)

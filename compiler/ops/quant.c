@@ -419,7 +419,7 @@ static bool qconv_channels_last(const Node *n)
 
 typedef struct QConv {
     int x, w, xs, xz, ws, wz, ys, yz, bias; /* input indices, -1 when the op has none */
-    int64_t geo[23]; /* qconv's 22, then (channels-last) the node's scratch budget */
+    int64_t geo[24]; /* qconv's 22, then channels-last's budget and int32 flag (quant_nhwc.c) */
     int64_t w_zp_stride, w_scale_stride;
     int scale_type;
     DType y_type;
@@ -658,11 +658,14 @@ static void qconv_nhwc_emit(Emitter *e, Node *n, const QConv *q, const char *geo
 void qconv_emit(Emitter *e, Node *n)
 {
     QConv q = qconv_shape(n);
-    const char *geo = emit_dims(e, qconv_channels_last(n) ? 23 : 22, q.geo);
     int64_t OC = q.geo[5];
     int32_t *bias_adj = xcalloc((size_t)OC, sizeof(int32_t));
     double *mult = xcalloc((size_t)OC, sizeof(double));
-    if (qconv_fast(n, &q, bias_adj, mult)) {
+    const bool fast = qconv_fast(n, &q, bias_adj, mult), cl = qconv_channels_last(n);
+    if (fast && cl) /* found once here, not at each call */
+        q.geo[23] = qconv_nhwc_s8_small(q.geo, bias_adj, mult, (int)q.y_type, opt_data(n, q.yz));
+    const char *geo = emit_dims(e, cl ? 24 : 22, q.geo);
+    if (fast) {
         const char *b = emit_constant(e, DT_INT32, 1, &OC, bias_adj);
         const char *m = emit_constant(e, DT_DOUBLE, 1, &OC, mult);
         if (qconv_channels_last(n)) {

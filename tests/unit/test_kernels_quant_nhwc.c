@@ -46,7 +46,7 @@ static void test_conv_nhwc(void)
         const int big = trial % 5 == 4; /* several tiles of 4 blocks, wide depthwise blocks */
         const int64_t Cg = dw ? 1 : 1 + qrand() % (big ? 80 : 9);
         const int64_t OCg = dw ? 1 : 1 + qrand() % (big ? 140 : 20);
-        int64_t geo[23] = {1 + qrand() % 2, G * Cg, 1, 1, 1, G * OCg, G};
+        int64_t geo[24] = {1 + qrand() % 2, G * Cg, 1, 1, 1, G * OCg, G};
         if (dw && big)
             geo[1] = geo[5] = geo[6] = G = 60 + qrand() % 140;
         qconv_case_spatial(sp, 0, sp == 1 ? 30 : 7, geo);
@@ -76,6 +76,8 @@ static void test_conv_nhwc(void)
             continue;
         }
         memset(y_fast, 0xA5, (size_t)yn);
+        if (trial % 2) /* the int32 flag found before (as the compiler does), else by the kernel */
+            geo[23] = qconv_nhwc_s8_small(geo, bias_adj, mult, y_type, &yz);
         qconv_nhwc_s8_weights(geo, w, wp);
         qconv_nhwc_s8(geo, x_type, x, &xz, wp, bias_adj, mult, y_type, &yz, y_fast, scratch);
         runs++;
