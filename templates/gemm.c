@@ -293,41 +293,50 @@ O2C_KERNEL void gemm_row_f32(int64_t N, int64_t K, const float *restrict a, int6
         gemm_rowplain_f32(N - j0, K, a, a_cs, B + j0 * b_cs, b_rs, b_cs, y + j0);
 }
 
-/* One full panel of gemm_rowpacked_f32: y[0..NV) = a x b, b the panel [K][NV]. */
+/* One full panel of gemm_rowpacked_f32: y[0..nv) = a x b, b the panel [K][nv]; nv is
+ * GEMM_NV or GEMM_NV_SMALL, a constant where it is inlined, so each width gets its own loop of
+ * nv / 16 vector accumulators. */
+#define GEMM_NV_SMALL 64
 static inline void gemm_panel_f32(int64_t K, const float *restrict a, int64_t a_cs,
-                                  const float *restrict b, float *restrict y)
+                                  const float *restrict b, int nv, float *restrict y)
 {
     float acc[GEMM_NV];
-    for (int c = 0; c < GEMM_NV; c++)
+    for (int c = 0; c < nv; c++)
         acc[c] = 0.0f;
     for (int64_t k = 0; k < K; k++) {
         const float ak = a[k * a_cs];
-        for (int c = 0; c < GEMM_NV; c++)
-            acc[c] = fmaf(ak, b[k * GEMM_NV + c], acc[c]);
+        for (int c = 0; c < nv; c++)
+            acc[c] = fmaf(ak, b[k * nv + c], acc[c]);
     }
-    for (int c = 0; c < GEMM_NV; c++)
+    for (int c = 0; c < nv; c++)
         y[c] = acc[c];
 }
 
-/* y[N] = a[K] x B[K][N] with B packed at compile time (gemm_pack_b_f32) in panels of GEMM_NV
- * columns, each panel's K rows contiguous: the batch-1 product of recurrent steps and of
- * batch-1 layers against a constant weight. gemm_row_f32 reads a panel's row k at B + k*N, one
- * short run every N floats; packed, a panel is one stream of K*NV floats that the prefetcher
- * follows (LSTM step 1x128 x 128x512: 2.3 us -> 1.3 us). reverse != 0 takes the panels from the
- * last to the first: recurrent steps alternate, so that each step starts on the panels that
- * the step before read last, which are still in L1 when B is not much larger than L1 (LSTM-64
- * step, 1x64 x 64x256, 64 KiB of weights: 0.31 -> 0.22 us). Per element the same chain as
- * every product, k ascending from +0.0f; the order of the panels changes no element's sum.
- *   Bp  panel p (columns p*NV .. p*NV+w, w = NV or the last N % NV) at Bp + p*NV*K, [K][w] */
+/* y[N] = a[K] x B[K][N] with B packed at compile time (gemm_pack_b_f32) in panels of nv
+ * columns (GEMM_NV or GEMM_NV_SMALL), each panel's K rows contiguous: the batch-1 product of
+ * recurrent steps and of batch-1 layers against a constant weight. gemm_row_f32 reads a
+ * panel's row k at B + k*N, one short run every N floats; packed, a panel is one stream of
+ * K*nv floats that the prefetcher follows (LSTM step 1x128 x 128x512: 2.3 us -> 1.3 us).
+ * reverse != 0 takes the panels from the last to the first: recurrent steps alternate, so that
+ * each step starts on the panels that the step before read last, which are still in L1 when
+ * they are small against L1 and B is not much larger than L1 (hence GEMM_NV_SMALL panels for
+ * the alternating products: with a 32 KiB L1, a 128-column panel of an LSTM-64 step fills it).
+ * Per element the same chain as every product, k ascending from +0.0f; the order of the
+ * panels changes no element's sum.
+ *   Bp  panel p (columns p*nv .. p*nv+w, w = nv or the last N % nv) at Bp + p*nv*K, [K][w] */
 O2C_KERNEL void gemm_rowpacked_f32(int64_t N, int64_t K, const float *restrict a, int64_t a_cs,
-                                   const float *restrict Bp, float *restrict y, int reverse)
+                                   const float *restrict Bp, int64_t nv, float *restrict y,
+                                   int reverse)
 {
-    const int64_t full = N / GEMM_NV, j1 = full * GEMM_NV; /* full panels; the rest from j1 */
+    const int64_t full = N / nv, j1 = full * nv; /* full panels; the rest from j1 */
     if (reverse && j1 < N)
         gemm_rowplain_f32(N - j1, K, a, a_cs, Bp + j1 * K, N - j1, 1, y + j1);
     for (int64_t q = 0; q < full; q++) {
-        const int64_t j0 = (reverse ? full - 1 - q : q) * GEMM_NV;
-        gemm_panel_f32(K, a, a_cs, Bp + j0 * K, y + j0);
+        const int64_t j0 = (reverse ? full - 1 - q : q) * nv;
+        if (nv == GEMM_NV_SMALL)
+            gemm_panel_f32(K, a, a_cs, Bp + j0 * K, GEMM_NV_SMALL, y + j0);
+        else
+            gemm_panel_f32(K, a, a_cs, Bp + j0 * K, GEMM_NV, y + j0);
     }
     if (!reverse && j1 < N)
         gemm_rowplain_f32(N - j1, K, a, a_cs, Bp + j1 * K, N - j1, 1, y + j1);
@@ -346,11 +355,18 @@ static void gemm_pack_panels_f32(int64_t N, int64_t K, int64_t nv, const float *
     }
 }
 
-/* Packs B for gemm_rowpacked_f32. */
-O2C_KERNEL void gemm_pack_b_f32(int64_t N, int64_t K, const float *B, int64_t b_rs, int64_t b_cs,
-                                float *Bp)
+/* The panel width of gemm_rowpacked_f32: GEMM_NV_SMALL for small != 0, else GEMM_NV (for the
+ * compiler, which packs B). */
+O2C_KERNEL int64_t gemm_rowpacked_width(int small)
 {
-    gemm_pack_panels_f32(N, K, GEMM_NV, B, b_rs, b_cs, Bp);
+    return small ? GEMM_NV_SMALL : GEMM_NV;
+}
+
+/* Packs B for gemm_rowpacked_f32 in panels of nv (GEMM_NV or GEMM_NV_SMALL) columns. */
+O2C_KERNEL void gemm_pack_b_f32(int64_t N, int64_t K, int64_t nv, const float *B, int64_t b_rs,
+                                int64_t b_cs, float *Bp)
+{
+    gemm_pack_panels_f32(N, K, nv, B, b_rs, b_cs, Bp);
 }
 
 /* Packs a constant B for the libxsmm product in panels of GEMM_XSMM_PANEL columns (the

@@ -17,11 +17,13 @@ void gemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_rs, int
               const float *B, int64_t b_rs, int64_t b_cs, float *Y);
 void gemm_epilogue_f32(int64_t M, int64_t N, float alpha, const float *C, int64_t c_rs,
                        int64_t c_cs, float beta, float *Y);
-/* batch-1 product against a B packed in column panels by gemm_pack_b_f32 (reverse: the
- * panels last to first) */
+/* batch-1 product against a B packed in column panels of nv (GEMM_NV or GEMM_NV_SMALL) by
+ * gemm_pack_b_f32 (reverse: the panels last to first) */
 void gemm_rowpacked_f32(int64_t N, int64_t K, const float *a, int64_t a_cs, const float *Bp,
-                        float *y, int reverse);
-void gemm_pack_b_f32(int64_t N, int64_t K, const float *B, int64_t b_rs, int64_t b_cs, float *Bp);
+                        int64_t nv, float *y, int reverse);
+int64_t gemm_rowpacked_width(int small);
+void gemm_pack_b_f32(int64_t N, int64_t K, int64_t nv, const float *B, int64_t b_rs, int64_t b_cs,
+                     float *Bp);
 /* Y = A x B with row i of Y at Y + i*ldy (gemm_f32: ldy = N) */
 void gemm_f32_ldy(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_rs, int64_t a_cs,
                   const float *B, int64_t b_rs, int64_t b_cs, float *Y, int64_t ldy);

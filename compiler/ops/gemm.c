@@ -48,22 +48,27 @@ void emit_product(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a, in
  * step: NULL for one product; for the product of a recurrent step, the C expression of the step
  * number. A B of at most GEMV_ALTERNATE_BYTES is then read in alternating panel order (the
  * reverse flag of gemm_rowpacked_f32 is step & 1), so each step starts on the panels that the
- * one before read last, still in L1: measured with a 48 KiB L1, a 64 KiB B (LSTM-64) 0.31 ->
- * 0.22 us per step, 128 and 256 KiB no faster (256: 1-2% slower). */
+ * one before read last, still in L1; those products use the narrower panels of
+ * gemm_rowpacked_width(1) (64 columns), of which the last ones read fit L1 beside the others
+ * (with a 32 KiB L1 one 128-column panel of an LSTM-64 step fills it). Measured with a 48 KiB
+ * L1 and 128-column panels, a 64 KiB B (LSTM-64) 0.31 -> 0.22 us per step, 128 and 256 KiB no
+ * faster (256: 1-2% slower); with a 32 KiB L1, 128 -> 64 columns: 0.69 -> 0.59 us. */
 #define GEMV_ALTERNATE_BYTES (64 << 10)
 bool emit_gemv_const(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a, int64_t a_cs,
                      const float *B, int64_t b_rs, int64_t b_cs, const char *y, const char *step)
 {
     if (!portable_gemv(M, N, K) || N == 0 || K == 0)
         return false;
+    const bool alternate = step && K * N <= GEMV_ALTERNATE_BYTES / (int64_t)sizeof(float);
+    const int64_t nv = gemm_rowpacked_width(alternate);
     float *packed = xcalloc((size_t)(K * N), sizeof(float));
-    gemm_pack_b_f32(N, K, B, b_rs, b_cs, packed);
+    gemm_pack_b_f32(N, K, nv, B, b_rs, b_cs, packed);
     int64_t dims[1] = {K * N};
     const char *bp = emit_constant(e, DT_FLOAT, 1, dims, packed);
-    const bool alternate = step && K * N <= GEMV_ALTERNATE_BYTES / (int64_t)sizeof(float);
     const char *reverse = alternate ? xprintf("(int)(%s) & 1", step) : "0";
-    println(e, "gemm_rowpacked_f32(%lld, %lld, %s, %lld, %s, %s, %s); /* B packed in panels */",
-            (long long)N, (long long)K, a, (long long)a_cs, bp, y, reverse);
+    println(e,
+            "gemm_rowpacked_f32(%lld, %lld, %s, %lld, %s, %lld, %s, %s); /* B packed in panels */",
+            (long long)N, (long long)K, a, (long long)a_cs, bp, (long long)nv, y, reverse);
     return true;
 }
 

@@ -115,23 +115,26 @@ static void test_random(int64_t M, int64_t N, int64_t K, int a_trans, int b_tran
 }
 
 /* gemm_rowpacked_f32 on B packed by gemm_pack_b_f32 (from a row-major or a transposed B)
- * gives the per-element loop's bits: full panels of 128 columns and a partial last one. */
+ * gives the per-element loop's bits: full panels of either width and a partial last one. */
 static void test_rowpacked(int64_t N, int64_t K, int b_trans)
 {
     const int64_t b_rs = b_trans ? 1 : N, b_cs = b_trans ? K : 1;
     static float packed[MAXE];
-    fill_operands();
-    gemm_pack_b_f32(N, K, B_buf, b_rs, b_cs, packed);
-    for (int64_t j = 0; j < N; j++)
-        Y_want[j] = dot_ref(K, A_buf, K, 1, 0, B_buf, b_rs, b_cs, j);
-    for (int reverse = 0; reverse < 2; reverse++) {
-        for (int64_t j = 0; j <= N; j++)
-            Y_got[j] = 1e30f;
-        gemm_rowpacked_f32(N, K, A_buf, 1, packed, Y_got, reverse);
-        char what[128];
-        snprintf(what, sizeof what, "rowpacked N=%d K=%d b_trans=%d reverse=%d", (int)N, (int)K,
-                 b_trans, reverse);
-        check(same_bits(Y_got, Y_want, N) && Y_got[N] == 1e30f, what);
+    for (int small = 0; small < 2; small++) {
+        const int64_t nv = gemm_rowpacked_width(small);
+        fill_operands();
+        gemm_pack_b_f32(N, K, nv, B_buf, b_rs, b_cs, packed);
+        for (int64_t j = 0; j < N; j++)
+            Y_want[j] = dot_ref(K, A_buf, K, 1, 0, B_buf, b_rs, b_cs, j);
+        for (int reverse = 0; reverse < 2; reverse++) {
+            for (int64_t j = 0; j <= N; j++)
+                Y_got[j] = 1e30f;
+            gemm_rowpacked_f32(N, K, A_buf, 1, packed, nv, Y_got, reverse);
+            char what[128];
+            snprintf(what, sizeof what, "rowpacked N=%d K=%d nv=%d b_trans=%d reverse=%d", (int)N,
+                     (int)K, (int)nv, b_trans, reverse);
+            check(same_bits(Y_got, Y_want, N) && Y_got[N] == 1e30f, what);
+        }
     }
 }
 
@@ -381,7 +384,8 @@ int main(void)
             for (int bt = 0; bt < 2; bt++)
                 test_random_f64(shapes64[s][0], shapes64[s][1], shapes64[s][2], at, bt);
 
-    static const int64_t packed_shapes[][2] = {{1, 1}, {5, 3}, {128, 7}, {512, 128}, {300, 33}};
+    static const int64_t packed_shapes[][2] = {{1, 1},    {5, 3},     {128, 7},
+                                               {192, 64}, {512, 128}, {300, 33}};
     for (size_t s = 0; s < sizeof packed_shapes / sizeof packed_shapes[0]; s++)
         for (int bt = 0; bt < 2; bt++)
             test_rowpacked(packed_shapes[s][0], packed_shapes[s][1], bt);
