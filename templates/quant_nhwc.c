@@ -135,6 +135,15 @@ static int qnhwc_direct(const int64_t *geo)
     return geo[1] / geo[6] % 4 == 0 && geo[7] * geo[8] * geo[9] <= QNHWC_TAPS;
 }
 
+/* Whether a tile sums two pixels per vector of 16 channels (lanes 0-7 one pixel's 8 output
+ * channels, 8-15 the next pixel's, whose bytes follow in y): one group of exactly 8 output
+ * channels (vww_int8's first layers), where a vector per pixel would leave half its lanes empty.
+ * The packed weights repeat lanes 0-7 in 8-15. */
+static int qnhwc_pairs(const int64_t *geo)
+{
+    return geo[6] == 1 && geo[5] == QNHWC_OB / 2 && !qnhwc_depthwise(geo);
+}
+
 /* The band form of the others (2-D, one group, no column dilation: the first layers, with 1 or 3
  * channels): a band of output rows copies its zero-point-padded input rows once, xb [Hb][Wp][C]
  * (up to QNHWC_BAND_BYTES, or the node's budget), so that every window, at the border too, is KH
@@ -230,10 +239,15 @@ O2C_KERNEL void qconv_nhwc_s8_weights(const int64_t *geo, const int8_t *w, int8_
     }
     const int64_t Kq = qnhwc_kq(geo), oc_n = G * OCg;
     const int band = qnhwc_band_rows(geo) > 0;
+    const int64_t twin = qnhwc_pairs(geo) ? 4 * QNHWC_OB / 2 : 0; /* lanes 8-15 repeat 0-7 */
     for (int64_t oc = 0; oc < oc_n; oc++)
         for (int64_t ic = 0; ic < Cg; ic++)
-            for (int64_t k = 0; k < taps; k++)
-                wp[qnhwc_widx(geo, band, Kq, oc, ic, k)] = w[(oc * Cg + ic) * taps + k];
+            for (int64_t k = 0; k < taps; k++) {
+                const int64_t i = qnhwc_widx(geo, band, Kq, oc, ic, k);
+                wp[i] = w[(oc * Cg + ic) * taps + k];
+                if (twin)
+                    wp[i + twin] = wp[i];
+            }
 }
 
 /* Scratch bytes: one padding pixel of C bytes, rounded up to whole blocks and quads, then the
@@ -557,6 +571,48 @@ static void qnhwc_core_n(int nob, int64_t nsrc, int64_t qper, const uint8_t *con
         qnhwc_core(QNHWC_NOB, nsrc, qper, src, flip4, wb, bs, bias, acc);
 }
 
+/* acc [QNHWC_T / 2][16] = bias (8 channels, twice) + the sums of qnhwc_core for one block of 8
+ * output channels (qnhwc_pairs), vector p holding pixels 2p (lanes 0-7) and 2p + 1 (8-15). */
+static void qnhwc_core_pairs(int64_t nsrc, int64_t qper, const uint8_t *const (*src)[QNHWC_T],
+                             uint32_t flip4, const int8_t *wb, const int32_t *bias,
+                             int32_t *restrict acc)
+{
+    const int8_t *w = wb;
+#ifdef QNHWC_VNNI
+    __m512i c[QNHWC_T / 2];
+    const __m512i f = _mm512_set1_epi32((int)flip4);
+    for (int p = 0; p < QNHWC_T / 2; p++)
+        c[p] = _mm512_loadu_si512((const void *)bias);
+    for (int64_t s = 0; s < nsrc; s++)
+        for (int64_t q = 0; q < qper; q++, w += 4 * QNHWC_OB) {
+            const __m512i wv = _mm512_loadu_si512((const void *)w);
+            for (int p = 0; p < QNHWC_T / 2; p++) {
+                int32_t v0, v1;
+                memcpy(&v0, src[s][2 * p] + 4 * q, 4);
+                memcpy(&v1, src[s][2 * p + 1] + 4 * q, 4);
+                const __m512i a = _mm512_mask_set1_epi32(_mm512_set1_epi32(v0), 0xFF00, v1);
+                c[p] = _mm512_dpbusd_epi32(c[p], _mm512_xor_si512(a, f), wv);
+            }
+        }
+    for (int p = 0; p < QNHWC_T / 2; p++)
+        _mm512_storeu_si512((void *)(acc + p * QNHWC_OB), c[p]);
+#else
+    for (int p = 0; p < QNHWC_T / 2; p++)
+        for (int j = 0; j < QNHWC_OB; j++)
+            acc[p * QNHWC_OB + j] = bias[j];
+    for (int64_t s = 0; s < nsrc; s++)
+        for (int64_t q = 0; q < qper; q++, w += 4 * QNHWC_OB)
+            for (int p = 0; p < QNHWC_T / 2; p++)
+                for (int j = 0; j < QNHWC_OB; j++) { /* lane j: pixel 2p + j / 8 */
+                    const uint8_t *x = src[s][2 * p + j / (QNHWC_OB / 2)] + 4 * q;
+                    const uint8_t f = (uint8_t)flip4;
+                    acc[p * QNHWC_OB + j] +=
+                        (uint8_t)(x[0] ^ f) * w[4 * j] + (uint8_t)(x[1] ^ f) * w[4 * j + 1] +
+                        (uint8_t)(x[2] ^ f) * w[4 * j + 2] + (uint8_t)(x[3] ^ f) * w[4 * j + 3];
+                }
+#endif
+}
+
 /* The block position (byte of 64) whose sum lane l of vector j holds, i = 16j + l (of the row's
  * i / 64-th block): 4l + j with AVX512-VNNI (qnhwc_dw_lanes_v), else i. */
 static int64_t qnhwc_dw_pos(int64_t i)
@@ -739,6 +795,15 @@ static void qnhwc_tile(const int64_t *geo, int64_t g, int64_t T, int64_t Kq, int
     const int64_t OCgp = qnhwc_up(OCg, QNHWC_OB), bs = Kq * 4 * QNHWC_OB;
     int32_t acc[QNHWC_NOB * QNHWC_T * QNHWC_OB], bias[QNHWC_NOB * QNHWC_OB];
     double mb[QNHWC_NOB * QNHWC_OB];
+    if (qnhwc_pairs(geo)) { /* 8 channels of two pixels per vector: 16 bytes of y */
+        for (int64_t j = 0; j < QNHWC_OB; j++)
+            bias[j] = bias_adj[j % (QNHWC_OB / 2)], mb[j] = mult[j % (QNHWC_OB / 2)];
+        qnhwc_core_pairs(nsrc, qper, src, flip4, w, bias, acc);
+        for (int64_t t = 0; t < T; t += 2)
+            qnhwc_requant16(T - t < 2 ? QNHWC_OB / 2 : QNHWC_OB, acc + t / 2 * QNHWC_OB, mb, yz,
+                            y_type, small, yt + t * OC);
+        return;
+    }
     for (int64_t o0 = 0; o0 < OCg; o0 += QNHWC_NOB * QNHWC_OB) {
         const int64_t no = OCg - o0 < QNHWC_NOB * QNHWC_OB ? OCg - o0 : QNHWC_NOB * QNHWC_OB;
         const int nob = (int)((no + QNHWC_OB - 1) / QNHWC_OB);

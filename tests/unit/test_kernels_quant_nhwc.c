@@ -38,7 +38,7 @@ static void test_conv_nhwc(void)
     static double mult[512];
     static float ws[512];
     int failures = 0, runs = 0, depthwise = 0, wide = 0, grouped = 0, pixel1 = 0, clamp = 0;
-    int tails = 0, dw_rows = 0, dw_pixels = 0, patch = 0, bands = 0, budgeted = 0;
+    int tails = 0, dw_rows = 0, dw_pixels = 0, patch = 0, bands = 0, budgeted = 0, pairs = 0;
     for (int trial = 0; trial < 800; trial++) {
         const int sp = trial % 4 == 0 ? 1 + (int)(qrand() % 3) : 2; /* mostly 2-D */
         int64_t G = qrand() % 3 == 0 ? 1 + qrand() % 8 : 1;
@@ -83,6 +83,7 @@ static void test_conv_nhwc(void)
         runs++;
         const int copies = qnhwc_dw_rows(geo) || qnhwc_band_rows(geo);
         budgeted += geo[22] && copies;
+        pairs += qnhwc_pairs(geo) && P > 1;
         if (geo[22] && copies && qconv_nhwc_s8_scratch(geo) > geo[22]) {
             failures++;
             printf("  trial %d takes %lld bytes of scratch over its budget %lld\n", trial,
@@ -111,12 +112,12 @@ static void test_conv_nhwc(void)
     printf("  qconv_nhwc_s8: %d geometries (%d depthwise: %d strided by rows, %d by pixels; %d "
            "wider than a tile, %d grouped, %d with channel tails, %d in the patch form, %d in "
            "several bands, %d of one pixel, %d with multipliers past the int32 clamp, %d copies "
-           "under a scratch budget)\n",
+           "under a scratch budget, %d of 8 channels by pixel pairs)\n",
            runs, depthwise, dw_rows, dw_pixels, wide, grouped, tails, patch, bands, pixel1, clamp,
-           budgeted);
+           budgeted, pairs);
     check(!failures && runs > 300 && depthwise > 30 && dw_rows > 10 && dw_pixels > 10 &&
               wide > 20 && grouped > 20 && tails > 20 && patch > 50 && bands > 20 && pixel1 > 20 &&
-              clamp > 20 && budgeted > 20,
+              clamp > 20 && budgeted > 20 && pairs > 10,
           "qconv_nhwc_s8 equals qconv byte for byte (channels-last)");
 }
 
