@@ -12,9 +12,10 @@
  * program checks that.
  *
  *     cc -std=c99 -O3 -march=native benchmarks/conv_layers.c -o conv_layers -lm
- *     ./conv_layers [rounds [peak GFLOP/s]]
+ *     ./conv_layers [rounds [peak GFLOP/s [name]]]
  *
- * With a peak (benchmarks/fma_peak.c measures it) the nhwc column also shows its share of it.
+ * With a peak (benchmarks/fma_peak.c measures it) the nhwc column also shows its share of it;
+ * with a name only the layers whose name contains it run (e.g. "r8": tiny_resnet8's).
  *
  * Timing (layer_timer.h): interleaved rounds, 5 samples per layer and kernel in each round, the
  * minimum of the per-round medians of thread CPU time. It prints figures only. */
@@ -164,16 +165,18 @@ int main(int argc, char **argv)
 {
     const int rounds = argc > 1 ? atoi(argv[1]) : 5;
     const double peak = argc > 2 ? atof(argv[2]) : 0.0;
+    const char *only = argc > 3 ? argv[3] : "";
     Buffers bufs[NL];
     double best[NL][4];
     for (int i = 0; i < NL; i++) {
-        bufs[i] = setup(&layers[i]);
+        if (strstr(layers[i].name, only))
+            bufs[i] = setup(&layers[i]);
         best[i][0] = best[i][1] = best[i][2] = best[i][3] = 1e30;
     }
     const struct ConvEpilogue relu[1] = {{CONV_EP_RELU, 0, 0.0f, 0.0f, NULL}};
     for (int r = 0; r < rounds; r++)
         for (int i = 0; i < NL; i++)
-            for (int chan = 0; chan < 4; chan++) {
+            for (int chan = 0; chan < 4 && strstr(layers[i].name, only); chan++) {
                 double t[5];
                 for (int j = 0; j < 5; j++) {
                     const double t0 = layer_now_s();
@@ -191,6 +194,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < NL; i++) {
         const Layer *l = &layers[i];
         const Buffers *b = &bufs[i];
+        if (!strstr(l->name, only))
+            continue;
         const int64_t P = b->OH * b->OH, n = l->OC * P;
         const double flops = 2.0 * (double)n * (double)(l->C * l->K * l->K);
         if (memcmp(b->y, b->y2, (size_t)n * sizeof(float))) {

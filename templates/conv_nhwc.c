@@ -76,13 +76,14 @@ O2C_KERNEL int64_t conv_chan_positions(int64_t OW);
  *
  * NHWC makes the output channels of a position contiguous and the input channels of a
  * position contiguous. A register tile is OB = 32 output channels (16 where a group has at most
- * 16, which 32 would leave half empty: 16 -> 16 channels 1.45x faster) x J = 7, 8 or 14
- * consecutive positions of one output row (conv.c's conv_chan_positions picks J: the fewest
- * dropped positions; 16 positions of 16 channels measured no faster than 8), J*OB/16
- * accumulators of 16 lanes; each (tap, channel) step is OB/16 vector loads of weights, J
- * broadcasts of the positions' inputs and J*OB/16 fmas, in the order above. The J inputs of a
- * step are J floats sw*Cg apart: one base pointer and a stride, which gcc and clang keep in
- * registers (the tile is one function per J and OB, its J loop unrolled).
+ * 16, which 32 would leave half empty: 16 -> 16 channels 1.45x faster) x J = 7, 8, 14 or 16
+ * consecutive positions of one output row (conv_nhwc_positions picks J: the fewest dropped
+ * positions; 16 only with 16-channel blocks), J*OB/16 accumulators of 16 lanes; each (tap,
+ * channel) step is OB/16 vector loads of weights, J broadcasts of the positions' inputs and
+ * J*OB/16 fmas, in the order above. The J inputs of a step are J floats sw*Cg apart: base
+ * pointers at positions 0 and 8 and the strides 0 .. 7 times sw*Cg, which gcc and clang keep in
+ * registers (the tile is one function per J and OB, its J loop unrolled; with one base pointer
+ * 16 positions took 15 index registers, and spilled).
  *
  * Its input is a band plane: the input rows that a band of R output rows reads, for one group,
  * copied with their zero padding: plane[r][c][ic] = x[oh0*SH - PT + r][c - PL][c0 + ic], or 0.0f
@@ -121,6 +122,21 @@ static int64_t conv_nhwc_ob(const int64_t *geo)
     return geo[CONV_NHWC_OCG] <= 16 ? 16 : CONV_NHWC_OB;
 }
 
+/* Positions per tile, the most. */
+#define CONV_NHWC_JMAX 16
+
+/* Positions per tile: conv.c's conv_chan_positions (7, 8 or 14: the fewest dropped), or with
+ * 16-channel blocks 16 where that drops no more (8 accumulators of 8 positions spent a fifth
+ * of tiny_resnet8's 16-channel convs starting and storing tiles; 16 of 16: 1.04x faster, its
+ * 3 -> 16 conv1 1.1x). */
+static int64_t conv_nhwc_positions(const int64_t *geo)
+{
+    const int64_t OW = geo[CONV_NHWC_OW], J = conv_chan_positions(OW);
+    if (conv_nhwc_ob(geo) == 16 && (OW + 15) / 16 * 16 - OW <= (OW + J - 1) / J * J - OW)
+        return 16;
+    return J;
+}
+
 /* Floats of the packed weight: [G][NB][KH*KW][Cg][OB], NB = ceil(OCg/OB). */
 O2C_KERNEL int64_t conv_nhwc_packed_floats(const int64_t *geo)
 {
@@ -143,7 +159,7 @@ O2C_KERNEL void conv_nhwc_pack_f32(const int64_t *geo, const float *w, float *wp
 /* Columns of a band plane row: those the last tile of an output row reads. */
 static int64_t conv_nhwc_plane_cols(const int64_t *geo)
 {
-    const int64_t OW = geo[CONV_NHWC_OW], J = conv_chan_positions(OW);
+    const int64_t OW = geo[CONV_NHWC_OW], J = conv_nhwc_positions(geo);
     return ((OW + J - 1) / J * J - 1) * geo[CONV_NHWC_SW] +
            (geo[CONV_NHWC_KW] - 1) * geo[CONV_NHWC_DW] + 1;
 }
@@ -268,30 +284,40 @@ static void conv_nhwc_fill_f32(const int64_t *geo, int64_t oh0, const float *xn,
  * at xt + j*xs; wb [nt*nk][Ck][OB]. With `more` the sums go on from acc[j][o] (the same chain
  * of fmas as one call over all the steps), else from +0.0f. Into acc[j][o], or, with yt (a tile
  * whose J positions and OB channels are all live), stored: yt[j*ys + o] = sum (+ bias[o]); no bias
- * is not "+ 0.0f" (that would turn -0.0f into +0.0f). */
+ * is not "+ 0.0f" (that would turn -0.0f into +0.0f). bias, yt and acc are restrict (they never
+ * overlap), and the accumulators start in two loops, not one choosing per element: else gcc
+ * stored a tile with its bias one float at a time, reloading the bias after each store, and
+ * zeroed the accumulators through the stack with narrow stores that the vector loads could not
+ * forward from (tiny_resnet8's 3 -> 16 channel conv1 1.27x, its 16-channel convs 1.08x faster). */
 static CONV_NHWC_INLINE void conv_nhwc_tile_f32(int J, int OB, int64_t nt, int64_t nk, int64_t Ck,
                                                 int64_t th, int64_t tw, int64_t xs, const float *xt,
-                                                const float *wb, const float *bias, float *yt,
-                                                int64_t ys, float acc[][CONV_NHWC_OB], int more)
+                                                const float *wb, const float *restrict bias,
+                                                float *restrict yt, int64_t ys,
+                                                float (*restrict acc)[CONV_NHWC_OB], int more)
 {
-    float a[14][CONV_NHWC_OB]; /* local, so that it lives in registers */
-    for (int j = 0; j < J; j++)
-        for (int o = 0; o < OB; o++)
-            a[j][o] = more ? acc[j][o] : 0.0f;
+    float a[CONV_NHWC_JMAX][CONV_NHWC_OB]; /* local, so that it lives in registers */
+    if (more)
+        for (int j = 0; j < J; j++)
+            for (int o = 0; o < OB; o++)
+                a[j][o] = acc[j][o];
+    else
+        for (int j = 0; j < J; j++)
+            for (int o = 0; o < OB; o++)
+                a[j][o] = 0.0f;
     for (int64_t t = 0; t < nt; t++)
         for (int64_t u = 0; u < nk; u++) {
             const float *xu = xt + t * th + u * tw;
             const float *wu = wb + (t * nk + u) * Ck * OB;
             for (int64_t ic = 0; ic < Ck; ic++) {
                 const float *restrict wv = wu + ic * OB;
-                const float *restrict xv = xu + ic;
+                const float *restrict xv = xu + ic, *restrict xv8 = xv + 8 * xs;
 #if defined(__clang__)
 #pragma clang loop vectorize(disable) unroll(full)
 #else
 #pragma GCC unroll 16
 #endif
                 for (int j = 0; j < J; j++) {
-                    const float xj = xv[j * xs];
+                    const float xj = (j < 8 ? xv : xv8)[(j & 7) * xs];
                     for (int o = 0; o < OB; o++)
                         a[j][o] = fmaf(wv[o], xj, a[j][o]);
                 }
@@ -365,6 +391,15 @@ static CONV_NHWC_NOINLINE void conv_nhwc_tile14x16_f32(int64_t nt, int64_t nk, i
     conv_nhwc_tile_f32(14, 16, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc, more);
 }
 
+static CONV_NHWC_NOINLINE void conv_nhwc_tile16x16_f32(int64_t nt, int64_t nk, int64_t Ck,
+                                                       int64_t th, int64_t tw, int64_t xs,
+                                                       const float *xt, const float *wb,
+                                                       const float *bias, float *yt, int64_t ys,
+                                                       float acc[][CONV_NHWC_OB], int more)
+{
+    conv_nhwc_tile_f32(16, 16, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc, more);
+}
+
 /* yr[o] = acc[o] (+ bias[o]) for the nob live channels of one position. The full block has a
  * fixed trip count: vector loads and stores. No bias is not "+ 0.0f" (that would turn -0.0f
  * into +0.0f). */
@@ -401,6 +436,8 @@ static void conv_nhwc_run_tile_f32(const ConvNhwcLoop *L, int64_t nt, int64_t nk
         conv_nhwc_tile7x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
     else if (L->ob == 16 && L->J == 8)
         conv_nhwc_tile8x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
+    else if (L->ob == 16 && L->J == 16)
+        conv_nhwc_tile16x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
     else if (L->ob == 16)
         conv_nhwc_tile14x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
     else if (L->J == 7)
@@ -424,16 +461,24 @@ static void conv_nhwc_edge_copy_f32(const int64_t *geo, const float *xg, int64_t
                                     int64_t rows, int64_t iw0, int64_t cols, float *buf)
 {
     const int64_t H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W], C = geo[CONV_NHWC_C];
+    /* the columns c with input column iw0 + c in [0, W): [lo, hi) */
+    const int64_t lo = iw0 < 0 ? (-iw0 < cols ? -iw0 : cols) : 0;
+    const int64_t hi = W - iw0 < cols ? (W - iw0 > lo ? W - iw0 : lo) : cols;
     for (int64_t t = 0; t < rows; t++) {
         const int64_t ih = ih0 + t * geo[CONV_NHWC_DH];
-        for (int64_t c = 0; c < cols; c++) {
-            const int64_t iw = iw0 + c;
-            float *d = buf + (t * cols + c) * Cg;
-            if (ih >= 0 && ih < H && iw >= 0 && iw < W)
-                memcpy(d, xg + (ih * W + iw) * C, (size_t)Cg * sizeof(float));
-            else
-                memset(d, 0, (size_t)Cg * sizeof(float));
+        float *d = buf + t * cols * Cg; /* [cols][Cg] */
+        if (ih < 0 || ih >= H) {
+            memset(d, 0, (size_t)(cols * Cg) * sizeof(float));
+            continue;
         }
+        memset(d, 0, (size_t)(lo * Cg) * sizeof(float));
+        const float *src = xg + (ih * W + iw0 + lo) * C;
+        if (Cg == C) /* one group: the row's columns are one run (one memcpy, not one each) */
+            memcpy(d + lo * Cg, src, (size_t)((hi - lo) * Cg) * sizeof(float));
+        else
+            for (int64_t c = lo; c < hi; c++)
+                memcpy(d + c * Cg, src + (c - lo) * C, (size_t)Cg * sizeof(float));
+        memset(d + hi * Cg, 0, (size_t)((cols - hi) * Cg) * sizeof(float));
     }
 }
 
@@ -454,8 +499,9 @@ static void conv_nhwc_edge_f32(const int64_t *geo, const ConvNhwcLoop *L, const 
     const int64_t rowf = KW * Cg * L->ob; /* packed weight floats of a kernel row */
     const int64_t ih0 = oh * geo[CONV_NHWC_SH] - geo[CONV_NHWC_PT];
     const int fold = dw == 1; /* in a copy a kernel row's KW*Cg inputs are consecutive */
-    float buf[CONV_NHWC_EDGE_FLOATS > 14 * CONV_NHWC_EDGE_CH ? CONV_NHWC_EDGE_FLOATS
-                                                             : 14 * CONV_NHWC_EDGE_CH];
+    float buf[CONV_NHWC_EDGE_FLOATS > CONV_NHWC_JMAX * CONV_NHWC_EDGE_CH
+                  ? CONV_NHWC_EDGE_FLOATS
+                  : CONV_NHWC_JMAX * CONV_NHWC_EDGE_CH];
     if (KH * cols * Cg <= CONV_NHWC_EDGE_FLOATS) {
         conv_nhwc_edge_copy_f32(geo, xg, Cg, ih0, KH, iw0, cols, buf);
         conv_nhwc_run_tile_f32(L, KH, fold ? 1 : KW, fold ? KW * Cg : Cg, cols * Cg, dw * Cg,
@@ -525,7 +571,7 @@ static void conv_nhwc_block_tile_f32(const int64_t *geo, const ConvNhwcLoop *L, 
     const float *wb = wp + (g * L->NB + b) * L->wfloats, *bb = bias ? bias + oc0 : NULL;
     const int64_t at = ((n * geo[CONV_NHWC_OH] + oh0 + r) * OW + c0) * L->OC + oc0;
     float *yt = live == J && nob == ob ? y + at : NULL;
-    float acc[14][CONV_NHWC_OB];
+    float acc[CONV_NHWC_JMAX][CONV_NHWC_OB];
     if (!plane) {
         const int64_t H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W], C = geo[CONV_NHWC_C];
         const int64_t ih = oh0 * geo[CONV_NHWC_SH] - geo[CONV_NHWC_PT];
@@ -573,7 +619,7 @@ static ConvNhwcLoop conv_nhwc_loop(const int64_t *geo)
     L.OC = G * geo[CONV_NHWC_OCG];
     L.ob = conv_nhwc_ob(geo);
     L.NB = (geo[CONV_NHWC_OCG] + L.ob - 1) / L.ob;
-    L.J = conv_chan_positions(geo[CONV_NHWC_OW]);
+    L.J = conv_nhwc_positions(geo);
     /* the row stride and channels per position: the plane's, or x's */
     const int64_t cs = plane ? L.Cg : C;
     L.rs = plane ? conv_nhwc_plane_cols(geo) * L.Cg : geo[CONV_NHWC_W] * C;

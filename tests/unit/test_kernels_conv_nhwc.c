@@ -236,6 +236,10 @@ static const ConvCase cases[] = {
     {"3x3 250->20 5x6 (edge taps in runs of 64, 64, 64, 58 channels)", 1, 250, 5, 6, 20, 1, 3, 3, 1,
      1, 1, 1, 1, 1, 1, 1},
     {"3x3 96->40 4x20 (edge rows by rows)", 1, 96, 4, 20, 40, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"3x3 8->12 5x31 (16-position tiles, the last one partial)", 1, 8, 5, 31, 12, 1, 3, 3, 1, 1, 1,
+     1, 1, 1, 1, 1},
+    {"groups 2, 16->16 each, 16 wide (16-position edge tiles)", 1, 32, 4, 16, 32, 2, 3, 3, 1, 1, 1,
+     1, 1, 1, 1, 1},
 };
 
 /* inf and NaN weights, on taps that are padding for some outputs: channel 3 has an inf weight
