@@ -776,8 +776,10 @@ O2C_KERNEL int64_t conv_pointwise_nhwc_rows(int64_t M, int64_t N, int64_t K)
 /* y[M][N] = x[M][K] x w[K][N] (+ bias[N]), then ep[0 .. nep-1], by blocks of rb rows: full
  * blocks through full(w, x, y), a last block of M % rb rows through tail (the generated
  * code's libxsmm products of those rows, xsmm_product<i>), or gemm_f32 where that is NULL.
- * x, w, y row-major and contiguous; y must not overlap x, w or an epilogue's operand; bias
- * NULL for none (y = acc, not acc + 0.0f). */
+ * x, y row-major and contiguous; w row-major [K][N] for gemm_f32, and as full and tail read it
+ * where they are given (the generated code's libxsmm products: packed in panels by
+ * gemm_pack_xsmm_f32; tail is then given whenever M % rb rows are left); y must not overlap
+ * x, w or an epilogue's operand; bias NULL for none (y = acc, not acc + 0.0f). */
 O2C_KERNEL void conv_pointwise_nhwc_f32(int64_t M, int64_t N, int64_t K, int64_t rb,
                                         void (*full)(const float *, const float *, float *),
                                         void (*tail)(const float *, const float *, float *),

@@ -243,6 +243,15 @@ int64_t nhwc_conv_scratch(const Node *n)
     return checked_mul(n, conv_nhwc_work_floats(geo), (int64_t)sizeof(float));
 }
 
+/* With --gemm=libxsmm a product of at least this many output channels runs libxsmm on the
+ * weight packed at compile time in panels of GEMM_XSMM_PANEL output channels (each panel one
+ * contiguous stream, o2c_xsmm_setup_panels), and fewer the portable gemm_f32, which runs them
+ * faster: libxsmm 1.17 on AVX-512 at m = 16 or 24 (whole and half vectors) measured 1.2-1.6x the
+ * portable kernel's time with cold caches (3025x16x64 111 against 71 us, 3136x24x144 462
+ * against 374; benchmarks/pointwise_layers.c), and unpacked, the columns of a large weight are
+ * pages apart: mobilenet_v2's 49x1280x320 conv 475 -> 403 us, 49x320x960 373 -> 275. */
+#define POINTWISE_XSMM_MIN_N 32
+
 /* The product, by blocks of rows with the bias and the leading epilogues on each block
  * (conv_pointwise_nhwc_f32), or for one pixel the GEMV and then the bias and the epilogues as
  * passes; returns how many epilogues it applied. */
@@ -260,17 +269,21 @@ static int emit_conv_product(Emitter *e, Node *n)
                     (long long)OC, bias, y);
         return 0;
     }
-    float *wt = xcalloc((size_t)(C * OC) + 1, sizeof(float));
-    for (int64_t oc = 0; oc < OC; oc++)
-        for (int64_t c = 0; c < C; c++)
-            wt[c * OC + oc] = ((const float *)w->data)[oc * C + c];
-    int64_t dims[2] = {C, OC};
-    const char *ws = emit_constant(e, DT_FLOAT, 2, dims, wt);
     int nep;
     const char *ep = conv_tile_epilogues(e, n, &nep);
     const int64_t rb = conv_pointwise_nhwc_rows(M, OC, C);
-    const char *full = product_kernel(e, rb, OC, C);
-    const char *tail = M % rb ? product_kernel(e, M % rb, OC, C) : NULL;
+    const bool xsmm = e->opt->gemm == GEMM_LIBXSMM && OC >= POINTWISE_XSMM_MIN_N;
+    float *wt = xcalloc((size_t)(C * OC) + 1, sizeof(float));
+    if (xsmm) /* B(k = c, j = oc) = W[oc][c]: b_rs = 1, b_cs = C */
+        gemm_pack_xsmm_f32(OC, C, w->data, 1, C, wt);
+    else
+        for (int64_t oc = 0; oc < OC; oc++)
+            for (int64_t c = 0; c < C; c++)
+                wt[c * OC + oc] = ((const float *)w->data)[oc * C + c];
+    int64_t dims[2] = {C, OC};
+    const char *ws = emit_constant(e, DT_FLOAT, 2, dims, wt);
+    const char *full = xsmm ? xsmm_kernel(e, OC, rb, C, OC, C, OC, true) : NULL;
+    const char *tail = xsmm && M % rb ? xsmm_kernel(e, OC, M % rb, C, OC, C, OC, true) : NULL;
     println(e, "conv_pointwise_nhwc_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %d, %s);",
             (long long)M, (long long)OC, (long long)C, (long long)rb, full ? full : "NULL",
             tail ? tail : "NULL", xs, ws, bias, ep, nep, y);
