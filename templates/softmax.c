@@ -18,11 +18,12 @@
  *   e[i] = expf(x[i] - m); when every d = x[i] - m of the line is >= -87 or <= -104 (-inf
  *       included; no NaN), softmax takes it from o2c_expf_normal, which gives o2c_expf's
  *       bits there at 2/3 of the cost (mathfn.c), or as +0 for d <= -104 (o2c_expf's value
- *       there: masked attention's -inf), after one pass that checks the line
+ *       there: masked attention's -inf); the line's lane min (taken with the max) shows that
+ *       in one test for most lines (min - m >= -87), others are checked element by element
  *   softmax:    s = the lane sum of e (below);  y[i] = e[i] / s
  *   logsoftmax: s = e[0] + e[1] + ... + e[n-1], plain additions in ascending index order;
  *               y[i] = (x[i] - m) - logf(s)
- * The lane sum (softmax_line_sum): SOFTMAX_LANES = 16 partial sums from +0, lane c adding
+ * The lane sum (softmax_line_exps): SOFTMAX_LANES = 16 partial sums from +0, lane c adding
  * e[c], e[c+16], e[c+32], ... in ascending order; then lanes folded in halves, lane[c] =
  * lane[c] + lane[c+w] for w = 8, 4, 2, 1; s = lane[0]. One fixed order on every backend and
  * in constant folding; unlike one serial sum it vectorises (attention's 65-long lines: the
@@ -56,19 +57,21 @@
     /* Max of the line; n >= 1: the lane max documented above, the value of a serial scan.         \
      * With n >= SOFTMAX_LANES the last partial block is the last SOFTMAX_LANES elements (seen     \
      * twice: a max does not change). The unroll pragmas keep gcc from unrolling the lane loop     \
-     * into 16 scalar chains, which it then fails to vectorise (gcc 12).                           \
+     * into 16 scalar chains, which it then fails to vectorise (gcc 12). *lo gets the lane min     \
+     * of the same loads (the min of the line, or NaN when x[0] is NaN).                           \
      */                                                                                            \
-    O2C_KERNEL T softmax_line_max_##SUF(int64_t n, int64_t inner, const T *x)                      \
+    static inline T softmax_line_range_##SUF(int64_t n, int64_t inner, const T *x, T *lo)          \
     {                                                                                              \
-        T lane[SOFTMAX_LANES];                                                                     \
+        T lane[SOFTMAX_LANES], low[SOFTMAX_LANES];                                                 \
         for (int c = 0; c < SOFTMAX_LANES; c++)                                                    \
-            lane[c] = x[0];                                                                        \
+            lane[c] = low[c] = x[0];                                                               \
         int64_t i = 0;                                                                             \
         for (; i + SOFTMAX_LANES <= n; i += SOFTMAX_LANES) {                                       \
             const T *p = x + i * inner;                                                            \
             _Pragma("GCC unroll 1") for (int c = 0; c < SOFTMAX_LANES; c++)                        \
             {                                                                                      \
                 lane[c] = p[c * inner] > lane[c] ? p[c * inner] : lane[c];                         \
+                low[c] = p[c * inner] < low[c] ? p[c * inner] : low[c];                            \
             }                                                                                      \
         }                                                                                          \
         if (i < n && n >= SOFTMAX_LANES) {                                                         \
@@ -76,55 +79,81 @@
             _Pragma("GCC unroll 1") for (int c = 0; c < SOFTMAX_LANES; c++)                        \
             {                                                                                      \
                 lane[c] = p[c * inner] > lane[c] ? p[c * inner] : lane[c];                         \
+                low[c] = p[c * inner] < low[c] ? p[c * inner] : low[c];                            \
             }                                                                                      \
         } else {                                                                                   \
-            for (int c = 0; i + c < n; c++)                                                        \
+            for (int c = 0; i + c < n; c++) {                                                      \
                 lane[c] = x[(i + c) * inner] > lane[c] ? x[(i + c) * inner] : lane[c];             \
+                low[c] = x[(i + c) * inner] < low[c] ? x[(i + c) * inner] : low[c];                \
+            }                                                                                      \
         }                                                                                          \
         for (int w = SOFTMAX_LANES / 2; w >= 1; w /= 2)                                            \
-            for (int c = 0; c < w; c++)                                                            \
+            for (int c = 0; c < w; c++) {                                                          \
                 lane[c] = lane[c + w] > lane[c] ? lane[c + w] : lane[c];                           \
+                low[c] = low[c + w] < low[c] ? low[c + w] : low[c];                                \
+            }                                                                                      \
+        *lo = low[0];                                                                              \
         return lane[0];                                                                            \
     }                                                                                              \
                                                                                                    \
-    /* The lane sum of the line e[0], e[inner], ... (documented above); n >= 1. */                 \
-    static inline T softmax_line_sum_##SUF(int64_t n, int64_t inner, const T *e)                   \
+    O2C_KERNEL T softmax_line_max_##SUF(int64_t n, int64_t inner, const T *x)                      \
+    {                                                                                              \
+        T lo;                                                                                      \
+        return softmax_line_range_##SUF(n, inner, x, &lo);                                         \
+    }                                                                                              \
+                                                                                                   \
+    /* e^d as the line's pass takes it: EXP_NORMAL (+0 below -87) where normal. */                 \
+    static inline T softmax_exp_##SUF(T d, int normal)                                             \
+    {                                                                                              \
+        const T dc = d < -87 ? -87 : d;                                                            \
+        return normal ? (d < -87 ? 0 : EXP_NORMAL(dc)) : EXP(d);                                   \
+    }                                                                                              \
+                                                                                                   \
+    /* y = the exps of the line and their lane sum (above: lane c adds the elements c, c+16, ...   \
+     * as they are computed). normal is a constant where it is inlined. */                         \
+    static inline T softmax_line_exps_##SUF(int64_t n, int64_t inner, const T *xl, T m,            \
+                                            int normal, T *yl)                                     \
     {                                                                                              \
         T lane[SOFTMAX_LANES];                                                                     \
         for (int c = 0; c < SOFTMAX_LANES; c++)                                                    \
             lane[c] = 0;                                                                           \
         int64_t i = 0;                                                                             \
         for (; i + SOFTMAX_LANES <= n; i += SOFTMAX_LANES)                                         \
-            for (int c = 0; c < SOFTMAX_LANES; c++)                                                \
-                lane[c] = lane[c] + e[(i + c) * inner];                                            \
-        for (int c = 0; i + c < n; c++)                                                            \
-            lane[c] = lane[c] + e[(i + c) * inner];                                                \
+            for (int c = 0; c < SOFTMAX_LANES; c++) {                                              \
+                const T e = softmax_exp_##SUF(xl[(i + c) * inner] - m, normal);                    \
+                yl[(i + c) * inner] = e;                                                           \
+                lane[c] = lane[c] + e;                                                             \
+            }                                                                                      \
+        for (int c = 0; i + c < n; c++) {                                                          \
+            const T e = softmax_exp_##SUF(xl[(i + c) * inner] - m, normal);                        \
+            yl[(i + c) * inner] = e;                                                               \
+            lane[c] = lane[c] + e;                                                                 \
+        }                                                                                          \
         for (int w = SOFTMAX_LANES / 2; w >= 1; w /= 2)                                            \
             for (int c = 0; c < w; c++)                                                            \
                 lane[c] = lane[c] + lane[c + w];                                                   \
         return lane[0];                                                                            \
     }                                                                                              \
                                                                                                    \
-    /* One line: the exps go to y, then their lane sum, then the division; no loop carries a       \
-     * dependency from one element to the next, so each vectorises. */                             \
+    /* One line: the exps go to y with their lane sum, then the division; no loop carries a        \
+     * dependency from one element to the next, so each vectorises. The range check needs no       \
+     * pass of its own when the line's min - m >= -87: x - m is monotone in x, so every d then     \
+     * is (a NaN min fails that test, and the line is checked element by element). */              \
     static inline void softmax_line_##SUF(int64_t n, int64_t inner, const T *xl, T *yl)            \
     {                                                                                              \
-        const T m = softmax_line_max_##SUF(n, inner, xl);                                          \
-        int normal = 1; /* every d = x - m in EXP_NORMAL's domain, or where EXP is +0 */           \
-        for (int64_t i = 0; HAS_NORMAL && i < n; i++) {                                            \
-            const T d = xl[i * inner] - m;                                                         \
-            normal &= (d >= -87) | (d <= -104);                                                    \
-        }                                                                                          \
-        if (HAS_NORMAL && normal)                                                                  \
+        T lo;                                                                                      \
+        const T m = softmax_line_range_##SUF(n, inner, xl, &lo);                                   \
+        /* every d in EXP_NORMAL's domain, or where EXP is +0 */                                   \
+        int normal = HAS_NORMAL && lo - m >= -87;                                                  \
+        if (HAS_NORMAL && !normal) {                                                               \
+            normal = 1;                                                                            \
             for (int64_t i = 0; i < n; i++) {                                                      \
-                const T d = xl[i * inner] - m, dc = d < -87 ? -87 : d;                             \
-                const T e = EXP_NORMAL(dc);                                                        \
-                yl[i * inner] = d < -87 ? 0 : e;                                                   \
+                const T d = xl[i * inner] - m;                                                     \
+                normal &= (d >= -87) | (d <= -104);                                                \
             }                                                                                      \
-        else                                                                                       \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                yl[i * inner] = EXP(xl[i * inner] - m);                                            \
-        const T s = softmax_line_sum_##SUF(n, inner, yl);                                          \
+        }                                                                                          \
+        const T s = normal ? softmax_line_exps_##SUF(n, inner, xl, m, 1, yl)                       \
+                           : softmax_line_exps_##SUF(n, inner, xl, m, 0, yl);                      \
         for (int64_t i = 0; i < n; i++)                                                            \
             yl[i * inner] = yl[i * inner] / s;                                                     \
     }                                                                                              \
