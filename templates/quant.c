@@ -220,12 +220,16 @@ O2C_KERNEL void dequantize_linear_f32(int64_t outer, int64_t len, int64_t inner,
                                       const float *scale, const void *zero_point, float *y)
 {
     if (!s[0] && !s[1] && !s[2] && (x_type == 2 || x_type == 3)) { /* per tensor, 8-bit */
-        const int64_t n = outer * len * inner, zp = quant_load(x_type, zero_point, 0);
+        /* in int32 (the difference is exact there, and in float): 16 lanes, not 8 of int64 */
+        const int64_t n = outer * len * inner;
+        const int32_t zp = (int32_t)quant_load(x_type, zero_point, 0);
         const float sc = scale[0];
-        for (int64_t e = 0; e < n; e++) {
-            const int64_t v = x_type == 2 ? ((const uint8_t *)x)[e] : ((const int8_t *)x)[e];
-            y[e] = (float)(v - zp) * sc;
-        }
+        if (x_type == 2)
+            for (int64_t e = 0; e < n; e++)
+                y[e] = (float)((int32_t)((const uint8_t *)x)[e] - zp) * sc;
+        else
+            for (int64_t e = 0; e < n; e++)
+                y[e] = (float)((int32_t)((const int8_t *)x)[e] - zp) * sc;
         return;
     }
     for (int64_t o = 0; o < outer; o++)

@@ -120,6 +120,22 @@ static void test_dequantize(void)
     const int64_t axis_s[3] = {0, 1, 0};
     dequantize_linear_f32(1, 2, 2, 1, axis_s, 3, xa, sa, za, y);
     check(y[0] == 0.0f && y[1] == 1.0f && y[2] == 1.75f && y[3] == 2.0f, "dequantize per axis");
+
+    /* per tensor, 8 bits: every byte and zero point, the general loop's values (axis form) */
+    enum { N = 256 };
+    uint8_t xb[N], zs[N];
+    float got[N], want[N], scs[N];
+    int bad = 0;
+    for (int i = 0; i < N; i++)
+        xb[i] = (uint8_t)i, scs[i] = 0.0371f;
+    for (int type = 2; type <= 3; type++)
+        for (int z = 0; z < N; z++) {
+            memset(zs, z, sizeof zs); /* per axis, every element its own (equal) parameters */
+            dequantize_linear_f32(1, N, 1, 1, per_tensor, type, xb, scs, zs, got);
+            dequantize_linear_f32(1, N, 1, 1, axis_s, type, xb, scs, zs, want);
+            bad += memcmp(got, want, sizeof got) != 0;
+        }
+    check(!bad, "dequantize per tensor (uint8, int8) equals the general loop for every zero point");
 }
 
 static void test_dynamic(void)
