@@ -7,7 +7,8 @@
  * layer in channels-last tensors (bands from conv_nhwc_rows with 65536 floats), what
  * `--layout nhwc` runs; "no plane": conv_nhwc_f32 without a band plane (geo R = 0, the tiles
  * reading x), what it runs under a scratch budget that holds no plane. Also tiny_resnet8's
- * convs (32x32 input, 16-64 channels) and squeezenet1_1's kxk convs, each net's sum printed
+ * convs (32x32 input, 16-64 channels), squeezenet1_1's kxk convs and tiny_mobilenetv1_vww's
+ * conv1 (3 -> 8 channels), each net's sum printed
  * apart (count: how many layers of the net have the shape). All give the same bits; the
  * program checks that.
  *
@@ -40,8 +41,9 @@ typedef struct Layer {
     int net;                     /* NET_* */
 } Layer;
 
-enum { NET_RESNET18, NET_RESNET8, NET_SQUEEZENET, NNET };
-static const char *const net_names[NNET] = {"ResNet-18", "tiny_resnet8", "squeezenet1_1"};
+enum { NET_RESNET18, NET_RESNET8, NET_SQUEEZENET, NET_VWW, NNET };
+static const char *const net_names[NNET] = {"ResNet-18", "tiny_resnet8", "squeezenet1_1",
+                                            "tiny_mobilenetv1_vww"};
 
 /* ResNet-18's convs (BatchNorm folded), with the band rows the compiler picks. */
 static const Layer layers[] = {
@@ -72,6 +74,8 @@ static const Layer layers[] = {
     {"sq 3x3 32->128 27", 32, 27, 128, 3, 1, 1, 0, 16, 2, NET_SQUEEZENET},
     {"sq 3x3 48->192 13", 48, 13, 192, 3, 1, 1, 0, 13, 2, NET_SQUEEZENET},
     {"sq 3x3 64->256 13", 64, 13, 256, 3, 1, 1, 0, 13, 2, NET_SQUEEZENET},
+    /* tiny_mobilenetv1_vww's one dense kxk conv (its others are depthwise or 1x1) */
+    {"vww conv1 3x3 s2 3->8 96", 3, 96, 8, 3, 2, 1, 0, 16, 1, NET_VWW},
 };
 enum { NL = sizeof layers / sizeof layers[0] };
 

@@ -116,10 +116,14 @@ O2C_KERNEL int64_t conv_chan_positions(int64_t OW);
 /* Output channels per block of the packed weight, the most (the tiles' accumulator width). */
 #define CONV_NHWC_OB 32
 
-/* The block of a conv: 32 output channels, 16 when a group has no more. */
+/* The block of a conv: 32 output channels, 16 or 8 when a group has no more (8: vectors of 8
+ * lanes, which run as many flops per cycle as 16 on AMD Zen 4, where a 16-lane fma takes both
+ * halves of the unit, and on AVX2; tiny_mobilenetv1_vww's conv1, 3 -> 8 channels, had half of
+ * its 16 lanes empty). */
 static int64_t conv_nhwc_ob(const int64_t *geo)
 {
-    return geo[CONV_NHWC_OCG] <= 16 ? 16 : CONV_NHWC_OB;
+    const int64_t OCg = geo[CONV_NHWC_OCG];
+    return OCg <= 8 ? 8 : OCg <= 16 ? 16 : CONV_NHWC_OB;
 }
 
 /* Positions per tile, the most. */
@@ -128,11 +132,11 @@ static int64_t conv_nhwc_ob(const int64_t *geo)
 /* Positions per tile: conv.c's conv_chan_positions (7, 8 or 14: the fewest dropped), or with
  * 16-channel blocks 16 where that drops no more (8 accumulators of 8 positions spent a fifth
  * of tiny_resnet8's 16-channel convs starting and storing tiles; 16 of 16: 1.04x faster, its
- * 3 -> 16 conv1 1.1x). */
+ * 3 -> 16 conv1 1.1x); 8-channel blocks always 16 (one function). */
 static int64_t conv_nhwc_positions(const int64_t *geo)
 {
-    const int64_t OW = geo[CONV_NHWC_OW], J = conv_chan_positions(OW);
-    if (conv_nhwc_ob(geo) == 16 && (OW + 15) / 16 * 16 - OW <= (OW + J - 1) / J * J - OW)
+    const int64_t OW = geo[CONV_NHWC_OW], J = conv_chan_positions(OW), ob = conv_nhwc_ob(geo);
+    if (ob == 8 || (ob == 16 && (OW + 15) / 16 * 16 - OW <= (OW + J - 1) / J * J - OW))
         return 16;
     return J;
 }
@@ -340,65 +344,23 @@ static CONV_NHWC_INLINE void conv_nhwc_tile_f32(int J, int OB, int64_t nt, int64
     }
 }
 
-static CONV_NHWC_NOINLINE void conv_nhwc_tile7_f32(int64_t nt, int64_t nk, int64_t Ck, int64_t th,
-                                                   int64_t tw, int64_t xs, const float *xt,
-                                                   const float *wb, const float *bias, float *yt,
-                                                   int64_t ys, float acc[][CONV_NHWC_OB], int more)
-{
-    conv_nhwc_tile_f32(7, 32, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc, more);
-}
-
-static CONV_NHWC_NOINLINE void conv_nhwc_tile8_f32(int64_t nt, int64_t nk, int64_t Ck, int64_t th,
-                                                   int64_t tw, int64_t xs, const float *xt,
-                                                   const float *wb, const float *bias, float *yt,
-                                                   int64_t ys, float acc[][CONV_NHWC_OB], int more)
-{
-    conv_nhwc_tile_f32(8, 32, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc, more);
-}
-
-static CONV_NHWC_NOINLINE void conv_nhwc_tile14_f32(int64_t nt, int64_t nk, int64_t Ck, int64_t th,
-                                                    int64_t tw, int64_t xs, const float *xt,
-                                                    const float *wb, const float *bias, float *yt,
-                                                    int64_t ys, float acc[][CONV_NHWC_OB], int more)
-{
-    conv_nhwc_tile_f32(14, 32, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc, more);
-}
-
-static CONV_NHWC_NOINLINE void conv_nhwc_tile7x16_f32(int64_t nt, int64_t nk, int64_t Ck,
-                                                      int64_t th, int64_t tw, int64_t xs,
-                                                      const float *xt, const float *wb,
-                                                      const float *bias, float *yt, int64_t ys,
-                                                      float acc[][CONV_NHWC_OB], int more)
-{
-    conv_nhwc_tile_f32(7, 16, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc, more);
-}
-
-static CONV_NHWC_NOINLINE void conv_nhwc_tile8x16_f32(int64_t nt, int64_t nk, int64_t Ck,
-                                                      int64_t th, int64_t tw, int64_t xs,
-                                                      const float *xt, const float *wb,
-                                                      const float *bias, float *yt, int64_t ys,
-                                                      float acc[][CONV_NHWC_OB], int more)
-{
-    conv_nhwc_tile_f32(8, 16, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc, more);
-}
-
-static CONV_NHWC_NOINLINE void conv_nhwc_tile14x16_f32(int64_t nt, int64_t nk, int64_t Ck,
-                                                       int64_t th, int64_t tw, int64_t xs,
-                                                       const float *xt, const float *wb,
-                                                       const float *bias, float *yt, int64_t ys,
-                                                       float acc[][CONV_NHWC_OB], int more)
-{
-    conv_nhwc_tile_f32(14, 16, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc, more);
-}
-
-static CONV_NHWC_NOINLINE void conv_nhwc_tile16x16_f32(int64_t nt, int64_t nk, int64_t Ck,
-                                                       int64_t th, int64_t tw, int64_t xs,
-                                                       const float *xt, const float *wb,
-                                                       const float *bias, float *yt, int64_t ys,
-                                                       float acc[][CONV_NHWC_OB], int more)
-{
-    conv_nhwc_tile_f32(16, 16, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc, more);
-}
+/* One tile function per J and OB (conv_nhwc_tile_f32's arguments after those two). */
+#define CONV_NHWC_TILE_FN(name, J, OB)                                                             \
+    static CONV_NHWC_NOINLINE void name(int64_t nt, int64_t nk, int64_t Ck, int64_t th,            \
+                                        int64_t tw, int64_t xs, const float *xt, const float *wb,  \
+                                        const float *bias, float *yt, int64_t ys,                  \
+                                        float acc[][CONV_NHWC_OB], int more)                       \
+    {                                                                                              \
+        conv_nhwc_tile_f32(J, OB, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc, more);        \
+    }
+CONV_NHWC_TILE_FN(conv_nhwc_tile7_f32, 7, 32)
+CONV_NHWC_TILE_FN(conv_nhwc_tile8_f32, 8, 32)
+CONV_NHWC_TILE_FN(conv_nhwc_tile14_f32, 14, 32)
+CONV_NHWC_TILE_FN(conv_nhwc_tile7x16_f32, 7, 16)
+CONV_NHWC_TILE_FN(conv_nhwc_tile8x16_f32, 8, 16)
+CONV_NHWC_TILE_FN(conv_nhwc_tile14x16_f32, 14, 16)
+CONV_NHWC_TILE_FN(conv_nhwc_tile16x16_f32, 16, 16)
+CONV_NHWC_TILE_FN(conv_nhwc_tile16x8_f32, 16, 8)
 
 /* yr[o] = acc[o] (+ bias[o]) for the nob live channels of one position. The full block has a
  * fixed trip count: vector loads and stores. No bias is not "+ 0.0f" (that would turn -0.0f
@@ -432,7 +394,9 @@ static void conv_nhwc_run_tile_f32(const ConvNhwcLoop *L, int64_t nt, int64_t nk
                                    const float *wb, const float *bb, float *yt, int64_t ys,
                                    float acc[][CONV_NHWC_OB], int more)
 {
-    if (L->ob == 16 && L->J == 7)
+    if (L->ob == 8)
+        conv_nhwc_tile16x8_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
+    else if (L->ob == 16 && L->J == 7)
         conv_nhwc_tile7x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
     else if (L->ob == 16 && L->J == 8)
         conv_nhwc_tile8x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
