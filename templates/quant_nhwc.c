@@ -269,6 +269,7 @@ O2C_KERNEL int64_t qconv_nhwc_s8_scratch(const int64_t *geo)
     return qnhwc_pad_bytes(geo) + QNHWC_T * 4 * qnhwc_kq(geo);
 }
 
+#ifndef O2C_SMALL_CODE /* (the generated file's preamble; else the plain loop only) */
 #ifdef QNHWC_VNNI
 /* The bytes of qnhwc_requant16 of the 16 sums in a (AVX-512F): the same values, 8 doubles at a
  * time. */
@@ -324,7 +325,6 @@ static void qnhwc_requant16_v(int64_t n, __m512i a, const double *restrict m, do
 }
 #endif
 
-#ifndef O2C_SMALL_CODE /* (the generated file's preamble; else the plain loop only) */
 /* y[0..n) = the requantisation of qconv_s8 (qconv_s8_round) of 16 sums acc of consecutive output
  * channels with multipliers m[16], as bytes (uint8, or int8's two's complement); small: every
  * channel qconv_s8_fits, so the int32 clamp of qconv_s8_round_small gives the same values.
