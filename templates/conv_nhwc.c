@@ -71,6 +71,8 @@ O2C_KERNEL void conv_epilogue_f32(const struct ConvEpilogue *ep, int nep, int64_
 O2C_KERNEL void conv_weight_pack_f32(int64_t G, int64_t OCg, int64_t Cg, int64_t taps, int64_t OB,
                                      const float *w, float *wp);
 O2C_KERNEL int64_t conv_chan_positions(int64_t OW);
+O2C_KERNEL const struct ConvEpilogue *conv_epilogue_clip(const struct ConvEpilogue *ep, int *nep,
+                                                         float *lo, float *hi);
 
 /* ---- the method ----
  *
@@ -287,8 +289,10 @@ static void conv_nhwc_fill_f32(const int64_t *geo, int64_t oh0, const float *xn,
  * folded), tap (a, b) at xt + a*th + b*tw, each tap Ck steps of consecutive channels, position j
  * at xt + j*xs; wb [nt*nk][Ck][OB]. With `more` the sums go on from acc[j][o] (the same chain
  * of fmas as one call over all the steps), else from +0.0f. Into acc[j][o], or, with yt (a tile
- * whose J positions and OB channels are all live), stored: yt[j*ys + o] = sum (+ bias[o]); no bias
- * is not "+ 0.0f" (that would turn -0.0f into +0.0f). bias, yt and acc are restrict (they never
+ * whose J positions and OB channels are all live), stored: v = sum (+ bias[o]), then
+ * yt[j*ys + o] = min(max(v, lo), hi) in clip_f32's expression (a leading Relu or Clip epilogue,
+ * conv_epilogue_clip; -inf, +inf keep every v, NaN and -0.0f included); no bias is not "+ 0.0f"
+ * (that would turn -0.0f into +0.0f). bias, yt and acc are restrict (they never
  * overlap), and the accumulators start in two loops, not one choosing per element: else gcc
  * stored a tile with its bias one float at a time, reloading the bias after each store, and
  * zeroed the accumulators through the stack with narrow stores that the vector loads could not
@@ -296,7 +300,7 @@ static void conv_nhwc_fill_f32(const int64_t *geo, int64_t oh0, const float *xn,
 static CONV_NHWC_INLINE void conv_nhwc_tile_f32(int J, int OB, int64_t nt, int64_t nk, int64_t Ck,
                                                 int64_t th, int64_t tw, int64_t xs, const float *xt,
                                                 const float *wb, const float *restrict bias,
-                                                float *restrict yt, int64_t ys,
+                                                float *restrict yt, int64_t ys, float lo, float hi,
                                                 float (*restrict acc)[CONV_NHWC_OB], int more)
 {
     float a[CONV_NHWC_JMAX][CONV_NHWC_OB]; /* local, so that it lives in registers */
@@ -335,12 +339,10 @@ static CONV_NHWC_INLINE void conv_nhwc_tile_f32(int J, int OB, int64_t nt, int64
     }
     for (int j = 0; j < J; j++) {
         float *restrict yj = yt + j * ys;
-        if (bias)
-            for (int o = 0; o < OB; o++)
-                yj[o] = a[j][o] + bias[o];
-        else
-            for (int o = 0; o < OB; o++)
-                yj[o] = a[j][o];
+        for (int o = 0; o < OB; o++) {
+            const float v = bias ? a[j][o] + bias[o] : a[j][o], u = v < lo ? lo : v;
+            yj[o] = u > hi ? hi : u;
+        }
     }
 }
 
@@ -348,10 +350,11 @@ static CONV_NHWC_INLINE void conv_nhwc_tile_f32(int J, int OB, int64_t nt, int64
 #define CONV_NHWC_TILE_FN(name, J, OB)                                                             \
     static CONV_NHWC_NOINLINE void name(int64_t nt, int64_t nk, int64_t Ck, int64_t th,            \
                                         int64_t tw, int64_t xs, const float *xt, const float *wb,  \
-                                        const float *bias, float *yt, int64_t ys,                  \
-                                        float acc[][CONV_NHWC_OB], int more)                       \
+                                        const float *bias, float *yt, int64_t ys, float lo,        \
+                                        float hi, float acc[][CONV_NHWC_OB], int more)             \
     {                                                                                              \
-        conv_nhwc_tile_f32(J, OB, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, acc, more);        \
+        conv_nhwc_tile_f32(J, OB, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, lo, hi, acc,       \
+                           more);                                                                  \
     }
 CONV_NHWC_TILE_FN(conv_nhwc_tile7_f32, 7, 32)
 CONV_NHWC_TILE_FN(conv_nhwc_tile8_f32, 8, 32)
@@ -362,30 +365,21 @@ CONV_NHWC_TILE_FN(conv_nhwc_tile14x16_f32, 14, 16)
 CONV_NHWC_TILE_FN(conv_nhwc_tile16x16_f32, 16, 16)
 CONV_NHWC_TILE_FN(conv_nhwc_tile16x8_f32, 16, 8)
 
-/* yr[o] = acc[o] (+ bias[o]) for the nob live channels of one position. The full block has a
- * fixed trip count: vector loads and stores. No bias is not "+ 0.0f" (that would turn -0.0f
- * into +0.0f). */
-static inline void conv_nhwc_store_f32(const float *acc, const float *bias, int64_t nob,
-                                       float *restrict yr)
+/* yr[o] = min(max(acc[o] (+ bias[o]), lo), hi) for the nob live channels of one position, as
+ * the tile's store. No bias is not "+ 0.0f" (that would turn -0.0f into +0.0f). */
+static inline void conv_nhwc_store_f32(const float *acc, const float *bias, int64_t nob, float lo,
+                                       float hi, float *restrict yr)
 {
-    if (nob == CONV_NHWC_OB && bias) {
-        for (int o = 0; o < CONV_NHWC_OB; o++)
-            yr[o] = acc[o] + bias[o];
-    } else if (nob == CONV_NHWC_OB) {
-        for (int o = 0; o < CONV_NHWC_OB; o++)
-            yr[o] = acc[o];
-    } else if (bias) {
-        for (int64_t o = 0; o < nob; o++)
-            yr[o] = acc[o] + bias[o];
-    } else {
-        for (int64_t o = 0; o < nob; o++)
-            yr[o] = acc[o];
+    for (int64_t o = 0; o < nob; o++) {
+        const float v = bias ? acc[o] + bias[o] : acc[o], u = v < lo ? lo : v;
+        yr[o] = u > hi ? hi : u;
     }
 }
 
 /* The geometry of conv_nhwc_f32's loops, from geo. */
 typedef struct ConvNhwcLoop {
     int64_t Cg, OC, ob, NB, J, rs, nk, Ck, th, tw, xs, wfloats;
+    float lo, hi; /* the stores' clip: a leading Relu or Clip epilogue, or -inf, +inf */
 } ConvNhwcLoop;
 
 /* One tile of L's block width and positions (the arguments of conv_nhwc_tile_f32). */
@@ -395,21 +389,23 @@ static void conv_nhwc_run_tile_f32(const ConvNhwcLoop *L, int64_t nt, int64_t nk
                                    float acc[][CONV_NHWC_OB], int more)
 {
     if (L->ob == 8)
-        conv_nhwc_tile16x8_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
+        conv_nhwc_tile16x8_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, L->lo, L->hi, acc, more);
     else if (L->ob == 16 && L->J == 7)
-        conv_nhwc_tile7x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
+        conv_nhwc_tile7x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, L->lo, L->hi, acc, more);
     else if (L->ob == 16 && L->J == 8)
-        conv_nhwc_tile8x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
+        conv_nhwc_tile8x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, L->lo, L->hi, acc, more);
     else if (L->ob == 16 && L->J == 16)
-        conv_nhwc_tile16x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
+        conv_nhwc_tile16x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, L->lo, L->hi, acc,
+                                more);
     else if (L->ob == 16)
-        conv_nhwc_tile14x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
+        conv_nhwc_tile14x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, L->lo, L->hi, acc,
+                                more);
     else if (L->J == 7)
-        conv_nhwc_tile7_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
+        conv_nhwc_tile7_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, L->lo, L->hi, acc, more);
     else if (L->J == 8)
-        conv_nhwc_tile8_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
+        conv_nhwc_tile8_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, L->lo, L->hi, acc, more);
     else
-        conv_nhwc_tile14_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, acc, more);
+        conv_nhwc_tile14_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, L->lo, L->hi, acc, more);
 }
 
 /* An edge tile's stack copies (conv_nhwc_edge_f32): all the input it reads, rows x cols x Cg
@@ -556,7 +552,7 @@ static void conv_nhwc_block_tile_f32(const int64_t *geo, const ConvNhwcLoop *L, 
     }
     for (int64_t j = 0; j < live; j++) {
         if (!yt)
-            conv_nhwc_store_f32(acc[j], bb, nob, y + at + j * L->OC);
+            conv_nhwc_store_f32(acc[j], bb, nob, L->lo, L->hi, y + at + j * L->OC);
         if (nep && !later)
             conv_epilogue_f32(ep, nep, at + j * L->OC, nob, y + at + j * L->OC);
     }
@@ -596,6 +592,8 @@ static ConvNhwcLoop conv_nhwc_loop(const int64_t *geo)
     L.tw = dw * cs;
     L.xs = geo[CONV_NHWC_SW] * cs;
     L.wfloats = geo[CONV_NHWC_KH] * KW * L.Cg * L.ob;
+    L.lo = -INFINITY;
+    L.hi = INFINITY;
     return L;
 }
 
@@ -665,7 +663,9 @@ O2C_KERNEL void conv_nhwc_f32(const int64_t *geo, const float *x, const float *w
     const int64_t C = geo[CONV_NHWC_C], G = geo[CONV_NHWC_G];
     const int64_t OH = geo[CONV_NHWC_OH], OW = geo[CONV_NHWC_OW];
     const int64_t R = geo[CONV_NHWC_R] > 0 ? geo[CONV_NHWC_R] : 1;
-    const ConvNhwcLoop L = conv_nhwc_loop(geo);
+    ConvNhwcLoop L = conv_nhwc_loop(geo);
+    /* a leading Relu or Clip in the tiles' stores (no pass over each tile for it) */
+    ep = conv_epilogue_clip(ep, &nep, &L.lo, &L.hi);
     const float *plane = geo[CONV_NHWC_R] > 0 ? work : NULL;
     const int tiles_outer =
         L.NB * L.wfloats * (int64_t)sizeof(float) <= CONV_NHWC_TILES_OUTER_BYTES;

@@ -140,6 +140,19 @@ static void run_epilogues(const ConvCase *c, const int64_t *geo, int64_t total)
                  c->name, (int)geo[CONV_NHWC_R], geo[CONV_NHWC_XNCHW] ? " NCHW x" : "", nep);
         check(same_bits(D, E, total, nep == 6), what);
     }
+    /* a leading Relu (alone) or Clip (then RES + y), which the tiles apply in their stores */
+    const int64_t dims[1] = {total}, one[1] = {1};
+    relu_f32(total, REF, E);
+    run_kernel(c, geo, B, ep + 1, 1, D);
+    snprintf(what, sizeof what, "conv_nhwc_f32 %s R=%d%s, Relu: bits of conv + pass", c->name,
+             (int)geo[CONV_NHWC_R], geo[CONV_NHWC_XNCHW] ? " NCHW x" : "");
+    check(same_bits(D, E, total, 0), what);
+    clip_f32(total, -0.5f, 0.75f, REF, E);
+    add_f32(1, dims, one, one, RES, E, E);
+    run_kernel(c, geo, B, ep + 2, 2, D);
+    snprintf(what, sizeof what, "conv_nhwc_f32 %s R=%d%s, Clip, Add: bits of conv + passes",
+             c->name, (int)geo[CONV_NHWC_R], geo[CONV_NHWC_XNCHW] ? " NCHW x" : "");
+    check(same_bits(D, E, total, 0), what);
 }
 
 static void run_case(const ConvCase *c)
