@@ -153,12 +153,19 @@ static void test_transpose(void)
     transpose_bytes(4, rgb, to_nhwc, 4, xbuf, ybuf);
     transpose_ref(4, rgb, to_nhwc, 4, xbuf, wbuf);
     check(memcmp(ybuf, wbuf, 3 * 37 * 5 * 4) == 0, "transpose 3-channel NCHW -> NHWC");
-    for (int64_t es = 2; es <= 4; es += 2) {
-        fill_pattern(xbuf, 5 * 4 * 2 * 58 * es);
-        transpose_bytes(5, shuffle, swap_last, es, xbuf, ybuf);
-        transpose_ref(5, shuffle, swap_last, es, xbuf, wbuf);
-        check(memcmp(ybuf, wbuf, (size_t)(5 * 4 * 2 * 58 * es)) == 0,
-              es == 4 ? "transpose NHWC channel shuffle" : "transpose NHWC shuffle, 2 bytes");
+    for (int64_t es = 1; es <= 8; es *= 2) { /* each constant-size copy, and 3 bytes */
+        char what[64];
+        snprintf(what, sizeof what, "transpose 3-channel NCHW -> NHWC, %d bytes", (int)es);
+        fill_pattern(xbuf, 3 * 37 * 5 * es);
+        transpose_bytes(4, rgb, to_nhwc, es, xbuf, ybuf);
+        transpose_ref(4, rgb, to_nhwc, es, xbuf, wbuf);
+        check(memcmp(ybuf, wbuf, (size_t)(3 * 37 * 5 * es)) == 0, what);
+        const int64_t se = es == 8 ? 3 : es;
+        snprintf(what, sizeof what, "transpose NHWC channel shuffle, %d bytes", (int)se);
+        fill_pattern(xbuf, 5 * 4 * 2 * 58 * se);
+        transpose_bytes(5, shuffle, swap_last, se, xbuf, ybuf);
+        transpose_ref(5, shuffle, swap_last, se, xbuf, wbuf);
+        check(memcmp(ybuf, wbuf, (size_t)(5 * 4 * 2 * 58 * se)) == 0, what);
     }
 
     /* empty tensor: nothing written */
