@@ -6,8 +6,9 @@
  * the input, taps wholly in the padding, batches, few and many channels, output channel counts
  * that are not a multiple of the weight block (of 32, or of 16 for at most 16 per group), tiles
  * of 7, 8 and 14 positions, blocks inner (small weights) and outer (the 48 -> 72 and 256 -> 128
- * cases), band rows from 1 to the whole output and no band plane (the tiles reading x, the
- * padding through their edge copies, channel runs of 64 and fewer); inf and NaN weights on padded
+ * cases), band rows from 1 to the whole output and no band plane (a one-row plane on the stack
+ * where that fits CONV_NHWC_EDGE_FLOATS, else the tiles reading x, the padding through their
+ * edge copies, channel runs of 64 and fewer); inf and NaN weights on padded
  * taps; the tile-store epilogues (Add, Relu, Clip, Add with the residual first, Swish, HardSwish)
  * against the ops' own kernels run as passes over the NHWC output; the same on an NCHW x
  * (geo[CONV_NHWC_XNCHW], every band size but none); that the kernel stays inside its packed
@@ -251,7 +252,11 @@ static const ConvCase cases[] = {
     {"3x3 96->40 4x20 (edge rows by rows)", 1, 96, 4, 20, 40, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"3x3 8->12 5x31 (16-position tiles, the last one partial)", 1, 8, 5, 31, 12, 1, 3, 3, 1, 1, 1,
      1, 1, 1, 1, 1},
-    {"groups 2, 16->16 each, 16 wide (16-position edge tiles)", 1, 32, 4, 16, 32, 2, 3, 3, 1, 1, 1,
+    {"groups 2, 16->16 each, 16 wide (16-position tiles, no plane: on the stack)", 1, 32, 4, 16, 32,
+     2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"3x3 16->16 5x48 (16-position edge tiles: a plane row over the stack's)", 1, 16, 5, 48, 16, 1,
+     3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"groups 2, 16->16 each, 48 wide (16-position edge tiles)", 1, 32, 4, 48, 32, 2, 3, 3, 1, 1, 1,
      1, 1, 1, 1, 1},
 };
 
