@@ -3,7 +3,7 @@
  * transposed to NHWC (pool.c's own test checks those against hand values and the N-d kernels),
  * and GlobalAveragePool also reduce_mean_f32 over H and W (the form squeeze-excite blocks
  * export). Covers strides, dilations, asymmetric padding, ceil_mode outputs whose last window
- * runs past the padding, windows with no input tap, 1-D, batch 2, channel counts of 1 to 33,
+ * runs past the padding, windows with no input tap, 1-D, batch 2, channel counts of 1 to 130,
  * NaN, infinities and signed zeros in the windows (a NaN result matches any NaN); and hand
  * values. */
 #define O2C_KERNEL static __attribute__((unused))
@@ -151,6 +151,13 @@ static const PoolCase cases[] = {
     {"windows in the padding only", 1, 2, 3, 3, 2, 2, 3, 3, 3, 3, 3, 3, 1, 1, 0},
     {"1 channel 3x3 stride 1 pad 1", 1, 1, 6, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0},
     {"7x7 map, 32 channels, 7x7 window", 1, 32, 7, 7, 7, 7, 1, 1, 0, 0, 0, 0, 1, 1, 0},
+    /* MaxPool's channel blocks (64 channels with AVX-512, 32 AVX, 16 else) and vectors: whole
+     * blocks, a last vector overlapping the one before, windows in the padding and past it */
+    {"3x3 stride 2 ceil_mode, 64 channels", 1, 64, 13, 13, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1},
+    {"24 channels, 3x3 stride 2 pad 1", 1, 24, 12, 11, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0},
+    {"80 channels, dilation 2, padding", 2, 80, 9, 8, 3, 3, 2, 1, 1, 2, 2, 1, 2, 1, 1},
+    {"130 channels, windows in the padding only", 1, 130, 3, 3, 2, 2, 3, 3, 3, 3, 3, 3, 1, 1, 0},
+    {"1-D, 96 channels", 1, 96, 1, 12, 1, 4, 1, 3, 0, 2, 0, 2, 1, 1, 1},
 };
 
 /* Hand values: 1x2x2x2 NHWC input, 2x2 window: max, average, global average per channel. */
