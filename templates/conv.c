@@ -284,6 +284,21 @@ O2C_KERNEL const struct ConvEpilogue *conv_epilogue_clip(const struct ConvEpilog
     return ep + 1;
 }
 
+/* A kernel that applies an Add in its store: when ep[0] is one, sets *r and *r_first to its
+ * operand and order, takes it off (*nep - 1) and returns the others, ep + 1; otherwise returns
+ * ep as it is (*r, *r_first unchanged). The store then computes v = r[at] + v (r_first) or
+ * v + r[at], before the clip of a Relu or Clip that follows (conv_epilogue_clip). */
+O2C_KERNEL const struct ConvEpilogue *conv_epilogue_add(const struct ConvEpilogue *ep, int *nep,
+                                                        const float **r, int *r_first)
+{
+    if (*nep < 1 || ep[0].op != CONV_EP_ADD)
+        return ep;
+    *r = ep[0].r;
+    *r_first = ep[0].r_first;
+    *nep -= 1;
+    return ep + 1;
+}
+
 /* yr[i] = t[i] after the epilogues, for a run of len outputs at element `at` whose values t
  * (len <= CONVB_T, with the bias) are on the stack: every operand r[i] of an Add is read before
  * yr[i] is written, so the output may be an Add's operand (a Conv writing y over its

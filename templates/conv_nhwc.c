@@ -73,6 +73,8 @@ O2C_KERNEL void conv_weight_pack_f32(int64_t G, int64_t OCg, int64_t Cg, int64_t
 O2C_KERNEL int64_t conv_chan_positions(int64_t OW);
 O2C_KERNEL const struct ConvEpilogue *conv_epilogue_clip(const struct ConvEpilogue *ep, int *nep,
                                                          float *lo, float *hi);
+O2C_KERNEL const struct ConvEpilogue *conv_epilogue_add(const struct ConvEpilogue *ep, int *nep,
+                                                        const float **r, int *r_first);
 
 /* ---- the method ----
  *
@@ -290,6 +292,24 @@ static void conv_nhwc_fill_f32(const int64_t *geo, int64_t oh0, const float *xn,
 #define CONV_NHWC_NOINLINE
 #endif
 
+/* The store of the nob live channels of one position: v = acc[o] (+ bias[o]), then with a
+ * residual r (a leading Add epilogue, conv_epilogue_add) v = r[o] + v (rfirst) or v + r[o],
+ * add_f32's expression with the operands in the graph's order, then
+ * yr[o] = min(max(v, lo), hi) (clip_f32's expression). No bias is not "+ 0.0f" (that would turn
+ * -0.0f into +0.0f). */
+static CONV_NHWC_INLINE void conv_nhwc_store_f32(const float *acc, const float *restrict bias,
+                                                 const float *restrict r, int rfirst, int64_t nob,
+                                                 float lo, float hi, float *restrict yr)
+{
+    for (int64_t o = 0; o < nob; o++) {
+        float v = bias ? acc[o] + bias[o] : acc[o];
+        if (r)
+            v = rfirst ? r[o] + v : v + r[o];
+        const float u = v < lo ? lo : v;
+        yr[o] = u > hi ? hi : u;
+    }
+}
+
 /* The sum of output channel o of the block at position j of the tile, from xt (the plane at the
  * tile's first position and tap (0, 0)): taps nt x nk (kernel rows x columns, or kernel rows x 1
  * folded), tap (a, b) at xt + a*th + b*tw, each tap Ck steps of consecutive channels, position j
@@ -303,11 +323,11 @@ static void conv_nhwc_fill_f32(const int64_t *geo, int64_t oh0, const float *xn,
  * stored a tile with its bias one float at a time, reloading the bias after each store, and
  * zeroed the accumulators through the stack with narrow stores that the vector loads could not
  * forward from (tiny_resnet8's 3 -> 16 channel conv1 1.27x, its 16-channel convs 1.08x faster). */
-static CONV_NHWC_INLINE void conv_nhwc_tile_f32(int J, int OB, int64_t nt, int64_t nk, int64_t Ck,
-                                                int64_t th, int64_t tw, int64_t xs, const float *xt,
-                                                const float *wb, const float *restrict bias,
-                                                float *restrict yt, int64_t ys, float lo, float hi,
-                                                float (*restrict acc)[CONV_NHWC_OB], int more)
+static CONV_NHWC_INLINE void
+conv_nhwc_tile_f32(int J, int OB, int64_t nt, int64_t nk, int64_t Ck, int64_t th, int64_t tw,
+                   int64_t xs, const float *xt, const float *wb, const float *restrict bias,
+                   float *restrict yt, int64_t ys, const float *restrict rt, int rfirst, float lo,
+                   float hi, float (*restrict acc)[CONV_NHWC_OB], int more)
 {
     float a[CONV_NHWC_JMAX][CONV_NHWC_OB]; /* local, so that it lives in registers */
     if (more)
@@ -343,24 +363,19 @@ static CONV_NHWC_INLINE void conv_nhwc_tile_f32(int J, int OB, int64_t nt, int64
                 acc[j][o] = a[j][o];
         return;
     }
-    for (int j = 0; j < J; j++) {
-        float *restrict yj = yt + j * ys;
-        for (int o = 0; o < OB; o++) {
-            const float v = bias ? a[j][o] + bias[o] : a[j][o], u = v < lo ? lo : v;
-            yj[o] = u > hi ? hi : u;
-        }
-    }
+    for (int j = 0; j < J; j++)
+        conv_nhwc_store_f32(a[j], bias, rt ? rt + j * ys : NULL, rfirst, OB, lo, hi, yt + j * ys);
 }
 
 /* One tile function per J and OB (conv_nhwc_tile_f32's arguments after those two). */
 #define CONV_NHWC_TILE_FN(name, J, OB)                                                             \
-    static CONV_NHWC_NOINLINE void name(int64_t nt, int64_t nk, int64_t Ck, int64_t th,            \
-                                        int64_t tw, int64_t xs, const float *xt, const float *wb,  \
-                                        const float *bias, float *yt, int64_t ys, float lo,        \
-                                        float hi, float acc[][CONV_NHWC_OB], int more)             \
+    static CONV_NHWC_NOINLINE void name(                                                           \
+        int64_t nt, int64_t nk, int64_t Ck, int64_t th, int64_t tw, int64_t xs, const float *xt,   \
+        const float *wb, const float *bias, float *yt, int64_t ys, const float *rt, int rfirst,    \
+        float lo, float hi, float acc[][CONV_NHWC_OB], int more)                                   \
     {                                                                                              \
-        conv_nhwc_tile_f32(J, OB, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, lo, hi, acc,       \
-                           more);                                                                  \
+        conv_nhwc_tile_f32(J, OB, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, rt, rfirst, lo,    \
+                           hi, acc, more);                                                         \
     }
 CONV_NHWC_TILE_FN(conv_nhwc_tile7_f32, 7, 32)
 CONV_NHWC_TILE_FN(conv_nhwc_tile8_f32, 8, 32)
@@ -371,21 +386,13 @@ CONV_NHWC_TILE_FN(conv_nhwc_tile14x16_f32, 14, 16)
 CONV_NHWC_TILE_FN(conv_nhwc_tile16x16_f32, 16, 16)
 CONV_NHWC_TILE_FN(conv_nhwc_tile16x8_f32, 16, 8)
 
-/* yr[o] = min(max(acc[o] (+ bias[o]), lo), hi) for the nob live channels of one position, as
- * the tile's store. No bias is not "+ 0.0f" (that would turn -0.0f into +0.0f). */
-static inline void conv_nhwc_store_f32(const float *acc, const float *bias, int64_t nob, float lo,
-                                       float hi, float *restrict yr)
-{
-    for (int64_t o = 0; o < nob; o++) {
-        const float v = bias ? acc[o] + bias[o] : acc[o], u = v < lo ? lo : v;
-        yr[o] = u > hi ? hi : u;
-    }
-}
-
 /* The geometry of conv_nhwc_f32's loops, from geo. */
 typedef struct ConvNhwcLoop {
     int64_t Cg, OC, ob, NB, J, rs, nk, Ck, th, tw, xs, wfloats;
-    float lo, hi; /* the stores' clip: a leading Relu or Clip epilogue, or -inf, +inf */
+    float lo, hi;     /* the stores' clip: a leading Relu or Clip epilogue, or -inf, +inf */
+    const float *res; /* the stores' Add: its other operand (element `at` for y's), or NULL */
+    int rfirst;       /* its Add's order (ConvEpilogue's r_first) */
+    const float *y;   /* the output (where res's offsets count from) */
 } ConvNhwcLoop;
 
 /* One tile of L's block width and positions (the arguments of conv_nhwc_tile_f32). */
@@ -394,24 +401,31 @@ static void conv_nhwc_run_tile_f32(const ConvNhwcLoop *L, int64_t nt, int64_t nk
                                    const float *wb, const float *bb, float *yt, int64_t ys,
                                    float acc[][CONV_NHWC_OB], int more)
 {
+    const float *rt = yt && L->res ? L->res + (yt - L->y) : NULL; /* the residual of a store */
     if (L->ob == 8)
-        conv_nhwc_tile16x8_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, L->lo, L->hi, acc, more);
+        conv_nhwc_tile16x8_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
+                               L->hi, acc, more);
     else if (L->ob == 16 && L->J == 7)
-        conv_nhwc_tile7x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, L->lo, L->hi, acc, more);
+        conv_nhwc_tile7x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
+                               L->hi, acc, more);
     else if (L->ob == 16 && L->J == 8)
-        conv_nhwc_tile8x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, L->lo, L->hi, acc, more);
+        conv_nhwc_tile8x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
+                               L->hi, acc, more);
     else if (L->ob == 16 && L->J == 16)
-        conv_nhwc_tile16x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, L->lo, L->hi, acc,
-                                more);
+        conv_nhwc_tile16x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
+                                L->hi, acc, more);
     else if (L->ob == 16)
-        conv_nhwc_tile14x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, L->lo, L->hi, acc,
-                                more);
+        conv_nhwc_tile14x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
+                                L->hi, acc, more);
     else if (L->J == 7)
-        conv_nhwc_tile7_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, L->lo, L->hi, acc, more);
+        conv_nhwc_tile7_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo, L->hi,
+                            acc, more);
     else if (L->J == 8)
-        conv_nhwc_tile8_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, L->lo, L->hi, acc, more);
+        conv_nhwc_tile8_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo, L->hi,
+                            acc, more);
     else
-        conv_nhwc_tile14_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, L->lo, L->hi, acc, more);
+        conv_nhwc_tile14_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
+                             L->hi, acc, more);
 }
 
 /* An edge tile's stack copies (conv_nhwc_edge_f32): all the input it reads, rows x cols x Cg
@@ -558,7 +572,8 @@ static void conv_nhwc_block_tile_f32(const int64_t *geo, const ConvNhwcLoop *L, 
     }
     for (int64_t j = 0; j < live; j++) {
         if (!yt)
-            conv_nhwc_store_f32(acc[j], bb, nob, L->lo, L->hi, y + at + j * L->OC);
+            conv_nhwc_store_f32(acc[j], bb, L->res ? L->res + at + j * L->OC : NULL, L->rfirst, nob,
+                                L->lo, L->hi, y + at + j * L->OC);
         if (nep && !later)
             conv_epilogue_f32(ep, nep, at + j * L->OC, nob, y + at + j * L->OC);
     }
@@ -600,6 +615,9 @@ static ConvNhwcLoop conv_nhwc_loop(const int64_t *geo)
     L.wfloats = geo[CONV_NHWC_KH] * KW * L.Cg * L.ob;
     L.lo = -INFINITY;
     L.hi = INFINITY;
+    L.res = NULL;
+    L.rfirst = 0;
+    L.y = NULL;
     return L;
 }
 
@@ -614,7 +632,10 @@ static void conv_nhwc_bands_f32(const int64_t *geo, const float *x, const float 
     const int64_t OH = geo[CONV_NHWC_OH], OW = geo[CONV_NHWC_OW];
     const int64_t R = geo[CONV_NHWC_R] > 0 ? geo[CONV_NHWC_R] : 1;
     ConvNhwcLoop L = conv_nhwc_loop(geo);
-    /* a leading Relu or Clip in the tiles' stores (no pass over each tile for it) */
+    /* a leading Add, then a Relu or Clip, in the tiles' stores (no pass over each tile for
+     * them: tiny_resnet8's and ResNet's residual convs read their residual in the store) */
+    L.y = y;
+    ep = conv_epilogue_add(ep, &nep, &L.res, &L.rfirst);
     ep = conv_epilogue_clip(ep, &nep, &L.lo, &L.hi);
     const float *plane = work;
     const int tiles_outer =

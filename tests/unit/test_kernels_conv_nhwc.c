@@ -9,7 +9,8 @@
  * cases), band rows from 1 to the whole output and no band plane (a one-row plane on the stack
  * where that fits CONV_NHWC_EDGE_FLOATS, else the tiles reading x, the padding through their
  * edge copies, channel runs of 64 and fewer); inf and NaN weights on padded
- * taps; the tile-store epilogues (Add, Relu, Clip, Add with the residual first, Swish, HardSwish)
+ * taps; the tile-store epilogues (Add, Relu, Clip, Add with the residual first, Swish, HardSwish;
+ * a leading Add, then Relu or Clip, in the stores)
  * against the ops' own kernels run as passes over the NHWC output; the same on an NCHW x
  * (geo[CONV_NHWC_XNCHW], every band size but none); that the kernel stays inside its packed
  * weight, work memory and output. */
@@ -146,6 +147,13 @@ static void run_epilogues(const ConvCase *c, const int64_t *geo, int64_t total)
     relu_f32(total, REF, E);
     run_kernel(c, geo, B, ep + 1, 1, D);
     snprintf(what, sizeof what, "conv_nhwc_f32 %s R=%d%s, Relu: bits of conv + pass", c->name,
+             (int)geo[CONV_NHWC_R], geo[CONV_NHWC_XNCHW] ? " NCHW x" : "");
+    check(same_bits(D, E, total, 0), what);
+    /* a leading Add with the residual first (RES + y), which the stores apply */
+    memcpy(E, REF, (size_t)total * sizeof(float));
+    add_f32(1, dims, one, one, RES, E, E);
+    run_kernel(c, geo, B, ep + 3, 1, D);
+    snprintf(what, sizeof what, "conv_nhwc_f32 %s R=%d%s, RES + y: bits of conv + pass", c->name,
              (int)geo[CONV_NHWC_R], geo[CONV_NHWC_XNCHW] ? " NCHW x" : "");
     check(same_bits(D, E, total, 0), what);
     clip_f32(total, -0.5f, 0.75f, REF, E);
