@@ -143,10 +143,9 @@ static int swish_within_87(int64_t n, float alpha, const float *x)
 static void swish_chunk(int64_t n, float alpha, const float *x, float *y)
 {
     if (swish_within_87(n, alpha, x)) {
-        const int one = alpha == 1.0f;
         for (int64_t i = 0; i < n; i++) {
             const float v = x[i];
-            y[i] = v * o2c_sigmoidf_finite(one ? v : alpha * v);
+            y[i] = v * o2c_sigmoidf_finite(alpha * v);
         }
         return;
     }
@@ -156,16 +155,44 @@ static void swish_chunk(int64_t n, float alpha, const float *x, float *y)
     }
 }
 
+/* Swish with alpha 1 on x[0 .. n-1] in one pass: each x with |x| < 86 (conv outputs, in
+ * practice all) takes o2c_sigmoidf_within86, o2c_sigmoidf's bits for such x; any other (|x| >=
+ * 86, inf, NaN) is copied as it is, and the call returns 1. Those are then exactly the
+ * elements with |y| >= 86 or NaN, since a computed y has |y| <= |x| < 86 (the sigmoid is at
+ * most 1): swish_f32 finishes them. */
+static int swish1_within86(int64_t n, const float *x, float *y)
+{
+    uint32_t m = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const float v = x[i];
+        const uint32_t a = o2c_bits(v) & 0x7fffffffu;
+        y[i] = o2c_select(a < 0x42ac0000u, v * o2c_sigmoidf_within86(v), v); /* 86.0f */
+        m = a > m ? a : m;
+    }
+    return m >= 0x42ac0000u;
+}
+
 /* Swish = x * Sigmoid(alpha * x), with Sigmoid's own function (o2c_sigmoidf), so that the
  * compiler's rewrite of x * Sigmoid(x) into Swish keeps the bits of the two ops (alpha 1:
- * alpha * x is x). A chunk whose alpha * x all lie within +-87 (conv outputs always do, in
- * practice) takes o2c_sigmoidf_finite, the same bits for all such floats at about 0.6 of the
- * vector instructions (no clamps, no two-factor scaling, no float to int conversion, no NaN
- * test), and with alpha 1 no product either (a loop of its own). Chunks of SWISH_CHUNK floats
- * (16 KiB), so that the range check brings each into L1 for the loop that follows. */
+ * alpha * x is x). Alpha 1 (SiLU) runs swish1_within86 and, where it left elements, the plain
+ * loop on those: one pass, with the range check in the loop and e^-|x| scaled by an integer
+ * add (o2c_expf_within86). Other alphas: a chunk whose alpha * x all lie within +-87 takes
+ * o2c_sigmoidf_finite, the same bits for all such floats at about 0.6 of the vector
+ * instructions (no clamps, no two-factor scaling, no float to int conversion, no NaN test);
+ * chunks of SWISH_CHUNK floats (16 KiB), so that the range check brings each into L1 for the
+ * loop that follows. */
 enum { SWISH_CHUNK = 4096 };
 O2C_KERNEL void swish_f32(int64_t n, float alpha, const float *x, float *y)
 {
+    if (alpha == 1.0f) {
+        if (swish1_within86(n, x, y))
+            for (int64_t i = 0; i < n; i++) {
+                const float v = y[i];
+                if ((o2c_bits(v) & 0x7fffffffu) >= 0x42ac0000u)
+                    y[i] = v * o2c_sigmoidf(v);
+            }
+        return;
+    }
     for (int64_t i = 0; i < n; i += SWISH_CHUNK)
         swish_chunk(n - i < SWISH_CHUNK ? n - i : SWISH_CHUNK, alpha, x + i, y + i);
 }

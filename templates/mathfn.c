@@ -117,25 +117,44 @@ O2C_INLINE float o2c_expf(float x)
     return x != x ? x + x : y;
 }
 
-/* e^x for |x| <= 87 that is not NaN, where 2^n is a normal float: the bits of o2c_expf, which
- * scales in two factors only so that n may leave [-126, 127]; here one factor is exact and
- * e * 2^n rounds once, as e * 2^n1 * 2^(n-n1) does (its first product is exact). Without the
- * clamps and the second scaling a vector of it costs about 2/3 of o2c_expf's (and without the
- * float to int conversion, below, 0.9 of that again: all 2^32 inputs give the bits of the
- * former code). For loops that check their range first (o2c_sigmoidf_finite); a NaN is
- * o2c_expf_normal's. */
-O2C_INLINE float o2c_expf_finite(float x)
+/* o2c_exp_reduce's steps and the polynomial, keeping the shifted sum t: e^x = e * 2^kf for the
+ * e returned, and t's bits, in *tb, are 0x4b400000 + kf for |kf| < 2^22, so 2^kf comes from
+ * integer arithmetic on them, which needs no float to int conversion (undefined for NaN, hence
+ * guarded in o2c_expf) and no clamp. */
+O2C_INLINE float o2c_exp_finite_parts(float x, uint32_t *tb)
 {
-    /* o2c_exp_reduce's steps, keeping the shifted sum t: its bits are 0x4b400000 + kf for
-     * |kf| < 2^22, so 2^kf comes from integer arithmetic on them, which needs no float to int
-     * conversion (undefined for NaN, hence guarded in o2c_expf) and no clamp */
     const float shift = 0x1.8p23f;
     const float t = x * 0x1.715476p+0f + shift;
     const float kf = t - shift;
     const float rr = fmaf(kf, -0x1.62e43p-1f, x);
     const float r = fmaf(kf, 0x1.05c61p-29f, rr);
-    const float e = fmaf(o2c_exp_poly(r), r * r, r) + 1.0f;
-    return e * o2c_from_bits((o2c_bits(t) - 0x4b400000u + 127u) << 23);
+    *tb = o2c_bits(t);
+    return fmaf(o2c_exp_poly(r), r * r, r) + 1.0f;
+}
+
+/* e^x for |x| <= 87 that is not NaN, where 2^n is a normal float: the bits of o2c_expf, which
+ * scales in two factors only so that n may leave [-126, 127]; here one factor is exact and
+ * e * 2^n rounds once, as e * 2^n1 * 2^(n-n1) does (its first product is exact). Without the
+ * clamps and the second scaling a vector of it costs about 2/3 of o2c_expf's (and without the
+ * float to int conversion, o2c_exp_finite_parts, 0.9 of that again: all 2^32 inputs give the
+ * bits of the former code). For loops that check their range first (o2c_sigmoidf_finite); a NaN is
+ * o2c_expf_normal's. */
+O2C_INLINE float o2c_expf_finite(float x)
+{
+    uint32_t tb;
+    const float e = o2c_exp_finite_parts(x, &tb);
+    return e * o2c_from_bits((tb - 0x4b400000u + 127u) << 23);
+}
+
+/* o2c_expf_finite for |x| < 86, with its bits and no multiply: e^x is a normal float there
+ * (kf >= -124 and e >= 0.7), so e * 2^kf is exact, and it is e with kf added to its exponent,
+ * an integer sum on the bits (t's bits shifted by 23 are kf << 23, mod 2^32). For loops that
+ * check their range first (swish_f32); other x give garbage, never undefined behaviour. */
+O2C_INLINE float o2c_expf_within86(float x)
+{
+    uint32_t tb;
+    const float e = o2c_exp_finite_parts(x, &tb);
+    return o2c_from_bits(o2c_bits(e) + (tb << 23));
 }
 
 /* o2c_expf_finite for |x| <= 87 or NaN: a NaN runs through its arithmetic and returns x + x
@@ -251,6 +270,15 @@ O2C_INLINE float o2c_sigmoidf_bounded(float x)
 O2C_INLINE float o2c_sigmoidf_finite(float x)
 {
     const float e = o2c_expf_finite(-fabsf(x));
+    const float d = 1.0f + e;
+    return (x > 0.0f ? 1.0f : e) / d;
+}
+
+/* o2c_sigmoidf_finite for |x| < 86, with its bits (o2c_expf_within86; swish_f32's alpha-1
+ * loop, which checks each x). */
+O2C_INLINE float o2c_sigmoidf_within86(float x)
+{
+    const float e = o2c_expf_within86(-fabsf(x));
     const float d = 1.0f + e;
     return (x > 0.0f ? 1.0f : e) / d;
 }

@@ -312,7 +312,7 @@ static void test_det(void)
 static int swish_runs_match(float alpha, uint32_t lo, uint32_t hi, uint32_t step, int run)
 {
     enum { RUN_MAX = 1024 };
-    float x[RUN_MAX], y[RUN_MAX], want[RUN_MAX];
+    float x[RUN_MAX], y[RUN_MAX], z[RUN_MAX], want[RUN_MAX];
     uint64_t u = lo;
     while (u <= hi) {
         int n = 0;
@@ -322,7 +322,9 @@ static int swish_runs_match(float alpha, uint32_t lo, uint32_t hi, uint32_t step
             want[n] = x[n] * o2c_sigmoidf(alpha * x[n]);
         }
         swish_f32(n, alpha, x, y);
-        if (!same_all(y, want, n)) {
+        memcpy(z, x, sizeof z);
+        swish_f32(n, alpha, z, z); /* in place (alpha 1 finishes the elements it left in y) */
+        if (!same_all(y, want, n) || !same_all(z, want, n)) {
             printf("  swish alpha %a, run from %a\n", (double)alpha, (double)x[0]);
             return 0;
         }
@@ -340,6 +342,15 @@ static void test_swish_runs(void)
         check(swish_runs_match(alphas[a], 0, 0xffffffffu, 4099, 509),
               "swish runs over all floats: the plain loop's bits");
     }
+    /* alpha 1 computes |x| < 86 in its loop and leaves the others to the plain one: every
+     * float from 85 to 88 of either sign, in runs across the bound */
+    check(swish_runs_match(1.0f, 0x42aa0000u, 0x42b00000u, 1, 1000) &&
+              swish_runs_match(1.0f, 0xc2aa0000u, 0xc2b00000u, 1, 1000),
+          "swish alpha 1 around |x| = 86: the plain loop's bits");
+    /* zeros, denormals and tiny floats: every 69632nd bit pattern below 2^-100 */
+    check(swish_runs_match(1.0f, 0, 0x0d800000u, 17 * 4096, 1000) &&
+              swish_runs_match(1.0f, 0x80000000u, 0x8d800000u, 17 * 4096, 1000),
+          "swish alpha 1 of zeros, denormals and tiny floats: the plain loop's bits");
     /* a run of several chunks (SWISH_CHUNK), one of them with a value out of range, its last
      * with a NaN */
     enum { LONG = 3 * SWISH_CHUNK + 77 };

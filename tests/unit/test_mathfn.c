@@ -154,24 +154,39 @@ static void check_exact(void)
 /* o2c_expf_normal is o2c_expf without the clamps and the two-factor scaling: it must give
  * o2c_expf's bits over its whole domain, |x| <= 87 and NaN (every float of it with stride 1;
  * all 2^32 inputs of o2c_tanhf and o2c_erff, its callers, gave their former bits), and so
- * must o2c_sigmoidf_bounded o2c_sigmoidf's. */
+ * must o2c_sigmoidf_bounded o2c_sigmoidf's; o2c_expf_within86 and o2c_sigmoidf_within86 theirs
+ * for |x| < 86 (all 2^32 inputs of swish_f32 with alpha 1 were checked once). */
 static void check_expf_normal(uint32_t stride)
 {
-    long bad = 0, bad_sig = 0;
+    long bad = 0, bad_sig = 0, bad86 = 0;
     for (uint64_t u = 0; u <= 0xffffffffu; u += stride) {
         const float x = o2c_from_bits((uint32_t)u);
         if ((fabsf(x) <= 87.0f || x != x) && o2c_bits(o2c_expf_normal(x)) != o2c_bits(o2c_expf(x)))
             bad++;
         if (fabsf(x) <= 87.0f && o2c_bits(o2c_sigmoidf_bounded(x)) != o2c_bits(o2c_sigmoidf(x)))
             bad_sig++;
+        if (fabsf(x) < 86.0f && (o2c_bits(o2c_expf_within86(x)) != o2c_bits(o2c_expf(x)) ||
+                                 o2c_bits(o2c_sigmoidf_within86(x)) != o2c_bits(o2c_sigmoidf(x))))
+            bad86++;
     }
     for (int k = -87 * 4096; k <= 87 * 4096; k++) {
         const float x = (float)k * 0x1p-12f;
         bad += o2c_bits(o2c_expf_normal(x)) != o2c_bits(o2c_expf(x));
         bad_sig += o2c_bits(o2c_sigmoidf_bounded(x)) != o2c_bits(o2c_sigmoidf(x));
+        if (fabsf(x) < 86.0f)
+            bad86 += o2c_bits(o2c_expf_within86(x)) != o2c_bits(o2c_expf(x)) ||
+                     o2c_bits(o2c_sigmoidf_within86(x)) != o2c_bits(o2c_sigmoidf(x));
+    }
+    /* the ends of within86's domain, every float: 85 .. 86 of either sign */
+    for (uint32_t u = 0x42aa0000u; u < 0x42ac0000u; u++) {
+        const float x = o2c_from_bits(u), nx = -x;
+        bad86 += o2c_bits(o2c_expf_within86(x)) != o2c_bits(o2c_expf(x)) ||
+                 o2c_bits(o2c_expf_within86(nx)) != o2c_bits(o2c_expf(nx));
     }
     check(bad == 0, "expf_normal has expf's bits for |x| <= 87");
     check(bad_sig == 0, "sigmoidf_bounded has sigmoidf's bits for |x| <= 87");
+    check(bad86 == 0,
+          "expf_within86 and sigmoidf_within86 have expf's and sigmoidf's bits for |x| < 86");
 }
 
 int main(int argc, char **argv)
