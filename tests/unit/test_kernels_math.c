@@ -365,12 +365,44 @@ static void test_swish_runs(void)
     check(same_all(y, want, LONG), "swish over chunks, one out of range, one NaN: plain bits");
 }
 
+/* HardSigmoid and HardSwish against their formulas as plain scalar expressions, bit for bit
+ * (NaN as NaN): every 4099th float bit pattern in one run, and every float of [-4, 4] in steps
+ * of 2^-12, where both clamps and the slope meet. */
+static float hard_sigmoid_ref(float x, float alpha, float beta)
+{
+    const float t = x * alpha + beta;
+    const float u = t > 1.0f ? 1.0f : t;
+    return u < 0.0f ? 0.0f : u;
+}
+
+static void test_hard_activations(void)
+{
+    enum { N = 0xffffffffu / 4099 + 1 + 8 * 4096 + 1 };
+    static float x[N], y[N], want[N];
+    int n = 0;
+    for (uint64_t u = 0; u <= 0xffffffffu; u += 4099) {
+        const uint32_t b32 = (uint32_t)u;
+        memcpy(&x[n++], &b32, sizeof x[0]);
+    }
+    for (int k = -4 * 4096; k <= 4 * 4096; k++)
+        x[n++] = (float)k * 0x1p-12f;
+    for (int i = 0; i < n; i++)
+        want[i] = hard_sigmoid_ref(x[i], 0.2f, 0.5f);
+    hard_sigmoid_f32(n, 0.2f, 0.5f, x, y);
+    check(same_all(y, want, n), "hard_sigmoid: the formula's bits");
+    for (int i = 0; i < n; i++)
+        want[i] = x[i] * hard_sigmoid_ref(x[i], 1.0f / 6.0f, 0.5f);
+    hard_swish_f32(n, x, y);
+    check(same_all(y, want, n), "hard_swish: the formula's bits");
+}
+
 int main(void)
 {
     test_det();
     test_simple_unary();
     test_activations();
     test_swish_runs();
+    test_hard_activations();
     test_binary();
     printf("test_kernels_math: %d passed, %d failed\n", n_passed, n_failed);
     return n_failed ? 1 : 0;
