@@ -363,8 +363,20 @@ conv_nhwc_tile_f32(int J, int OB, int64_t nt, int64_t nk, int64_t Ck, int64_t th
                 acc[j][o] = a[j][o];
         return;
     }
-    for (int j = 0; j < J; j++)
-        conv_nhwc_store_f32(a[j], bias, rt ? rt + j * ys : NULL, rfirst, OB, lo, hi, yt + j * ys);
+    if (rt) {
+        for (int j = 0; j < J; j++)
+            conv_nhwc_store_f32(a[j], bias, rt + j * ys, rfirst, OB, lo, hi, yt + j * ys);
+        return;
+    }
+    /* without a residual the store in a loop of its own (with the residual's test in it,
+     * tiny_mobilenetv1_vww's 3 -> 8 channel conv1 was 1.07x slower; now 0.86x) */
+    for (int j = 0; j < J; j++) {
+        float *restrict yj = yt + j * ys;
+        for (int o = 0; o < OB; o++) {
+            const float v = bias ? a[j][o] + bias[o] : a[j][o], u = v < lo ? lo : v;
+            yj[o] = u > hi ? hi : u;
+        }
+    }
 }
 
 /* One tile function per J and OB (conv_nhwc_tile_f32's arguments after those two). */
