@@ -908,8 +908,8 @@ void rnn_end_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int64_t
                  const int32_t *seq_lens, const float *h, const float *c, float *Y_h, float *Y_c);
 void rnn_step_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int reverse, int64_t d,
                   int64_t s, const int32_t *seq_lens, const float *xw, int64_t xt0, int64_t xnt,
-                  float *hr, const float *wb, int act, float alpha, float beta, int has_clip,
-                  float clip, float *h, float *Y);
+                  float *hr, const float *wb, const float *rb, int act, float alpha, float beta,
+                  int has_clip, float clip, float *h, float *Y);
 void gru_reset_f32(int64_t T, int64_t B, int64_t H, int layout, int reverse, int64_t s,
                    const int32_t *seq_lens, int lbr, const float *xw, int64_t xt0, int64_t xnt,
                    float *hr, const float *wb, int fa, float f_al, float f_be, int has_clip,
@@ -921,9 +921,10 @@ void gru_update_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int 
                     float clip, float *h, float *Y);
 void lstm_step_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int reverse, int64_t d,
                    int64_t s, const int32_t *seq_lens, int input_forget, const float *xw,
-                   int64_t xt0, int64_t xnt, float *hr, const float *wb, const float *p, int fa,
-                   float f_al, float f_be, int ga, float g_al, float g_be, int ha, float h_al,
-                   float h_be, int has_clip, float clip, float *h, float *c, float *Y);
+                   int64_t xt0, int64_t xnt, float *hr, const float *wb, const float *rb,
+                   const float *p, int fa, float f_al, float f_be, int ga, float g_al, float g_be,
+                   int ha, float h_al, float h_be, int has_clip, float clip, float *h, float *c,
+                   float *Y);
 void rnn_units_step_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, int layout,
                         int reverse, int64_t d, int64_t s, const float *X, const float *W,
                         const float *R, const float *wb, const float *h0, int act, float alpha,

@@ -194,14 +194,18 @@ static void rnn_act_row(int code, float alpha, float beta, int has_clip, float c
             x[j] = rnn_activation(code, alpha, beta, x[j]);
 }
 
-/* q[0..n) = (g + q) + (wb + rb), the bias sum only when wb is given. */
+/* q[0..n) = (g + q) + (wb + rb), the bias sum only when wb is given; rb NULL: wb holds the
+ * sum wb + rb already (summed at compile time, the same float). */
 static void rnn_gate_pre(int64_t n, const float *g, const float *wb, const float *rb, float *q)
 {
-    if (wb)
+    if (wb && rb)
         for (int64_t j = 0; j < n; j++) {
             const float bs = wb[j] + rb[j];
             q[j] = (g[j] + q[j]) + bs;
         }
+    else if (wb)
+        for (int64_t j = 0; j < n; j++)
+            q[j] = (g[j] + q[j]) + wb[j];
     else
         for (int64_t j = 0; j < n; j++)
             q[j] = g[j] + q[j];
@@ -253,12 +257,13 @@ O2C_KERNEL void rnn_end_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layo
 }
 
 /* RNN step s of direction d, after hr = h x R_d^T: xw [xnt*B][H] (above), hr [B][H]
- * (overwritten), wb [2H] this direction's Wb then Rb (or NULL), h [B][H] updated for the
- * batches still running, their Y rows written. */
+ * (overwritten), wb [H] this direction's Wb and rb [H] its Rb (rb NULL: wb is their sum; both
+ * NULL: no bias), h [B][H] updated for the batches still running, their Y rows written. */
 O2C_KERNEL void rnn_step_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int reverse,
                              int64_t d, int64_t s, const int32_t *seq_lens, const float *xw,
-                             int64_t xt0, int64_t xnt, float *hr, const float *wb, int act,
-                             float alpha, float beta, int has_clip, float clip, float *h, float *Y)
+                             int64_t xt0, int64_t xnt, float *hr, const float *wb, const float *rb,
+                             int act, float alpha, float beta, int has_clip, float clip, float *h,
+                             float *Y)
 {
     for (int64_t b = 0; b < B; b++) {
         const int64_t len = rnn_len(seq_lens, T, b);
@@ -266,7 +271,7 @@ O2C_KERNEL void rnn_step_f32(int64_t T, int64_t B, int64_t H, int64_t D, int lay
             continue;
         const int64_t t = rnn_time(reverse, len, s);
         float *q = hr + b * H;
-        rnn_gate_pre(H, xw + rnn_xw_row(layout, B, xt0, xnt, t, b) * H, wb, wb ? wb + H : NULL, q);
+        rnn_gate_pre(H, xw + rnn_xw_row(layout, B, xt0, xnt, t, b) * H, wb, rb, q);
         rnn_act_row(act, alpha, beta, has_clip, clip, H, q);
         for (int64_t j = 0; j < H; j++)
             h[b * H + j] = q[j];
@@ -349,15 +354,15 @@ O2C_KERNEL void gru_update_f32(int64_t T, int64_t B, int64_t H, int64_t D, int l
     }
 }
 
-/* LSTM step s, after hr = h x R_d^T (hr [B][4H], gates i, o, f, c; overwritten): wb [8H] Wb
- * then Rb (or NULL), p [3H] peepholes i, o, f (or NULL); h, c [B][H] updated for the batches
- * still running, their Y rows written. */
+/* LSTM step s, after hr = h x R_d^T (hr [B][4H], gates i, o, f, c; overwritten): wb [4H] Wb
+ * and rb [4H] Rb (as rnn_step_f32: rb NULL, wb their sum), p [3H] peepholes i, o, f (or
+ * NULL); h, c [B][H] updated for the batches still running, their Y rows written. */
 O2C_KERNEL void lstm_step_f32(int64_t T, int64_t B, int64_t H, int64_t D, int layout, int reverse,
                               int64_t d, int64_t s, const int32_t *seq_lens, int input_forget,
                               const float *xw, int64_t xt0, int64_t xnt, float *hr, const float *wb,
-                              const float *p, int fa, float f_al, float f_be, int ga, float g_al,
-                              float g_be, int ha, float h_al, float h_be, int has_clip, float clip,
-                              float *h, float *c, float *Y)
+                              const float *rb, const float *p, int fa, float f_al, float f_be,
+                              int ga, float g_al, float g_be, int ha, float h_al, float h_be,
+                              int has_clip, float clip, float *h, float *c, float *Y)
 {
     for (int64_t b = 0; b < B; b++) {
         const int64_t len = rnn_len(seq_lens, T, b);
@@ -366,31 +371,34 @@ O2C_KERNEL void lstm_step_f32(int64_t T, int64_t B, int64_t H, int64_t D, int la
         const int64_t t = rnn_time(reverse, len, s);
         float *q = hr + b * 4 * H, *hb = h + b * H, *cb = c + b * H;
         float *gi = q, *go = q + H, *gf = q + 2 * H, *gc = q + 3 * H;
-        rnn_gate_pre(4 * H, xw + rnn_xw_row(layout, B, xt0, xnt, t, b) * 4 * H, wb,
-                     wb ? wb + 4 * H : NULL, q);
+        rnn_gate_pre(4 * H, xw + rnn_xw_row(layout, B, xt0, xnt, t, b) * 4 * H, wb, rb, q);
         if (p)
             for (int64_t j = 0; j < H; j++) {
                 const float pi = p[j] * cb[j], pf = p[2 * H + j] * cb[j];
                 gi[j] = gi[j] + pi;
                 gf[j] = gf[j] + pf;
             }
-        rnn_act_row(fa, f_al, f_be, has_clip, clip, H, gi);
+        if (p) {
+            rnn_act_row(fa, f_al, f_be, has_clip, clip, H, gi);
+            if (!input_forget)
+                rnn_act_row(fa, f_al, f_be, has_clip, clip, H, gf);
+        } else /* o needs no Ct: i, o (and f) are one row, gates i, o, f being contiguous */
+            rnn_act_row(fa, f_al, f_be, has_clip, clip, (input_forget ? 2 : 3) * H, gi);
         if (input_forget)
             for (int64_t j = 0; j < H; j++)
                 gf[j] = 1.0f - gi[j];
-        else
-            rnn_act_row(fa, f_al, f_be, has_clip, clip, H, gf);
         rnn_act_row(ga, g_al, g_be, has_clip, clip, H, gc);
         for (int64_t j = 0; j < H; j++) {
             const float c1 = gf[j] * cb[j], c2 = gi[j] * gc[j];
             cb[j] = c1 + c2;
         }
-        if (p)
+        if (p) {
             for (int64_t j = 0; j < H; j++) {
                 const float po = p[H + j] * cb[j];
                 go[j] = go[j] + po;
             }
-        rnn_act_row(fa, f_al, f_be, has_clip, clip, H, go);
+            rnn_act_row(fa, f_al, f_be, has_clip, clip, H, go);
+        }
         /* h(Ct) takes no clip */
         for (int64_t j = 0; j < H; j++)
             hb[j] = cb[j];
@@ -583,8 +591,8 @@ O2C_KERNEL void rnn_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, i
         rnn_begin_f32(T, B, H, D, layout, d, seq_lens, h0, NULL, h, NULL, Y);
         for (int64_t s = 0; s < T; s++) {
             gemm_f32(B, H, H, h, H, 1, R + d * H * H, 1, H, hr); /* hr = h x R_d^T */
-            rnn_step_f32(T, B, H, D, layout, reverse, d, s, seq_lens, xw, 0, T, hr, wb, act[d],
-                         alpha[d], beta[d], has_clip, clip, h, Y);
+            rnn_step_f32(T, B, H, D, layout, reverse, d, s, seq_lens, xw, 0, T, hr, wb,
+                         wb ? wb + H : NULL, act[d], alpha[d], beta[d], has_clip, clip, h, Y);
         }
         rnn_end_f32(T, B, H, D, layout, d, seq_lens, h, NULL, Y_h, NULL);
     }
@@ -642,8 +650,8 @@ O2C_KERNEL void lstm_f32(int64_t T, int64_t B, int64_t I, int64_t H, int64_t D, 
         for (int64_t s = 0; s < T; s++) {
             gemm_f32(B, 4 * H, H, h, H, 1, R + d * 4 * H * H, 1, H, hr);
             lstm_step_f32(T, B, H, D, layout, reverse, d, s, seq_lens, input_forget, xw, 0, T, hr,
-                          wb, p, a[0], al[0], be[0], a[1], al[1], be[1], a[2], al[2], be[2],
-                          has_clip, clip, h, c, Y);
+                          wb, wb ? wb + 4 * H : NULL, p, a[0], al[0], be[0], a[1], al[1], be[1],
+                          a[2], al[2], be[2], has_clip, clip, h, c, Y);
         }
         rnn_end_f32(T, B, H, D, layout, d, seq_lens, h, c, Y_h, Y_c);
     }

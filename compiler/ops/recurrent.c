@@ -349,6 +349,25 @@ static const char *in_dir(Emitter *e, const Node *n, int i, int64_t d, int64_t p
     return v ? xprintf("%s + %lld", value_cname(e, v), (long long)(d * per_dir)) : "NULL";
 }
 
+/* The bias arguments wb, rb of rnn_step_f32 / lstm_step_f32 for direction d (GH gates): a
+ * constant B gives one constant Wb + Rb summed at compile time (the float each step summed
+ * before) and rb NULL; a B computed at run time its halves; none NULL, NULL. */
+static const char *bias_sum_args(Emitter *e, const Node *n, int64_t d, int64_t GH)
+{
+    Value *v = node_input(n, 3);
+    if (!v)
+        return "NULL, NULL";
+    if (!v->data)
+        return xprintf("%s + %lld, %s + %lld", value_cname(e, v), (long long)(d * 2 * GH),
+                       value_cname(e, v), (long long)(d * 2 * GH + GH));
+    const float *b = (const float *)v->data + d * 2 * GH;
+    float *sum = xcalloc((size_t)GH, sizeof(float));
+    for (int64_t j = 0; j < GH; j++)
+        sum[j] = b[j] + b[GH + j];
+    int64_t dims[1] = {GH};
+    return xprintf("%s, NULL", emit_constant(e, DT_FLOAT, 1, dims, sum));
+}
+
 /* The right operand of direction d's projection: W_d^T as one [I][GH] constant (transposed at
  * compile time, shared by the products of every chunk size), or W itself read transposed. */
 typedef struct Operand {
@@ -495,7 +514,6 @@ void recurrent_emit(Emitter *e, Node *n)
         const int rev = (s.reverse_mask >> d) & 1;
         const int32_t *a = s.act + d * s.nacts;
         const float *al = s.alpha + d * s.nacts, *be = s.beta + d * s.nacts;
-        const char *wb = in_dir(e, n, 3, d, 2 * GH);
         const char *common =
             xprintf("%lld, %lld, %lld, %lld, %d, %d, %lld, s, %s", (long long)T, (long long)B,
                     (long long)H, (long long)s.D, s.layout, rev, (long long)d, sl);
@@ -513,8 +531,10 @@ void recurrent_emit(Emitter *e, Node *n)
         emit_weight_product(e, n, r, d, GH, H, 0, hw, B, "rnn_h", "rnn_hr", "s");
         if (G == 1) {
             println(e, "rnn_step_f32(%s, rnn_xw, %s, rnn_hr, %s, %d, %s, %s, %d, %s, rnn_h, %s);",
-                    common, xt, wb, (int)a[0], c_float(al[0]), c_float(be[0]), s.has_clip, clip, Y);
+                    common, xt, bias_sum_args(e, n, d, GH), (int)a[0], c_float(al[0]),
+                    c_float(be[0]), s.has_clip, clip, Y);
         } else if (gru) {
+            const char *wb = in_dir(e, n, 3, d, 2 * GH); /* its halves are summed per gate */
             println(e,
                     "gru_reset_f32(%lld, %lld, %lld, %d, %d, s, %s, %d, rnn_xw, %s, rnn_hr, %s, "
                     "%d, %s, %s, %d, %s, rnn_h, rnn_c);",
@@ -531,9 +551,10 @@ void recurrent_emit(Emitter *e, Node *n)
             println(e,
                     "lstm_step_f32(%s, %d, rnn_xw, %s, rnn_hr, %s, %s, %d, %s, %s, %d, %s, %s, "
                     "%d, %s, %s, %d, %s, rnn_h, rnn_c, %s);",
-                    common, s.input_forget, xt, wb, in_dir(e, n, 7, d, 3 * H), (int)a[0],
-                    c_float(al[0]), c_float(be[0]), (int)a[1], c_float(al[1]), c_float(be[1]),
-                    (int)a[2], c_float(al[2]), c_float(be[2]), s.has_clip, clip, Y);
+                    common, s.input_forget, xt, bias_sum_args(e, n, d, GH),
+                    in_dir(e, n, 7, d, 3 * H), (int)a[0], c_float(al[0]), c_float(be[0]), (int)a[1],
+                    c_float(al[1]), c_float(be[1]), (int)a[2], c_float(al[2]), c_float(be[2]),
+                    s.has_clip, clip, Y);
         }
         e->indent--;
         println(e, "}");

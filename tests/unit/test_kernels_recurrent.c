@@ -287,6 +287,52 @@ static void test_units_bits(void)
         }
 }
 
+/* LSTM without peepholes (lstm_step_f32 activates gates i, o, f as one row, or i, o with
+ * input_forget) against the unit-by-unit kernel, bit for bit: H = 37 (vector loops and their
+ * remainder), the output gate's weights scaled so that its pre-activations leave +-87 (that
+ * row takes o2c_sigmoidf) while i and f stay within, then every gate within. */
+static void test_lstm_gate_rows(void)
+{
+    enum { T = 3, B = 1, I = 4, H = 37, G = 4 };
+    static float X[T * B * I], W[G * H * I], R[G * H * H], Bias[2 * G * H];
+    float Y[T * B * H], Yh[B * H], Yc[B * H], uY[T * B * H], uYc[B * H];
+    const int32_t a[3] = {SIGMOID, TANH, TANH};
+    const float al[3] = {0}, be[3] = {0};
+    for (int v = 0; v < 4; v++) {
+        const int input_forget = v & 1, big = !(v >> 1);
+        uint32_t s = 4242u;
+        fill(&s, X, T * B * I), fill(&s, W, G * H * I), fill(&s, R, G * H * H);
+        fill(&s, Bias, 2 * G * H);
+        for (int i = 0; big && i < H * I; i++)
+            W[H * I + i] *= 90.0f; /* gate o */
+        lstm_f32(T, B, I, H, 1, 0, 0, input_forget, X, W, R, Bias, NULL, NULL, NULL, NULL, a, al,
+                 be, 0, 0.0f, Y, Yh, Yc, scratch);
+        for (int st = 0; st < T; st++)
+            lstm_units_step_f32(T, B, I, H, 1, 0, 0, 0, st, input_forget, X, W, R, Bias, NULL, NULL,
+                                NULL, a[0], 0, 0, a[1], 0, 0, a[2], 0, 0, 0, 0.0f, uY, uYc);
+        char what[64];
+        snprintf(what, sizeof what, "lstm gate rows, input_forget %d, o beyond 87 %d", input_forget,
+                 big);
+        check(same_all(Y, uY, T * B * H, what) && same_all(Yc, uYc, B * H, what), what);
+        /* the steps with Wb + Rb summed beforehand (rb NULL), as generated code passes a
+         * constant bias: the same bits */
+        float bs[G * H], sY[T * B * H], *xw = scratch, *hr = xw + T * G * H, *h = hr + G * H;
+        float *c = h + H;
+        for (int j = 0; j < G * H; j++)
+            bs[j] = Bias[j] + Bias[G * H + j];
+        gemm_f32(T * B, G * H, I, X, I, 1, W, 1, I, xw);
+        rnn_begin_f32(T, B, H, 1, 0, 0, NULL, NULL, NULL, h, c, sY);
+        for (int st = 0; st < T; st++) {
+            gemm_f32(B, G * H, H, h, H, 1, R, 1, H, hr);
+            lstm_step_f32(T, B, H, 1, 0, 0, 0, st, NULL, input_forget, xw, 0, T, hr, bs, NULL, NULL,
+                          a[0], 0, 0, a[1], 0, 0, a[2], 0, 0, 0, 0.0f, h, c, sY);
+        }
+        snprintf(what, sizeof what, "lstm summed bias, input_forget %d, o beyond 87 %d",
+                 input_forget, big);
+        check(same_all(sY, Y, T * B * H, what) && same_all(c, Yc, B * H, what), what);
+    }
+}
+
 int main(void)
 {
     test_activations();
@@ -296,6 +342,7 @@ int main(void)
     test_rnn_bits();
     test_sigmoid_rows();
     test_units_bits();
+    test_lstm_gate_rows();
     printf("%d passed, %d failed\n", n_passed, n_failed);
     return n_failed ? 1 : 0;
 }
