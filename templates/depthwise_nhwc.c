@@ -518,68 +518,58 @@ static void depthwise_nhwc_flat(const int64_t *geo, const DwnFlat *f, int form, 
 
 #endif /* O2C_SMALL_CODE */
 
-/* The plain loop over the whole tensor, with the same bits: kernels taller than DWN_MAX_KH
- * rows (none that a network has) and, with O2C_SMALL_CODE, every depthwise conv. */
-static void depthwise_nhwc_tall(const int64_t *geo, const float *x, const float *wp,
-                                const float *bias, const struct ConvEpilogue *ep, int nep, float *y)
+/* The plain loop, with the same bits: kernels taller than DWN_MAX_KH rows (none that a network
+ * has) and, with O2C_SMALL_CODE, every depthwise conv. Arguments as depthwise_nhwc_rows_f32's. */
+static void depthwise_nhwc_tall(const int64_t *geo, int64_t nr, const float *xr, const float *wp,
+                                const float *bias, const struct ConvEpilogue *ep, int nep,
+                                int64_t n, int64_t oh0, int64_t oh1, float *y)
 {
-    const int64_t N = geo[NHWC_GEO_N], H = geo[NHWC_GEO_H], W = geo[NHWC_GEO_W];
-    const int64_t C = geo[NHWC_GEO_C], OH = geo[NHWC_GEO_OH], OW = geo[NHWC_GEO_OW];
+    const int64_t H = geo[NHWC_GEO_H], W = geo[NHWC_GEO_W], C = geo[NHWC_GEO_C];
+    const int64_t OH = geo[NHWC_GEO_OH], OW = geo[NHWC_GEO_OW];
     const int64_t KH = geo[NHWC_GEO_KH], KW = geo[NHWC_GEO_KW];
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t oh = 0; oh < OH; oh++) {
-            const int64_t row = (n * OH + oh) * OW * C; /* output row [OW][C] */
-            for (int64_t ow = 0; ow < OW; ow++)
-                for (int64_t c = 0; c < C; c++) {
-                    float acc = 0.0f;
-                    for (int64_t kh = 0; kh < KH; kh++) {
-                        const int64_t ih =
-                            oh * geo[NHWC_GEO_SH] - geo[NHWC_GEO_PT] + kh * geo[NHWC_GEO_DH];
-                        for (int64_t kw = 0; kw < KW; kw++) {
-                            const int64_t iw =
-                                ow * geo[NHWC_GEO_SW] - geo[NHWC_GEO_PL] + kw * geo[NHWC_GEO_DW];
-                            const int inside = ih >= 0 && ih < H && iw >= 0 && iw < W;
-                            const float xv = inside ? x[((n * H + ih) * W + iw) * C + c] : 0.0f;
-                            acc = fmaf(wp[(kh * KW + kw) * C + c], xv, acc);
-                        }
+    for (int64_t oh = oh0; oh < oh1; oh++) {
+        const int64_t row = (n * OH + oh) * OW * C; /* output row [OW][C] */
+        for (int64_t ow = 0; ow < OW; ow++)
+            for (int64_t c = 0; c < C; c++) {
+                float acc = 0.0f;
+                for (int64_t kh = 0; kh < KH; kh++) {
+                    const int64_t ih =
+                        oh * geo[NHWC_GEO_SH] - geo[NHWC_GEO_PT] + kh * geo[NHWC_GEO_DH];
+                    for (int64_t kw = 0; kw < KW; kw++) {
+                        const int64_t iw =
+                            ow * geo[NHWC_GEO_SW] - geo[NHWC_GEO_PL] + kw * geo[NHWC_GEO_DW];
+                        const int inside = ih >= 0 && ih < H && iw >= 0 && iw < W;
+                        const float xv = inside ? xr[((ih % nr) * W + iw) * C + c] : 0.0f;
+                        acc = fmaf(wp[(kh * KW + kw) * C + c], xv, acc);
                     }
-                    y[row + ow * C + c] = bias ? acc + bias[c] : acc;
                 }
-            conv_epilogue_f32(ep, nep, row, OW * C, y + row);
-        }
+                y[row + ow * C + c] = bias ? acc + bias[c] : acc;
+            }
+        conv_epilogue_f32(ep, nep, row, OW * C, y + row);
+    }
 }
 
-/* Depthwise convolution, channels last (see the top of the file for layouts and bits).
- *   geo [NHWC_GEO_LEN], x [N][H][W][C], wp [KH][KW][C] (depthwise_nhwc_pack_f32), bias [C] or
- *   NULL, ep [nep] (NULL when nep is 0), y [N][OH][OW][C] (not x). */
-O2C_KERNEL void depthwise_nhwc_f32(const int64_t *geo, const float *x, const float *wp,
-                                   const float *bias, const struct ConvEpilogue *ep, int nep,
-                                   float *y)
+/* Output rows oh0 .. oh1-1 of image n of depthwise_nhwc_f32 (geo, wp, bias, ep, nep and y as
+ * there: y the whole output, an Add's operand indexed as y), row by row with the row tiles.
+ * The image's input row ih is at xr + (ih % nr)*W*C: nr = H for the image itself, fewer for a
+ * ring of nr rows that holds at least the rows these outputs read (expand_depthwise.c fills
+ * one from the 1x1 conv before it). The same bits for any nr. */
+O2C_KERNEL void depthwise_nhwc_rows_f32(const int64_t *geo, int64_t nr, const float *xr,
+                                        const float *wp, const float *bias,
+                                        const struct ConvEpilogue *ep, int nep, int64_t n,
+                                        int64_t oh0, int64_t oh1, float *y)
 {
 #ifdef O2C_SMALL_CODE
-    depthwise_nhwc_tall(geo, x, wp, bias, ep, nep, y);
+    depthwise_nhwc_tall(geo, nr, xr, wp, bias, ep, nep, n, oh0, oh1, y);
 #else
-    const int64_t N = geo[NHWC_GEO_N], H = geo[NHWC_GEO_H], W = geo[NHWC_GEO_W];
-    const int64_t C = geo[NHWC_GEO_C], OH = geo[NHWC_GEO_OH], OW = geo[NHWC_GEO_OW];
+    const int64_t H = geo[NHWC_GEO_H], W = geo[NHWC_GEO_W], C = geo[NHWC_GEO_C];
+    const int64_t OH = geo[NHWC_GEO_OH], OW = geo[NHWC_GEO_OW];
     const int64_t KH = geo[NHWC_GEO_KH], KW = geo[NHWC_GEO_KW];
     const int64_t SH = geo[NHWC_GEO_SH], SW = geo[NHWC_GEO_SW];
     const int64_t PT = geo[NHWC_GEO_PT], PL = geo[NHWC_GEO_PL];
     const int64_t DH = geo[NHWC_GEO_DH], DW = geo[NHWC_GEO_DW];
     if (KH > DWN_MAX_KH) {
-        depthwise_nhwc_tall(geo, x, wp, bias, ep, nep, y);
-        return;
-    }
-    DwnFlat flat;
-    if (depthwise_nhwc_flat_plan(geo, &flat)) {
-        const int form = DW == 1 && (KW == 3 || KW == 5) ? (int)(10 * KW + 1) : 0;
-        float lo = -INFINITY, hi = INFINITY;
-        int nlater = nep;
-        const struct ConvEpilogue *later = conv_epilogue_clip(ep, &nlater, &lo, &hi);
-        for (int64_t n = 0; n < N; n++) {
-            const int64_t at = n * OH * OW * C;
-            depthwise_nhwc_flat(geo, &flat, form, x + n * H * W * C, wp, bias, lo, hi, y + at);
-            conv_epilogue_f32(later, nlater, at, OH * OW * C, y + at);
-        }
+        depthwise_nhwc_tall(geo, nr, xr, wp, bias, ep, nep, n, oh0, oh1, y);
         return;
     }
     /* interior columns: ow*SW - PL >= 0 and ow*SW - PL + (KW-1)*DW <= W-1 */
@@ -600,41 +590,69 @@ O2C_KERNEL void depthwise_nhwc_f32(const int64_t *geo, const float *x, const flo
         wr[i] = wp[i / DWN_L * C + i % C];
     for (int64_t i = 0; narrow && bias && i < DWN_L; i++)
         br[i] = bias[i % C];
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t oh = 0; oh < OH; oh++) {
-            const int64_t row = (n * OH + oh) * OW * C; /* output row [OW][C] */
-            const float *rows[DWN_MAX_KH], *tile_rows[DWN_MAX_KH];
-            for (int64_t kh = 0; kh < KH; kh++) {
-                const int64_t ih = oh * SH - PT + kh * DH;
-                rows[kh] = ih >= 0 && ih < H ? x + (n * H + ih) * W * C : NULL;
-            }
-            if (narrow) {
-                depthwise_nhwc_row_narrow(KH, KW, C, W, OW, PL, DW, lo, hi, rows, wp, bias, wr, br,
-                                          y + row);
-            } else if (C < DWN_L) {
-                depthwise_nhwc_row_plain(KH, KW, C, W, SW, PL, DW, 0, OW, rows, wp, bias, y + row);
-            } else if (form && 2 * OW > DWN_P) {
-                /* (rows of at most DWN_P/2 outputs run point tiles: a row tile would waste
-                 * over half its positions; vww's 6x6x128 stride 2 layer 0.54x the time) */
-                depthwise_nhwc_row_reuse(form, KH, C, W, OW, PL, rows, wp, bias, y + row);
-            } else if (!tiles) {
-                depthwise_nhwc_border(KH, KW, C, W, SW, PL, DW, 0, OW, rows, wp, bias, y + row);
-            } else {
-                depthwise_nhwc_border(KH, KW, C, W, SW, PL, DW, 0, lo, rows, wp, bias, y + row);
-                for (int64_t ow = lo; ow < hi; ow += DWN_P) {
-                    const int64_t ow0 = hi - ow < DWN_P ? hi - DWN_P : ow;
-                    for (int64_t cb = 0; cb < C; cb += DWN_L) {
-                        const int64_t c0 = C - cb < DWN_L ? C - DWN_L : cb;
-                        const int64_t off = (ow0 * SW - PL) * C + c0;
-                        for (int64_t kh = 0; kh < KH; kh++)
-                            tile_rows[kh] = rows[kh] ? rows[kh] + off : NULL;
-                        depthwise_nhwc_tile(KH, KW, C, SW * C, DW * C, C, tile_rows, wp + c0,
-                                            bias ? bias + c0 : NULL, y + row + ow0 * C + c0);
-                    }
-                }
-                depthwise_nhwc_border(KH, KW, C, W, SW, PL, DW, hi, OW, rows, wp, bias, y + row);
-            }
-            conv_epilogue_f32(ep, nep, row, OW * C, y + row);
+    for (int64_t oh = oh0; oh < oh1; oh++) {
+        const int64_t row = (n * OH + oh) * OW * C; /* output row [OW][C] */
+        const float *rows[DWN_MAX_KH], *tile_rows[DWN_MAX_KH];
+        for (int64_t kh = 0; kh < KH; kh++) {
+            const int64_t ih = oh * SH - PT + kh * DH;
+            rows[kh] = ih >= 0 && ih < H ? xr + (ih % nr) * W * C : NULL;
         }
+        if (narrow) {
+            depthwise_nhwc_row_narrow(KH, KW, C, W, OW, PL, DW, lo, hi, rows, wp, bias, wr, br,
+                                      y + row);
+        } else if (C < DWN_L) {
+            depthwise_nhwc_row_plain(KH, KW, C, W, SW, PL, DW, 0, OW, rows, wp, bias, y + row);
+        } else if (form && 2 * OW > DWN_P) {
+            /* (rows of at most DWN_P/2 outputs run point tiles: a row tile would waste
+             * over half its positions; vww's 6x6x128 stride 2 layer 0.54x the time) */
+            depthwise_nhwc_row_reuse(form, KH, C, W, OW, PL, rows, wp, bias, y + row);
+        } else if (!tiles) {
+            depthwise_nhwc_border(KH, KW, C, W, SW, PL, DW, 0, OW, rows, wp, bias, y + row);
+        } else {
+            depthwise_nhwc_border(KH, KW, C, W, SW, PL, DW, 0, lo, rows, wp, bias, y + row);
+            for (int64_t ow = lo; ow < hi; ow += DWN_P) {
+                const int64_t ow0 = hi - ow < DWN_P ? hi - DWN_P : ow;
+                for (int64_t cb = 0; cb < C; cb += DWN_L) {
+                    const int64_t c0 = C - cb < DWN_L ? C - DWN_L : cb;
+                    const int64_t off = (ow0 * SW - PL) * C + c0;
+                    for (int64_t kh = 0; kh < KH; kh++)
+                        tile_rows[kh] = rows[kh] ? rows[kh] + off : NULL;
+                    depthwise_nhwc_tile(KH, KW, C, SW * C, DW * C, C, tile_rows, wp + c0,
+                                        bias ? bias + c0 : NULL, y + row + ow0 * C + c0);
+                }
+            }
+            depthwise_nhwc_border(KH, KW, C, W, SW, PL, DW, hi, OW, rows, wp, bias, y + row);
+        }
+        conv_epilogue_f32(ep, nep, row, OW * C, y + row);
+    }
 #endif
+}
+
+/* Depthwise convolution, channels last (see the top of the file for layouts and bits).
+ *   geo [NHWC_GEO_LEN], x [N][H][W][C], wp [KH][KW][C] (depthwise_nhwc_pack_f32), bias [C] or
+ *   NULL, ep [nep] (NULL when nep is 0), y [N][OH][OW][C] (not x). */
+O2C_KERNEL void depthwise_nhwc_f32(const int64_t *geo, const float *x, const float *wp,
+                                   const float *bias, const struct ConvEpilogue *ep, int nep,
+                                   float *y)
+{
+    const int64_t N = geo[NHWC_GEO_N], H = geo[NHWC_GEO_H], W = geo[NHWC_GEO_W];
+    const int64_t C = geo[NHWC_GEO_C], OH = geo[NHWC_GEO_OH];
+#ifndef O2C_SMALL_CODE
+    DwnFlat flat;
+    if (geo[NHWC_GEO_KH] <= DWN_MAX_KH && depthwise_nhwc_flat_plan(geo, &flat)) {
+        const int64_t OW = geo[NHWC_GEO_OW], KW = geo[NHWC_GEO_KW], DW = geo[NHWC_GEO_DW];
+        const int form = DW == 1 && (KW == 3 || KW == 5) ? (int)(10 * KW + 1) : 0;
+        float lo = -INFINITY, hi = INFINITY;
+        int nlater = nep;
+        const struct ConvEpilogue *later = conv_epilogue_clip(ep, &nlater, &lo, &hi);
+        for (int64_t n = 0; n < N; n++) {
+            const int64_t at = n * OH * OW * C;
+            depthwise_nhwc_flat(geo, &flat, form, x + n * H * W * C, wp, bias, lo, hi, y + at);
+            conv_epilogue_f32(later, nlater, at, OH * OW * C, y + at);
+        }
+        return;
+    }
+#endif
+    for (int64_t n = 0; n < N; n++)
+        depthwise_nhwc_rows_f32(geo, H, x + n * H * W * C, wp, bias, ep, nep, n, 0, OH, y);
 }

@@ -468,6 +468,18 @@ enum {
 void depthwise_nhwc_pack_f32(int64_t C, int64_t KH, int64_t KW, const float *w, float *wp);
 void depthwise_nhwc_f32(const int64_t *geo, const float *x, const float *wp, const float *bias,
                         const struct ConvEpilogue *ep, int nep, float *y);
+void depthwise_nhwc_rows_f32(const int64_t *geo, int64_t nr, const float *xr, const float *wp,
+                             const float *bias, const struct ConvEpilogue *ep, int nep, int64_t n,
+                             int64_t oh0, int64_t oh1, float *y);
+/* expand_depthwise.c — a 1x1 conv fused into the depthwise conv that reads its output, by rows
+ * through a ring of nr expanded rows (compiler/fuse_expand_depthwise.c). */
+int64_t expand_depthwise_ring_rows(const int64_t *geo, int64_t E);
+void expand_depthwise_nhwc_f32(const int64_t *geo, int64_t K, int64_t E,
+                               void (*full)(const float *, const float *, float *),
+                               void (*tail)(const float *, const float *, float *), const float *x,
+                               const float *w1, const float *b1, const struct ConvEpilogue *ep1,
+                               int nep1, const float *wp, const float *bias,
+                               const struct ConvEpilogue *ep, int nep, float *y, float *ring);
 /* conv_nhwc.c — float 2-D/1-D conv in NHWC with conv.c's bits; geo[] indices (the template
  * declares the same enum). */
 enum {

@@ -14,6 +14,7 @@
 #include "../../templates/data.c"
 #include "../../templates/depthwise_nhwc.c"
 #include "../../templates/elementwise.c"
+#include "../../templates/expand_depthwise.c"
 #include "../../templates/gemm.c"
 #include "../../templates/image.c"
 #include "../../templates/llm.c"
