@@ -472,8 +472,9 @@ static bool uses_template(const Graph *g, const char *file)
 static const char *const template_order[] = {
     "gemm",
     "conv",
-    "depthwise_nhwc", /* after conv: its store calls conv_epilogue_f32 */
-    "conv_nhwc",      /* after conv.c: uses its ConvEpilogue and tiles */
+    "depthwise_nhwc",   /* after conv: its store calls conv_epilogue_f32 */
+    "conv_nhwc",        /* after conv.c: uses its ConvEpilogue and tiles */
+    "expand_depthwise", /* calls depthwise_nhwc.c and conv_nhwc.c */
     "pool",
     "pool_nhwc",
     "norm",

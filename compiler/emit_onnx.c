@@ -340,13 +340,22 @@ static void add_node(Writer *w, const Node *n, int ninputs, Value *const *inputs
     push_node(w, p);
 }
 
-/* A fused node and its epilogues, chained through fresh intermediate names. */
+/* A fused node and its epilogues, chained through fresh intermediate names; after the 1x1 conv
+ * fused before it, which writes the expanded tensor that the node reads. */
 static void add_fused(Writer *w, const Node *n)
 {
     const char *result = value_name(n->outputs[0]);
     const char *prev = n->nepilogue ? xprintf("%s/pre_epilogue0", result) : NULL;
-    add_node(w, n, n->op->max_inputs < n->ninputs ? n->op->max_inputs : n->ninputs, n->inputs,
-             prev);
+    Value *ins[3] = {0};
+    Value *const *own = n->inputs;
+    const int nown = n->op->max_inputs < n->ninputs ? n->op->max_inputs : n->ninputs;
+    if (n->prologue) {
+        add_fused(w, n->prologue);
+        for (int i = 0; i < nown && i < 3; i++)
+            ins[i] = i ? n->inputs[i] : n->prologue->outputs[0];
+        own = ins;
+    }
+    add_node(w, n, nown, own, prev);
     for (int k = 0; k < n->nepilogue; k++) {
         const Epilogue *ep = &n->epilogue[k];
         Value *ins[8] = {0};

@@ -26,6 +26,8 @@
  *   layout_nhwc.c     (--layout nhwc|auto) regions of 2-D convs and the layout-agnostic ops
  *                     between them run on [N][H][W][C] tensors, transposed at their edges
  *   eliminate_dead.c  drop nodes and values no graph output needs
+ *   fuse_expand_depthwise.c  (-O1) a channels-last 1x1 conv into the depthwise conv that reads
+ *                     its output: one step by rows, the expanded tensor never stored whole
  *   schedule.c        deterministic topological order
  *   ../codegen/plan_arena.c   offsets in one arena over lifetimes (greedy by size), views share
  *                             their source, elementwise ops run in place on a dying input
@@ -164,6 +166,10 @@ struct Node {
     struct Scope *scope; /* name scope the node was loaded in (resolves If branches) */
     int nepilogue;
     Epilogue epilogue[MAX_EPILOGUE];
+    /* A 1x1 conv fused before this depthwise conv (fuse_expand_depthwise.c): the retired node,
+     * kept for its weights, epilogues and --emit-onnx; input 0 is now its input, and its
+     * output (the expanded tensor) is never stored whole. NULL for none. */
+    Node *prologue;
     int64_t scratch_offset; /* arena offset of the node's scratch memory (plan_arena) */
     /* Bytes the node's scratch may take, 0 for no limit: set by plan_arena where the preferred
      * scratch would take the arena over the node-order bound. An op whose working set can
@@ -443,6 +449,8 @@ void layout_nhwc(Model *m, Layout layout);
 /* ---- eliminate_dead.c / schedule.c ---- */
 int eliminate_dead(Graph *g);
 void schedule(Graph *g);
+/* fuse_expand_depthwise.c (-O1, after eliminate_dead): 1x1 conv -> depthwise conv, by rows */
+void fuse_expand_depthwise(Graph *g);
 
 /* ---- codegen/plan_arena.c ---- */
 typedef struct ArenaPlan {

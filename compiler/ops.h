@@ -72,6 +72,7 @@ int64_t conv_scratch(const Node *n);
 /* The C array of n's leading epilogues that a conv kernel applies in its store (templates/conv.c
  * struct ConvEpilogue) or "NULL"; *count gets their number, the rest run as passes. */
 const char *conv_tile_epilogues(Emitter *e, Node *n, int *count);
+int conv_tile_epilogue_count(const Node *n); /* ... how many, without emitting them */
 void pool_infer(Node *n);
 void pool_emit(Emitter *e, Node *n);
 void global_pool_infer(Node *n);
@@ -83,6 +84,8 @@ bool nhwc_conv_supported(const Node *conv); /* a Conv that has a channels-last k
 bool nhwc_conv_pays(const Node *conv);      /* ... that runs faster than in NCHW */
 /* ... whose kernel may read x in NCHW (attribute x_nchw) */
 bool nhwc_conv_reads_nchw(const Node *conv);
+/* ... 1x1 conv `expand` whose output depthwise conv `dw` reads may run inside dw's step */
+bool nhwc_conv_fuses_expand(const Node *expand, const Node *dw);
 bool nhwc_pool_supported(const Node *pool); /* MaxPool / AveragePool */
 void nhwc_conv_infer(Node *n);
 void nhwc_conv_emit(Emitter *e, Node *n);

@@ -135,10 +135,19 @@ static int collect_layers(const Graph *g, Layer **layers)
 }
 
 /* The files of --report-json and --dot: an error that names the file ends the compilation. */
-/* The op and its fused epilogues, "Conv+Add+Relu", into buf. */
+/* The op and its fused epilogues, "Conv+Add+Relu", into buf; after a fused 1x1 conv's,
+ * "NhwcConv+Clip>NhwcConv". */
 static void fused_ops(const Node *n, char *buf, size_t len)
 {
-    size_t used = (size_t)snprintf(buf, len, "%s", n->op_type);
+    size_t used = 0;
+    if (n->prologue) {
+        fused_ops(n->prologue, buf, len);
+        used = strlen(buf);
+        used += (size_t)snprintf(buf + used, len - used, ">");
+    }
+    if (used >= len)
+        return;
+    used += (size_t)snprintf(buf + used, len - used, "%s", n->op_type);
     for (int k = 0; k < n->nepilogue && used < len; k++)
         used += (size_t)snprintf(buf + used, len - used, "+%s", n->epilogue[k].node->op_type);
 }

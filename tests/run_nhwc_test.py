@@ -7,7 +7,8 @@ Each graph is built here with onnx.helper (seeded weights), compiled with --layo
 --layout=nhwc, and run on the same input. Checks, per graph:
   - the nhwc outputs equal the nchw outputs bit for bit (the layout never changes a result),
     and both match onnxruntime (the harness: rtol 1e-3, atol 1e-5);
-  - --report-json of the nhwc build has the expected Transpose and NhwcConv counts (the
+  - --report-json of the nhwc build has the expected Transpose and NhwcConv counts and
+    expand convs fused into depthwise convs (the
     transposes only where a region is entered and left; inverse pairs cancelled, those of a
     1x1 map or one channel became free Reshapes), every mean over H, W as
     NhwcGlobalAveragePool, and names the channels-last nodes;
@@ -190,9 +191,25 @@ def channel_shuffle():
     return g.model([g.conv(g.op("Concat", [d, g.conv(e, 4, 4)], axis=1), 8, 4)]), 3, 5
 
 
+def inverted_residual():
+    """MobileNetV2's block on a map the depthwise kernel runs by rows: 1x1 conv + Clip(0, 6),
+    3x3 depthwise + Clip, 1x1 conv + residual Add; then EfficientNet's stride-2 form, 1x1 conv +
+    HardSwish, 5x5 depthwise stride 2: each expand conv runs inside its depthwise conv
+    (fuse_expand_depthwise.c, `fused`), the same bits as NCHW."""
+    g = G(12, [1, 8, 30, 34])
+    e = g.op("Clip", [g.conv("x", 8, 32), g.const(0.0), g.const(6.0)])
+    d = g.op("Clip", [g.conv(e, 32, 32, k=3, group=32), g.const(0.0), g.const(6.0)])
+    y = g.op("Add", [g.conv(d, 32, 8), "x"])
+    e = g.op("HardSwish", [g.conv(y, 8, 24)])
+    d = g.conv(e, 24, 24, k=5, group=24, strides=[2, 2])
+    return g.model([g.conv(d, 24, 8)]), 3, 4, "auto"
+
+
+inverted_residual.fused = 2
+
 GRAPHS = [conv_chain, squeeze_excite, squeeze_excite_mean, channel_constants, concat_split,
           gap_flatten_gemm, mean_gemm, same_pads, separable_pools, nchw_input_residual,
-          one_channel_input, channel_shuffle]
+          one_channel_input, channel_shuffle, inverted_residual]
 
 
 def tensor_file(path, a, name):
@@ -247,6 +264,9 @@ def check(onnx2c, work, make):
         "ReduceMean", 0)
     if ops_h.get("NhwcGlobalAveragePool", 0) != means:
         errors.append("nhwc: the means over H, W did not all become NhwcGlobalAveragePool")
+    fused = rep_h["fusions"].get("expand_depthwise", 0)
+    if fused != getattr(make, "fused", 0):
+        errors.append(f"nhwc: {fused} expand convs fused into depthwise convs")
     if len(rep_h["nhwc_nodes"]) < want_convs:
         errors.append(f"nhwc_nodes lists {rep_h['nhwc_nodes']}")
     js = os.path.join(w, "auto.json")

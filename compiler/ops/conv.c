@@ -446,9 +446,7 @@ int conv_in_place_input(const Node *n)
         return s.OCg == 1 ? 1 : 0;
     if (conv_is_gemv(n, &s))
         return 0; /* its epilogues are passes */
-    int k = 0;
-    while (k < n->nepilogue && conv_tile_epilogue(NULL, &n->epilogue[k], n->outputs[0]))
-        k++;
+    const int k = conv_tile_epilogue_count(n);
     for (int e = 0; e < k; e++) {
         const Epilogue *ep = &n->epilogue[e];
         if (strcmp(ep->node->op_type, "Add"))
@@ -547,6 +545,14 @@ static const char *conv_tile_epilogue(Emitter *e, const Epilogue *ep, const Valu
                        e ? value_cname(e, r) : "r");
     }
     return xprintf("{%s, 0, 0.0f, 0.0f, NULL}", code);
+}
+
+int conv_tile_epilogue_count(const Node *n)
+{
+    int k = 0;
+    while (k < n->nepilogue && conv_tile_epilogue(NULL, &n->epilogue[k], n->outputs[0]))
+        k++;
+    return k;
 }
 
 /* Emits the array of n's leading epilogues that the kernel applies in its tile store and

@@ -24,7 +24,11 @@
  *   - the others (kxk, strided, dilated, grouped): conv_nhwc_f32 (templates/conv_nhwc.c), weight
  *     packed in blocks of output channels at compile time;
  *   both of the latter apply the leading Relu/Clip/Add/Swish/HardSwish epilogues in their store
- *   (conv_tile_epilogues of conv.c). */
+ *   (conv_tile_epilogues of conv.c);
+ *   - a depthwise conv with a 1x1 conv fused before it (Node.prologue, fuse_expand_depthwise.c):
+ *     expand_depthwise_nhwc_f32 (templates/expand_depthwise.c), the 1x1 conv's rows into a
+ *     ring of scratch as the depthwise rows need them; its x is the expanded tensor, whose
+ *     Value keeps its shape but is never stored. */
 #include "kernels.h"
 #include "ops.h"
 
@@ -51,6 +55,12 @@ typedef struct Twin {
     Value *ins[3], *outs[1];
 } Twin;
 
+/* The input of n's own conv: the expanded tensor of a fused 1x1 conv, else input 0. */
+static const Value *conv_x(const Node *n)
+{
+    return n->prologue ? n->prologue->outputs[0] : n->inputs[0];
+}
+
 /* Is x of NhwcConv n [N][C][H][W] (attribute x_nchw)? */
 static bool x_nchw(const Node *n)
 {
@@ -59,7 +69,7 @@ static bool x_nchw(const Node *n)
 
 static void make_twin(const Node *n, Twin *t)
 {
-    const Value *x = n->inputs[0];
+    const Value *x = conv_x(n);
     if (x->rank != 4)
         fatal_at(n, "the input must be 4-D [N][H][W][C] (got rank %d)", x->rank);
     t->node = *n;
@@ -119,7 +129,7 @@ static bool explicit_pads(const Node *n)
 /* geo[NHWC_GEO_LEN] of depthwise_nhwc.c / pool_nhwc.c for a node with NHWC x and y. */
 static void window_geo(const Node *n, int64_t kh, int64_t kw, int64_t *geo)
 {
-    const Value *x = n->inputs[0], *y = n->outputs[0];
+    const Value *x = conv_x(n), *y = n->outputs[0];
     bool valid = !strcmp(attr_string(n, "auto_pad", "NOTSET"), "VALID");
     memset(geo, 0, NHWC_GEO_LEN * sizeof(int64_t));
     geo[NHWC_GEO_N] = x->dims[0];
@@ -151,7 +161,7 @@ double nhwc_conv_flops(const Node *n)
 {
     Twin t;
     make_twin(n, &t);
-    return conv_flops(&t.node);
+    return conv_flops(&t.node) + (n->prologue ? nhwc_conv_flops(n->prologue) : 0.0);
 }
 
 typedef enum { NHWC_PRODUCT, NHWC_DEPTHWISE, NHWC_DENSE } NhwcKernel;
@@ -174,6 +184,44 @@ static NhwcKernel conv_kernel(const Node *n)
 bool nhwc_conv_reads_nchw(const Node *conv)
 {
     return conv_kernel(conv) == NHWC_DENSE;
+}
+
+/* Fused by rows only from 28x28 maps up: the depthwise kernel runs smaller maps flat, the
+ * image copied whole (depthwise_nhwc.c; with AVX-512 up to about 20x20), faster than by rows
+ * (mobilenetv2_block's 14x14x96 fused: 1.10x the time), and their expanded tensors are not
+ * what sets the arena (mobilenet_v2's 112x112x96 and 56x56x144 are). */
+#define EXPAND_DW_MIN_POSITIONS (28 * 28)
+
+/* fuse_expand_depthwise.c: 1x1 conv `expand` (more than one position) and the depthwise conv
+ * `dw` that reads its output, both channels last with constant weights, the 1x1 conv's
+ * epilogues all in its product's store and without operands that have a shape (an Add's
+ * residual would be indexed by the ring's rows, not the tensor's); on maps of at least
+ * EXPAND_DW_MIN_POSITIONS. */
+bool nhwc_conv_fuses_expand(const Node *expand, const Node *dw)
+{
+    const Value *e = expand->outputs[0];
+    if (!expand->channels_last || !dw->channels_last || x_nchw(expand) || x_nchw(dw) ||
+        dw->prologue || expand->prologue || conv_kernel(expand) != NHWC_PRODUCT ||
+        conv_kernel(dw) != NHWC_DEPTHWISE || dw->inputs[0] != e || e->rank != 4 ||
+        e->dims[1] * e->dims[2] < 2 || !dw->inputs[1]->data ||
+        conv_tile_epilogue_count(expand) != expand->nepilogue)
+        return false;
+    for (int i = 3; i < expand->ninputs; i++)
+        if (expand->inputs[i] && value_numel(expand->inputs[i]) != 1)
+            return false;
+    return e->dims[1] * e->dims[2] >= EXPAND_DW_MIN_POSITIONS;
+}
+
+/* Expanded rows per product of a fused 1x1 conv: at least EXPAND_DW_POSITIONS positions, so
+ * that the product's weight is read once per that many rows of x. */
+#define EXPAND_DW_POSITIONS 32
+
+static int64_t expand_rows(const Node *n)
+{
+    const Value *e = conv_x(n);
+    const int64_t H = e->dims[1], W = e->dims[2];
+    const int64_t E = (EXPAND_DW_POSITIONS + W - 1) / W;
+    return E < H ? E : H;
 }
 
 bool nhwc_conv_supported(const Node *conv)
@@ -236,6 +284,13 @@ static void dense_geo(const Node *n, int64_t *geo)
 
 int64_t nhwc_conv_scratch(const Node *n)
 {
+    if (n->prologue) { /* the ring of expanded rows */
+        const Value *e = conv_x(n);
+        int64_t geo[NHWC_GEO_LEN];
+        window_geo(n, n->inputs[1]->dims[2], n->inputs[1]->dims[3], geo);
+        const int64_t rows = expand_depthwise_ring_rows(geo, expand_rows(n));
+        return checked_mul(n, rows * e->dims[2] * e->dims[3], (int64_t)sizeof(float));
+    }
     if (conv_kernel(n) != NHWC_DENSE)
         return 0;
     int64_t geo[CONV_NHWC_NGEO];
@@ -251,6 +306,28 @@ int64_t nhwc_conv_scratch(const Node *n)
  * against 374; benchmarks/pointwise_layers.c), and unpacked, the columns of a large weight are
  * pages apart: mobilenet_v2's 49x1280x320 conv 475 -> 403 us, 49x320x960 373 -> 275. */
 #define POINTWISE_XSMM_MIN_N 32
+
+/* The weight of 1x1 conv n as conv_pointwise_nhwc_f32 reads it (a constant), and in *full and
+ * *tail its libxsmm products of rb and tail_rows rows, or "NULL" (gemm_f32; no tail rows). */
+static const char *emit_product_weight(Emitter *e, const Node *n, int64_t rb, int64_t tail_rows,
+                                       const char **full, const char **tail)
+{
+    const Value *w = n->inputs[1];
+    const int64_t C = w->dims[1], OC = w->dims[0];
+    const bool xsmm = e->opt->gemm == GEMM_LIBXSMM && OC >= POINTWISE_XSMM_MIN_N;
+    float *wt = xcalloc((size_t)(C * OC) + 1, sizeof(float));
+    if (xsmm) /* B(k = c, j = oc) = W[oc][c]: b_rs = 1, b_cs = C */
+        gemm_pack_xsmm_f32(OC, C, w->data, 1, C, wt);
+    else
+        for (int64_t oc = 0; oc < OC; oc++)
+            for (int64_t c = 0; c < C; c++)
+                wt[c * OC + oc] = ((const float *)w->data)[oc * C + c];
+    int64_t dims[2] = {C, OC};
+    const char *ws = emit_constant(e, DT_FLOAT, 2, dims, wt);
+    *full = xsmm ? xsmm_kernel(e, OC, rb, C, OC, C, OC, true) : "NULL";
+    *tail = xsmm && tail_rows ? xsmm_kernel(e, OC, tail_rows, C, OC, C, OC, true) : "NULL";
+    return ws;
+}
 
 /* The product, by blocks of rows with the bias and the leading epilogues on each block
  * (conv_pointwise_nhwc_f32), or for one pixel the GEMV and then the bias and the epilogues as
@@ -272,21 +349,44 @@ static int emit_conv_product(Emitter *e, Node *n)
     int nep;
     const char *ep = conv_tile_epilogues(e, n, &nep);
     const int64_t rb = conv_pointwise_nhwc_rows(M, OC, C);
-    const bool xsmm = e->opt->gemm == GEMM_LIBXSMM && OC >= POINTWISE_XSMM_MIN_N;
-    float *wt = xcalloc((size_t)(C * OC) + 1, sizeof(float));
-    if (xsmm) /* B(k = c, j = oc) = W[oc][c]: b_rs = 1, b_cs = C */
-        gemm_pack_xsmm_f32(OC, C, w->data, 1, C, wt);
-    else
-        for (int64_t oc = 0; oc < OC; oc++)
-            for (int64_t c = 0; c < C; c++)
-                wt[c * OC + oc] = ((const float *)w->data)[oc * C + c];
-    int64_t dims[2] = {C, OC};
-    const char *ws = emit_constant(e, DT_FLOAT, 2, dims, wt);
-    const char *full = xsmm ? xsmm_kernel(e, OC, rb, C, OC, C, OC, true) : NULL;
-    const char *tail = xsmm && M % rb ? xsmm_kernel(e, OC, M % rb, C, OC, C, OC, true) : NULL;
+    const char *full, *tail, *ws = emit_product_weight(e, n, rb, M % rb, &full, &tail);
     println(e, "conv_pointwise_nhwc_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %d, %s);",
-            (long long)M, (long long)OC, (long long)C, (long long)rb, full ? full : "NULL",
-            tail ? tail : "NULL", xs, ws, bias, ep, nep, y);
+            (long long)M, (long long)OC, (long long)C, (long long)rb, full, tail, xs, ws, bias, ep,
+            nep, y);
+    return nep;
+}
+
+/* The weight of depthwise conv n packed [KH][KW][C] (a constant). */
+static const char *emit_depthwise_weight(Emitter *e, const Node *n)
+{
+    const Value *w = n->inputs[1];
+    int64_t floats = value_numel(w);
+    float *wp = xcalloc((size_t)floats + 1, sizeof(float));
+    depthwise_nhwc_pack_f32(w->dims[0], w->dims[2], w->dims[3], w->data, wp);
+    return emit_constant(e, DT_FLOAT, 1, &floats, wp);
+}
+
+/* The 1x1 conv fused before depthwise conv n and n itself, by rows (expand_depthwise_nhwc_f32);
+ * returns how many of n's epilogues it applied in its store (the 1x1 conv's: all of them). */
+static int emit_expand_depthwise(Emitter *e, Node *n)
+{
+    Node *p = n->prologue;
+    const Value *w = n->inputs[1], *ex = conv_x(n);
+    Value *b1 = node_input(p, 2), *b = node_input(n, 2);
+    int64_t geo[NHWC_GEO_LEN];
+    window_geo(n, w->dims[2], w->dims[3], geo);
+    const int64_t E = expand_rows(n), H = ex->dims[1], W = ex->dims[2];
+    int nep1, nep;
+    const char *ep1 = conv_tile_epilogues(e, p, &nep1);
+    const char *ep = conv_tile_epilogues(e, n, &nep);
+    const char *full, *tail, *ws = emit_product_weight(e, p, E * W, H % E * W, &full, &tail);
+    println(e,
+            "expand_depthwise_nhwc_f32(%s, %lld, %lld, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %d, "
+            "%s, %s);",
+            emit_dims(e, NHWC_GEO_LEN, geo), (long long)p->inputs[1]->dims[1], (long long)E, full,
+            tail, value_cname(e, n->inputs[0]), ws, b1 ? value_cname(e, b1) : "NULL", ep1, nep1,
+            emit_depthwise_weight(e, n), b ? value_cname(e, b) : "NULL", ep, nep,
+            value_cname(e, n->outputs[0]), scratch_cname(e, n, DT_FLOAT, 0));
     return nep;
 }
 
@@ -300,13 +400,10 @@ static int emit_conv_window(Emitter *e, Node *n, NhwcKernel k)
     const char *ep = conv_tile_epilogues(e, n, &nep);
     const char *x = value_cname(e, n->inputs[0]), *y = value_cname(e, n->outputs[0]);
     if (k == NHWC_DEPTHWISE) {
-        int64_t geo[NHWC_GEO_LEN], C = w->dims[0], floats = value_numel(w);
+        int64_t geo[NHWC_GEO_LEN];
         window_geo(n, w->dims[2], w->dims[3], geo);
-        float *wp = xcalloc((size_t)floats + 1, sizeof(float));
-        depthwise_nhwc_pack_f32(C, w->dims[2], w->dims[3], w->data, wp);
-        const char *wps = emit_constant(e, DT_FLOAT, 1, &floats, wp);
         println(e, "depthwise_nhwc_f32(%s, %s, %s, %s, %s, %d, %s);",
-                emit_dims(e, NHWC_GEO_LEN, geo), x, wps, bias, ep, nep, y);
+                emit_dims(e, NHWC_GEO_LEN, geo), x, emit_depthwise_weight(e, n), bias, ep, nep, y);
         return nep;
     }
     int64_t geo[CONV_NHWC_NGEO];
@@ -326,7 +423,9 @@ void nhwc_conv_emit(Emitter *e, Node *n)
 {
     NhwcKernel k = conv_kernel(n);
     int applied = 0;
-    if (k == NHWC_PRODUCT)
+    if (n->prologue)
+        applied = emit_expand_depthwise(e, n);
+    else if (k == NHWC_PRODUCT)
         applied = emit_conv_product(e, n);
     else
         applied = emit_conv_window(e, n, k);
