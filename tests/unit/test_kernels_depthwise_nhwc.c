@@ -19,6 +19,7 @@
 
 static uint32_t rng_state = 2463534242u; /* seeds rnd() in check.h */
 #define CHECK_WITH_RND
+#define CHECK_WITH_ALLOC
 #include "check.h"
 #include "conv_cases.h"
 
@@ -27,16 +28,6 @@ typedef struct {
     int64_t N, C, H, W, KH, KW;
     int64_t sh, sw, pt, pl, pb, pr, dh, dw;
 } DwCase;
-
-static float *alloc_floats(int64_t n)
-{
-    float *p = malloc((size_t)(n + 1) * sizeof(float));
-    if (!p) {
-        printf("FAIL: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
 
 /* [N][C][P] -> [N][P][C] */
 static void to_nhwc(int64_t N, int64_t C, int64_t P, const float *x, float *y)

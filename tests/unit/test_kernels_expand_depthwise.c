@@ -24,6 +24,7 @@
 
 static uint32_t rng_state = 2463534242u; /* seeds rnd() in check.h */
 #define CHECK_WITH_RND
+#define CHECK_WITH_ALLOC
 #include "check.h"
 #include "conv_cases.h"
 
@@ -32,16 +33,6 @@ typedef struct {
     int64_t N, K, C, H, W, KH, KW;
     int64_t sh, sw, pt, pl, pb, pr, dh, dw;
 } FuseCase;
-
-static float *alloc_floats(int64_t n)
-{
-    float *p = malloc((size_t)(n + 1) * sizeof(float));
-    if (!p) {
-        printf("FAIL: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
 
 /* e[M][C] = x[M][K] x w1[K][C] + b1, the documented order written out. */
 static void product_plain(int64_t M, int64_t K, int64_t C, const float *x, const float *w1,

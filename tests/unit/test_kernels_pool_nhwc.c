@@ -23,6 +23,7 @@
 
 static uint32_t rng_state = 88172645u; /* seeds rnd() in check.h */
 #define CHECK_WITH_RND
+#define CHECK_WITH_ALLOC
 #include "check.h"
 
 typedef struct {
@@ -40,16 +41,6 @@ static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1
     if (ceil_mode && (o - 1) * s >= in + p0) /* the last window must start inside */
         o--;
     return o;
-}
-
-static float *alloc_floats(int64_t n)
-{
-    float *p = malloc((size_t)(n + 1) * sizeof(float));
-    if (!p) {
-        printf("FAIL: out of memory\n");
-        exit(1);
-    }
-    return p;
 }
 
 /* The same bits, where a NaN matches any NaN: which NaN an addition of two NaNs (or of
