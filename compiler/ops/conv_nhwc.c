@@ -316,13 +316,14 @@ static const char *emit_product_weight(Emitter *e, const Node *n, int64_t rb, in
     const int64_t C = w->dims[1], OC = w->dims[0];
     const bool xsmm = e->opt->gemm == GEMM_LIBXSMM && OC >= POINTWISE_XSMM_MIN_N;
     float *wt = xcalloc((size_t)(C * OC) + 1, sizeof(float));
+    int64_t dims[2] = {OC, C};
+    int32_t perm[2] = {1, 0};
     if (xsmm) /* B(k = c, j = oc) = W[oc][c]: b_rs = 1, b_cs = C */
         gemm_pack_xsmm_f32(OC, C, w->data, 1, C, wt);
-    else
-        for (int64_t oc = 0; oc < OC; oc++)
-            for (int64_t c = 0; c < C; c++)
-                wt[c * OC + oc] = ((const float *)w->data)[oc * C + c];
-    int64_t dims[2] = {C, OC};
+    else /* W^T, [C][OC] */
+        transpose_bytes(2, dims, perm, (int64_t)sizeof(float), w->data, wt);
+    dims[0] = C;
+    dims[1] = OC;
     const char *ws = emit_constant(e, DT_FLOAT, 2, dims, wt);
     *full = xsmm ? xsmm_kernel(e, OC, rb, C, OC, C, OC, true) : "NULL";
     *tail = xsmm && tail_rows ? xsmm_kernel(e, OC, tail_rows, C, OC, C, OC, true) : "NULL";
