@@ -32,11 +32,17 @@
  * while k runs over a block of GEMM_KC steps; each element still sees k = 0, 1, 2, ... in order
  * (a tile that starts at k0 > 0 resumes from the partial sum it stored, and a float survives
  * the store and the reload unchanged), so the bits are those of the per-element loop. At -O3
- * with AVX-512, gcc and clang keep the 6 x 32 accumulators in 12 vector registers: each k step
- * is 6 broadcasts of A, 2 loads of B and 12 independent fmas. GEMM_KC keeps a KC x NR panel of B
+ * gcc and clang keep the accumulators in vector registers: with AVX-512 12 x 32 in 24 of the 32
+ * zmm registers, each k step 12 broadcasts of A, 2 loads of B and 24 independent fmas (6 rows:
+ * 256^3 and 1024^3 at 54% and 40% of the two-FMA-unit Xeon's peak, 12 rows: 64% and 46%;
+ * mlp_b64 portable 0.64x the time); elsewhere 6 x 32. GEMM_KC keeps a KC x NR panel of B
  * in L1 and GEMM_MC an MC x KC block of A in L2 while they are reused. No buffer is allocated:
  * the tiles read A and B in place. */
+#if defined(__AVX512F__)
+#define GEMM_MR 12
+#else
 #define GEMM_MR 6
+#endif
 #define GEMM_NR 32
 #define GEMM_KC 256
 #define GEMM_MC 120
@@ -66,8 +72,7 @@
  * of once per row (M = 65 and 64 products, 6-row tiles and 5 or 4 rows left, were a third
  * slower by rows). The same arithmetic whatever mr, W: each element's chain over k. Every loop
  * over the tile is unrolled in full, so that the MR x W accumulators stay in vector registers
- * (with AVX-512, 12 for W = 32: each k step is 6 broadcasts of A, 2 loads of B and 12
- * independent fmas): without the pragmas gcc -O3 kept them in memory inside a large generated
+ * (above): without the pragmas gcc -O3 kept them in memory inside a large generated
  * file (mlp_b64 portable: 2 fmas in the loop, 10x slower), and an initialisation that chose
  * between 0 and Y per element went through the stack (products of k = 16: 1.5x slower). */
 static GEMM_INLINE void gemm_tile_body_f32(const int W, int64_t mr, int64_t k0, int64_t k1,

@@ -344,8 +344,8 @@ int main(void)
         {16, 17, 100},
         {2, 3, 500},
         {4, 64, 8},
-        /* register tiles (6 x 32) with and without row and column tails, k blocks of 256,
-         * row blocks of 120; rows outside tiles in column panels of 128 */
+        /* register tiles (6 x 32, 12 x 32 with AVX-512) with and without row and column tails, k
+         * blocks of 256, row blocks of 120; rows outside tiles in column panels of 128 */
         {6, 32, 5},
         {12, 64, 0},
         {12, 64, 300},
@@ -363,6 +363,10 @@ int main(void)
         {8, 160, 40},
         {3, 96, 600},
         {10, 33, 17},
+        /* 12-row tiles (AVX-512): 11, 1 and 3 rows left, a row block of 120 and a tail */
+        {23, 64, 300},
+        {25, 40, 260},
+        {135, 48, 20},
         /* the last N % 32 columns as tiles 16 and 8 wide (full and bottom rows, k resumed),
          * the rest by the edge tile or by rows */
         {20, 24, 300},
