@@ -25,13 +25,8 @@
 #include <time.h>
 
 #define O2C_KERNEL static __attribute__((unused))
-/* The generated code's vector width (codegen/emit.c emit_templates): gcc tunes its Intel
- * AVX-512 targets to 256-bit vectors, which halves the register tiles' FMA rate. */
-#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__) && defined(__AVX512F__) &&           \
-    !defined(O2C_KEEP_VECTOR_WIDTH)
-#pragma GCC target("prefer-vector-width=512")
-#endif
 #include "../templates/gemm.c"
+#include "../templates/vector_width.h"
 #ifndef NO_XSMM
 #include <libxsmm.h>
 /* the glue uses libxsmm.h's types: after it, as in generated code */

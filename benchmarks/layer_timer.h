@@ -14,12 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* The generated code's vector width (codegen/emit.c emit_templates): gcc tunes its Intel
- * AVX-512 targets to 256-bit vectors, which halves the register tiles' FMA rate. */
-#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__) && defined(__AVX512F__) &&           \
-    !defined(O2C_KEEP_VECTOR_WIDTH)
-#pragma GCC target("prefer-vector-width=512")
-#endif
+#include "../templates/vector_width.h"
 
 /* Thread CPU time in seconds. */
 static inline double layer_now_s(void)

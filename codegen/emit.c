@@ -539,12 +539,7 @@ static void emit_templates(FILE *f, const Graph *g)
      * are code that only a vector unit repays. */
     fprintf(f, "#if !defined(O2C_SMALL_CODE) && defined(__ARM_ARCH) && !defined(__ARM_NEON) && \\\n"
                "    !defined(__ARM_FEATURE_MVE)\n#define O2C_SMALL_CODE\n#endif\n");
-    /* gcc tunes its Intel AVX-512 targets to 256-bit vectors (-mprefer-vector-width=256): the
-     * register tiles, sized for 32 zmm registers, then run at half the FMA rate (squeezenet1_1
-     * 1.6x slower). Vector width never changes the bits: no reduction is reassociated. */
-    fprintf(f, "#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__) && \\\n"
-               "    defined(__AVX512F__) && !defined(O2C_KEEP_VECTOR_WIDTH)\n"
-               "#pragma GCC target(\"prefer-vector-width=512\")\n#endif\n\n");
+    fprintf(f, "%s\n", embedded("templates/vector_width.h")->text);
     bool mathfn_done = false;
     for (size_t i = 0; i < sizeof template_order / sizeof template_order[0]; i++) {
         if (!uses_template(g, template_order[i]))

@@ -118,6 +118,12 @@ enum { DWN_MAX_KH = 64 }; /* taller kernels: depthwise_nhwc_tall */
 
 static const float depthwise_nhwc_zeros[DWN_V * DWN_L]; /* the padding's inputs */
 
+#if defined(__GNUC__)
+#define DWN_INLINE __attribute__((always_inline)) inline
+#else
+#define DWN_INLINE inline
+#endif
+
 /* gcc vectorises a tile only as a function of its own (see conv.c's CONV_NOINLINE), and must
  * not clone it for constant tap counts (it then vectorises across the taps, see conv.c's
  * O2C_DW_NOIPA). */
@@ -128,6 +134,21 @@ static const float depthwise_nhwc_zeros[DWN_V * DWN_L]; /* the padding's inputs 
 #else
 #define O2C_DWN_NOINLINE
 #endif
+
+/* v = src[0 .. DWN_L): the tiles' input vector. gcc copies 64 bytes with memcpy as two 32-byte
+ * moves (its Intel tunings), which the 64-byte loads of v right after cannot forward from: a
+ * stall per fma (vww's 8-channel layer 7x slower, the benchmark models' depthwise layers
+ * 1.3x-1.6x); copied by elements it is one vector. clang vectorises the 8-channel flat rows well
+ * only from the memcpy (read in place: 5x slower). */
+static DWN_INLINE void depthwise_nhwc_load(float v[DWN_L], const float *src)
+{
+#if defined(__clang__)
+    memcpy(v, src, DWN_L * sizeof(float));
+#else
+    for (int l = 0; l < DWN_L; l++)
+        v[l] = src[l];
+#endif
+}
 
 /* y[p*C + l] = acc[p][l] (+ bias[l]) for p < np, l < DWN_L. No bias is not "+ 0.0f" (that would
  * turn -0.0f into +0.0f). The test is outside the loops, where gcc still vectorises them. */
@@ -172,16 +193,8 @@ O2C_DWN_NOINLINE static void depthwise_nhwc_tile(int64_t KH, int64_t KW, int64_t
             const float *src = r + kw * tap_step;
 #pragma GCC unroll 8
             for (int p = 0; p < DWN_P; p++) {
-                /* gcc copies 64 bytes as two 32-byte moves (its Intel tunings), so a copy to
-                 * the stack was two stores and a 64-byte load, a store-forwarding stall per
-                 * fma (vww's 8-channel layer 7x slower); clang vectorises the 8-channel flat
-                 * rows only from the copy (5x slower read in place) */
-#if defined(__clang__)
                 float xv[DWN_L];
-                memcpy(xv, src + p * step, sizeof xv);
-#else
-                const float *restrict xv = src + p * step;
-#endif
+                depthwise_nhwc_load(xv, src + p * step);
 #pragma GCC unroll 16
                 for (int l = 0; l < DWN_L; l++)
                     acc[p][l] = fmaf(wv[l], xv[l], acc[p][l]);
@@ -198,11 +211,6 @@ O2C_DWN_NOINLINE static void depthwise_nhwc_tile(int64_t KH, int64_t KW, int64_t
  * tile's first input column of tap row kh, channel c0 (NULL: padding), its column j at
  * rows[kh] + j*cs; w = wp + c0 (tap stride C); y[p*ys + l] = the sum of position p, channel
  * c0 + l (+ bias[l]). Inlined into one function per (K, S). */
-#if defined(__GNUC__)
-#define DWN_INLINE __attribute__((always_inline)) inline
-#else
-#define DWN_INLINE inline
-#endif
 enum { DWN_NX = 2 * (DWN_P - 1) + 5 }; /* input columns of the widest (K 5, S 2) */
 enum { DWN_REUSE_KH = 5 };             /* the most tap rows of the reuse forms (strip size) */
 static DWN_INLINE void depthwise_nhwc_tile_reuse(int K, int S, int64_t KH, int64_t C, int64_t cs,
@@ -219,21 +227,13 @@ static DWN_INLINE void depthwise_nhwc_tile_reuse(int K, int S, int64_t KH, int64
         const float *r = in_row ? rows[kh] : depthwise_nhwc_zeros;
         const int64_t col = cs & -in_row; /* a row in the padding reads zeros at offset 0 */
         float xv[DWN_NX][DWN_L];
-        /* gcc's memcpy here is two 32-byte moves (its Intel tunings), which the 64-byte loads
-         * of xv cannot forward from; copied by elements it is one vector (depthwise layers of
-         * the benchmark models 0.62-0.76x the time) */
 #if defined(__clang__)
 #pragma clang loop unroll(full)
 #else
 #pragma GCC unroll 19
 #endif
         for (int j = 0; j < S * (DWN_P - 1) + K; j++)
-#if defined(__clang__)
-            memcpy(xv[j], r + j * col, sizeof xv[j]);
-#else
-            for (int l = 0; l < DWN_L; l++)
-                xv[j][l] = r[j * col + l];
-#endif
+            depthwise_nhwc_load(xv[j], r + j * col);
 #if defined(__clang__)
 #pragma clang loop unroll(full)
 #else
