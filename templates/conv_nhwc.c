@@ -545,6 +545,22 @@ static void conv_nhwc_edge_f32(const int64_t *geo, const ConvNhwcLoop *L, const 
     }
 }
 
+/* The end of a tile at output element `at` (live positions, nob channels): unless the tile
+ * stored itself (stored), its sums acc stored with the bias bb and the residual; then the
+ * epilogues on each position's run of channels unless `later` (the caller runs them). */
+static void conv_nhwc_finish_f32(const ConvNhwcLoop *L, const struct ConvEpilogue *ep, int nep,
+                                 int later, float acc[][CONV_NHWC_OB], int stored, const float *bb,
+                                 int64_t at, int64_t live, int64_t nob, float *y)
+{
+    for (int64_t j = 0; j < live; j++) {
+        if (!stored)
+            conv_nhwc_store_f32(acc[j], bb, L->res ? L->res + at + j * L->OC : NULL, L->rfirst, nob,
+                                L->lo, L->hi, y + at + j * L->OC);
+        if (nep && !later)
+            conv_epilogue_f32(ep, nep, at + j * L->OC, nob, y + at + j * L->OC);
+    }
+}
+
 /* Tile (r, c0) of block b of a band from output row oh0 of image n, group g: its sums, stored
  * with the bias, then the epilogues on each position's run of channels unless `later` (the
  * caller applies them to the tile's positions at once). With a band plane the tile reads
@@ -582,12 +598,70 @@ static void conv_nhwc_block_tile_f32(const int64_t *geo, const ConvNhwcLoop *L, 
         conv_nhwc_run_tile_f32(L, KH, L->nk, L->Ck, L->th, L->tw, L->xs, xt, wb, bb, yt, L->OC, acc,
                                0);
     }
-    for (int64_t j = 0; j < live; j++) {
-        if (!yt)
-            conv_nhwc_store_f32(acc[j], bb, L->res ? L->res + at + j * L->OC : NULL, L->rfirst, nob,
-                                L->lo, L->hi, y + at + j * L->OC);
-        if (nep && !later)
-            conv_epilogue_f32(ep, nep, at + j * L->OC, nob, y + at + j * L->OC);
+    conv_nhwc_finish_f32(L, ep, nep, later, acc, yt != NULL, bb, at, live, nob, y);
+}
+
+/* Blocks outer over a band plane, the reduction in chunks of at most CONV_NHWC_KC steps:
+ * each chunk of a block's weight (KC x OB floats, 16 KiB) runs over up to CONV_NHWC_KTILES
+ * tiles of the band, their sums kept in acc between chunks (the same chain of fmas, so the same
+ * bits), so that it is read from memory once and then from L1, where one tile at a time read
+ * a block's whole weight (ResNet-18's 512 -> 512 channels at 7x7: 590 KiB a block, over L2 or
+ * DRAM once per output row). */
+#define CONV_NHWC_KC     128
+#define CONV_NHWC_KTILES 8
+
+/* Part i of nt of the floats [p, p + len) (cut short at end) into L2 ahead of their use: the
+ * next chunk of weight while the tiles run the current one from L1, which the hardware
+ * prefetchers do not fetch (they follow misses, and the chunk then has none). */
+static void conv_nhwc_prefetch(const float *p, const float *end, int64_t len, int64_t i, int64_t nt)
+{
+#if defined(__GNUC__)
+    const int64_t lines = (len + 15) / 16, from = lines * i / nt, to = lines * (i + 1) / nt;
+    for (int64_t l = from; l < to && l * 16 < end - p; l++)
+        __builtin_prefetch(p + l * 16, 0, 2);
+#else
+    (void)p, (void)end, (void)len, (void)i, (void)nt;
+#endif
+}
+
+static void conv_nhwc_chunked_band_f32(const int64_t *geo, const ConvNhwcLoop *L,
+                                       const float *plane, const float *wp, const float *bias,
+                                       const struct ConvEpilogue *ep, int nep, int64_t n, int64_t g,
+                                       int64_t oh0, int64_t Rb, float *y)
+{
+    const int64_t OCg = geo[CONV_NHWC_OCG], OW = geo[CONV_NHWC_OW], KH = geo[CONV_NHWC_KH];
+    const int64_t ob = L->ob, J = L->J, nc = (OW + J - 1) / J, ntiles = Rb * nc;
+    float acc[CONV_NHWC_KTILES][CONV_NHWC_JMAX][CONV_NHWC_OB];
+    const float *wend = wp + (g + 1) * L->NB * L->wfloats; /* the end of the group's weight */
+    for (int64_t b = 0; b < L->NB; b++) {
+        const int64_t oc0 = g * OCg + b * ob, nob = OCg - b * ob < ob ? OCg - b * ob : ob;
+        const float *wb = wp + (g * L->NB + b) * L->wfloats, *bb = bias ? bias + oc0 : NULL;
+        for (int64_t i0 = 0; i0 < ntiles; i0 += CONV_NHWC_KTILES) {
+            const int64_t nt = ntiles - i0 < CONV_NHWC_KTILES ? ntiles - i0 : CONV_NHWC_KTILES;
+            for (int64_t t = 0; t < KH; t++)
+                for (int64_t u = 0; u < L->nk; u++)
+                    for (int64_t k0 = 0; k0 < L->Ck; k0 += CONV_NHWC_KC) {
+                        const int64_t kc = L->Ck - k0 < CONV_NHWC_KC ? L->Ck - k0 : CONV_NHWC_KC;
+                        const int first = t == 0 && u == 0 && k0 == 0;
+                        const int last = t == KH - 1 && u == L->nk - 1 && k0 + kc == L->Ck;
+                        const float *wk = wb + ((t * L->nk + u) * L->Ck + k0) * ob;
+                        for (int64_t i = 0; i < nt; i++) {
+                            conv_nhwc_prefetch(wk + kc * ob, wend, kc * ob, i, nt);
+                            const int64_t r = (i0 + i) / nc, c0 = (i0 + i) % nc * J;
+                            const int64_t live = OW - c0 < J ? OW - c0 : J;
+                            const int64_t at =
+                                ((n * geo[CONV_NHWC_OH] + oh0 + r) * OW + c0) * L->OC + oc0;
+                            float *yt = last && live == J && nob == ob ? y + at : NULL;
+                            const float *xk = plane + r * geo[CONV_NHWC_SH] * L->rs + c0 * L->xs +
+                                              t * L->th + u * L->tw + k0;
+                            conv_nhwc_run_tile_f32(L, 1, 1, kc, 0, 0, L->xs, xk, wk, yt ? bb : NULL,
+                                                   yt, L->OC, acc[i], !first);
+                            if (last)
+                                conv_nhwc_finish_f32(L, ep, nep, 0, acc[i], yt != NULL, bb, at,
+                                                     live, nob, y);
+                        }
+                    }
+        }
     }
 }
 
@@ -659,6 +733,10 @@ static void conv_nhwc_bands_f32(const int64_t *geo, const float *x, const float 
                 const int64_t Rb = OH - oh0 < R ? OH - oh0 : R;
                 if (plane)
                     conv_nhwc_fill_f32(geo, oh0, x + n * H * W * C, g * L.Cg, work);
+                if (!tiles_outer && plane) {
+                    conv_nhwc_chunked_band_f32(geo, &L, plane, wp, bias, ep, nep, n, g, oh0, Rb, y);
+                    continue;
+                }
                 if (!tiles_outer) {
                     for (int64_t b = 0; b < L.NB; b++)
                         for (int64_t r = 0; r < Rb; r++)

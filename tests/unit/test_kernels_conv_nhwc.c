@@ -268,6 +268,12 @@ static const ConvCase cases[] = {
      3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"groups 2, 16->16 each, 48 wide (16-position edge tiles)", 1, 32, 4, 48, 32, 2, 3, 3, 1, 1, 1,
      1, 1, 1, 1, 1},
+    /* weights over 1 MiB: blocks outer, the reduction in chunks of 128 steps over groups of 8
+     * tiles (conv_nhwc_chunked_band_f32); a last chunk of 72 and 96 steps, a partial block */
+    {"3x3 200->150 12x20 dilation (1,2) (chunked, tap by tap)", 1, 200, 12, 20, 150, 1, 3, 3, 1, 1,
+     1, 2, 1, 2, 1, 2},
+    {"3x3 stride 2 160->200 15x15, 2 images (chunked, kernel rows)", 2, 160, 15, 15, 200, 1, 3, 3,
+     2, 2, 1, 1, 1, 1, 1, 1},
 };
 
 /* inf and NaN weights, on taps that are padding for some outputs: channel 3 has an inf weight
