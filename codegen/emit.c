@@ -477,6 +477,7 @@ static const char *const template_order[] = {
     "expand_depthwise", /* calls depthwise_nhwc.c and conv_nhwc.c */
     "pool",
     "pool_nhwc",
+    "conv_pool", /* calls conv_nhwc.c and pool_nhwc.c */
     "norm",
     "softmax",
     "elementwise",

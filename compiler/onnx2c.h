@@ -28,6 +28,8 @@
  *   eliminate_dead.c  drop nodes and values no graph output needs
  *   fuse_expand_depthwise.c  (-O1) a channels-last 1x1 conv into the depthwise conv that reads
  *                     its output: one step by rows, the expanded tensor never stored whole
+ *   fuse_conv_pool.c  (-O1) a channels-last dense conv into the MaxPool that reads its output:
+ *                     one step by bands of rows, the conv's output never stored whole
  *   schedule.c        deterministic topological order
  *   ../codegen/plan_arena.c   offsets in one arena over lifetimes (greedy by size), views share
  *                             their source, elementwise ops run in place on a dying input
@@ -166,9 +168,10 @@ struct Node {
     struct Scope *scope; /* name scope the node was loaded in (resolves If branches) */
     int nepilogue;
     Epilogue epilogue[MAX_EPILOGUE];
-    /* A 1x1 conv fused before this depthwise conv (fuse_expand_depthwise.c): the retired node,
-     * kept for its weights, epilogues and --emit-onnx; input 0 is now its input, and its
-     * output (the expanded tensor) is never stored whole. NULL for none. */
+    /* A conv fused before this node: a 1x1 conv before a depthwise conv
+     * (fuse_expand_depthwise.c), a dense conv before a MaxPool (fuse_conv_pool.c); the retired
+     * node, kept for its weights, epilogues and --emit-onnx; input 0 is now its input, and its
+     * output is never stored whole. NULL for none. */
     Node *prologue;
     int64_t scratch_offset; /* arena offset of the node's scratch memory (plan_arena) */
     /* Bytes the node's scratch may take, 0 for no limit: set by plan_arena where the preferred
@@ -451,6 +454,8 @@ int eliminate_dead(Graph *g);
 void schedule(Graph *g);
 /* fuse_expand_depthwise.c (-O1, after eliminate_dead): 1x1 conv -> depthwise conv, by rows */
 void fuse_expand_depthwise(Graph *g);
+/* fuse_conv_pool.c (-O1, after eliminate_dead): dense conv -> MaxPool, by bands of rows */
+void fuse_conv_pool(Graph *g);
 
 /* ---- codegen/plan_arena.c ---- */
 typedef struct ArenaPlan {

@@ -87,6 +87,9 @@ bool nhwc_conv_reads_nchw(const Node *conv);
 /* ... 1x1 conv `expand` whose output depthwise conv `dw` reads may run inside dw's step */
 bool nhwc_conv_fuses_expand(const Node *expand, const Node *dw);
 bool nhwc_pool_supported(const Node *pool); /* MaxPool / AveragePool */
+bool nhwc_pool_fuses_conv(const Node *conv, const Node *pool);
+int64_t nhwc_pool_scratch(const Node *n);
+double nhwc_pool_flops(const Node *n);
 void nhwc_conv_infer(Node *n);
 void nhwc_conv_emit(Emitter *e, Node *n);
 double nhwc_conv_flops(const Node *n);
@@ -342,7 +345,7 @@ void qconv_infer(Node *n); /* ConvInteger, QLinearConv */
 void qconv_fold(Node *n);
 void qconv_emit(Emitter *e, Node *n);
 double qconv_flops(const Node *n);
-int64_t qconv_scratch(const Node *n); /* the fast form's packed patches */
+int64_t qconv_scratch(const Node *n);     /* the fast form's packed patches */
 bool qconv_nhwc_supported(const Node *n); /* layout_nhwc.c may run it channels-last */
 
 /* ---- loss family ---- */

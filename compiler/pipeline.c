@@ -23,8 +23,10 @@ ArenaPlan compile_model(Model *m, const Options *opt)
         layout_nhwc(m, opt->layout);
     }
     eliminate_dead(m->graph);
-    if (opt->opt_level > 0)
+    if (opt->opt_level > 0) {
         fuse_expand_depthwise(m->graph);
+        fuse_conv_pool(m->graph);
+    }
     schedule(m->graph);
     ArenaPlan plan = plan_arena(m->graph, m->node_order_bound_bytes);
     if (plan.arena_bytes > cc->limits.max_arena_bytes)

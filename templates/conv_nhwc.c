@@ -404,7 +404,8 @@ typedef struct ConvNhwcLoop {
     float lo, hi;     /* the stores' clip: a leading Relu or Clip epilogue, or -inf, +inf */
     const float *res; /* the stores' Add: its other operand (element `at` for y's), or NULL */
     int rfirst;       /* its Add's order (ConvEpilogue's r_first) */
-    const float *y;   /* the output (where res's offsets count from) */
+    const float *y;   /* the output buffer: element y0 of the output, whose offsets res's are */
+    int64_t y0; /* the output's element at y[0] (a row range's first row: conv_nhwc_rows_f32) */
 } ConvNhwcLoop;
 
 /* One tile of L's block width and positions (the arguments of conv_nhwc_tile_f32). */
@@ -413,7 +414,7 @@ static void conv_nhwc_run_tile_f32(const ConvNhwcLoop *L, int64_t nt, int64_t nk
                                    const float *wb, const float *bb, float *yt, int64_t ys,
                                    float acc[][CONV_NHWC_OB], int more)
 {
-    const float *rt = yt && L->res ? L->res + (yt - L->y) : NULL; /* the residual of a store */
+    const float *rt = yt && L->res ? L->res + L->y0 + (yt - L->y) : NULL; /* a store's residual */
     if (L->ob == 8)
         conv_nhwc_tile16x8_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
                                L->hi, acc, more);
@@ -555,9 +556,9 @@ static void conv_nhwc_finish_f32(const ConvNhwcLoop *L, const struct ConvEpilogu
     for (int64_t j = 0; j < live; j++) {
         if (!stored)
             conv_nhwc_store_f32(acc[j], bb, L->res ? L->res + at + j * L->OC : NULL, L->rfirst, nob,
-                                L->lo, L->hi, y + at + j * L->OC);
+                                L->lo, L->hi, y + (at - L->y0) + j * L->OC);
         if (nep && !later)
-            conv_epilogue_f32(ep, nep, at + j * L->OC, nob, y + at + j * L->OC);
+            conv_epilogue_f32(ep, nep, at + j * L->OC, nob, y + (at - L->y0) + j * L->OC);
     }
 }
 
@@ -578,7 +579,7 @@ static void conv_nhwc_block_tile_f32(const int64_t *geo, const ConvNhwcLoop *L, 
     const int64_t live = OW - c0 < J ? OW - c0 : J;
     const float *wb = wp + (g * L->NB + b) * L->wfloats, *bb = bias ? bias + oc0 : NULL;
     const int64_t at = ((n * geo[CONV_NHWC_OH] + oh0 + r) * OW + c0) * L->OC + oc0;
-    float *yt = live == J && nob == ob ? y + at : NULL;
+    float *yt = live == J && nob == ob ? y + (at - L->y0) : NULL;
     float acc[CONV_NHWC_JMAX][CONV_NHWC_OB];
     if (!plane) {
         const int64_t H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W], C = geo[CONV_NHWC_C];
@@ -651,7 +652,7 @@ static void conv_nhwc_chunked_band_f32(const int64_t *geo, const ConvNhwcLoop *L
                             const int64_t live = OW - c0 < J ? OW - c0 : J;
                             const int64_t at =
                                 ((n * geo[CONV_NHWC_OH] + oh0 + r) * OW + c0) * L->OC + oc0;
-                            float *yt = last && live == J && nob == ob ? y + at : NULL;
+                            float *yt = last && live == J && nob == ob ? y + (at - L->y0) : NULL;
                             const float *xk = plane + r * geo[CONV_NHWC_SH] * L->rs + c0 * L->xs +
                                               t * L->th + u * L->tw + k0;
                             conv_nhwc_run_tile_f32(L, 1, 1, kc, 0, 0, L->xs, xk, wk, yt ? bb : NULL,
@@ -704,14 +705,15 @@ static ConvNhwcLoop conv_nhwc_loop(const int64_t *geo)
     L.res = NULL;
     L.rfirst = 0;
     L.y = NULL;
+    L.y0 = 0;
     return L;
 }
 
-/* conv_nhwc_f32 with a band plane of geo[CONV_NHWC_R] rows in work, or without one (work NULL,
- * geo[CONV_NHWC_R] = 0). */
+/* Output rows [ob, oe) of conv_nhwc_f32 (y from row ob on: conv_nhwc_rows_f32) with a band
+ * plane of geo[CONV_NHWC_R] rows in work, or without one (work NULL, geo[CONV_NHWC_R] = 0). */
 static void conv_nhwc_bands_f32(const int64_t *geo, const float *x, const float *wp,
-                                const float *bias, const struct ConvEpilogue *ep, int nep, float *y,
-                                float *work)
+                                const float *bias, const struct ConvEpilogue *ep, int nep,
+                                int64_t ob, int64_t oe, float *y, float *work)
 {
     const int64_t N = geo[CONV_NHWC_N], H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W];
     const int64_t C = geo[CONV_NHWC_C], G = geo[CONV_NHWC_G];
@@ -721,6 +723,7 @@ static void conv_nhwc_bands_f32(const int64_t *geo, const float *x, const float 
     /* a leading Add, then a Relu or Clip, in the tiles' stores (no pass over each tile for
      * them: tiny_resnet8's and ResNet's residual convs read their residual in the store) */
     L.y = y;
+    L.y0 = ob * OW * L.OC;
     ep = conv_epilogue_add(ep, &nep, &L.res, &L.rfirst);
     ep = conv_epilogue_clip(ep, &nep, &L.lo, &L.hi);
     const float *plane = work;
@@ -729,8 +732,8 @@ static void conv_nhwc_bands_f32(const int64_t *geo, const float *x, const float 
     const int later = tiles_outer && G == 1 && nep; /* the epilogues once per tile */
     for (int64_t n = 0; n < N; n++)
         for (int64_t g = 0; g < G; g++)
-            for (int64_t oh0 = 0; oh0 < OH; oh0 += R) {
-                const int64_t Rb = OH - oh0 < R ? OH - oh0 : R;
+            for (int64_t oh0 = ob; oh0 < oe; oh0 += R) {
+                const int64_t Rb = oe - oh0 < R ? oe - oh0 : R;
                 if (plane)
                     conv_nhwc_fill_f32(geo, oh0, x + n * H * W * C, g * L.Cg, work);
                 if (!tiles_outer && plane) {
@@ -753,7 +756,7 @@ static void conv_nhwc_bands_f32(const int64_t *geo, const float *x, const float 
                         if (later) {
                             const int64_t at = ((n * OH + oh0 + r) * OW + c0) * L.OC;
                             const int64_t live = OW - c0 < L.J ? OW - c0 : L.J;
-                            conv_epilogue_f32(ep, nep, at, live * L.OC, y + at);
+                            conv_epilogue_f32(ep, nep, at, live * L.OC, y + (at - L.y0));
                         }
                     }
             }
@@ -768,13 +771,13 @@ static void conv_nhwc_bands_f32(const int64_t *geo, const float *x, const float 
 static CONV_NHWC_NOINLINE void conv_nhwc_stack_plane_f32(const int64_t *geo, const float *x,
                                                          const float *wp, const float *bias,
                                                          const struct ConvEpilogue *ep, int nep,
-                                                         float *y)
+                                                         int64_t ob, int64_t oe, float *y)
 {
     int64_t geo1[CONV_NHWC_NGEO];
     float plane[CONV_NHWC_EDGE_FLOATS];
     memcpy(geo1, geo, sizeof geo1);
     geo1[CONV_NHWC_R] = 1;
-    conv_nhwc_bands_f32(geo1, x, wp, bias, ep, nep, y, plane);
+    conv_nhwc_bands_f32(geo1, x, wp, bias, ep, nep, ob, oe, y, plane);
 }
 
 #else  /* O2C_SMALL_CODE (the generated file's preamble): the plain loop only */
@@ -783,7 +786,8 @@ static CONV_NHWC_NOINLINE void conv_nhwc_stack_plane_f32(const int64_t *geo, con
  * fmaf(w, 0.0f, acc)), read from the packed weight, then the bias and, per output row, the
  * epilogues: the bits of the tiles in a fraction of their code. Arguments as conv_nhwc_f32's. */
 static void conv_nhwc_plain_f32(const int64_t *geo, const float *x, const float *wp,
-                                const float *bias, const struct ConvEpilogue *ep, int nep, float *y)
+                                const float *bias, const struct ConvEpilogue *ep, int nep,
+                                int64_t ob_, int64_t oe, float *y)
 {
     const int64_t N = geo[CONV_NHWC_N], H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W];
     const int64_t C = geo[CONV_NHWC_C], G = geo[CONV_NHWC_G], OCg = geo[CONV_NHWC_OCG];
@@ -792,9 +796,11 @@ static void conv_nhwc_plain_f32(const int64_t *geo, const float *x, const float 
     const int64_t Cg = C / G, OC = G * OCg, ob = conv_nhwc_ob(geo), NB = (OCg + ob - 1) / ob;
     const int nchw = geo[CONV_NHWC_XNCHW] != 0;
     const int64_t cs = nchw ? H * W : 1; /* x's channel stride */
+    const int64_t y0 = ob_ * OW * OC;    /* the output's element at y[0] */
     for (int64_t n = 0; n < N; n++)
-        for (int64_t oh = 0; oh < OH; oh++) {
+        for (int64_t oh = ob_; oh < oe; oh++) {
             const int64_t row = (n * OH + oh) * OW * OC; /* output row [OW][OC] */
+            float *yr = y + (row - y0);
             for (int64_t ow = 0; ow < OW; ow++)
                 for (int64_t oc = 0; oc < OC; oc++) {
                     const int64_t g = oc / OCg, o = oc % OCg;
@@ -815,12 +821,33 @@ static void conv_nhwc_plain_f32(const int64_t *geo, const float *x, const float 
                                 acc = fmaf(wt[ic * ob], inside ? xp[ic * cs] : 0.0f, acc);
                         }
                     }
-                    y[row + ow * OC + oc] = bias ? acc + bias[oc] : acc;
+                    yr[ow * OC + oc] = bias ? acc + bias[oc] : acc;
                 }
-            conv_epilogue_f32(ep, nep, row, OW * OC, y + row);
+            conv_epilogue_f32(ep, nep, row, OW * OC, yr);
         }
 }
 #endif /* O2C_SMALL_CODE */
+
+/* Output rows [ob, oe) of conv_nhwc_f32 (below), into y [oe - ob][OW][G*OCg] (the same values:
+ * each output's sum does not depend on the rows around it); a range other than [0, OH) needs
+ * geo[CONV_NHWC_N] = 1. An Add epilogue's operand is indexed as the whole output's. Where a
+ * following op reads the rows as they are made (conv_pool.c). */
+O2C_KERNEL void conv_nhwc_rows_f32(const int64_t *geo, const float *x, const float *wp,
+                                   const float *bias, const struct ConvEpilogue *ep, int nep,
+                                   int64_t ob, int64_t oe, float *y, float *work)
+{
+#ifdef O2C_SMALL_CODE
+    (void)work;
+    conv_nhwc_plain_f32(geo, x, wp, bias, ep, nep, ob, oe, y);
+#else
+    const int64_t R = geo[CONV_NHWC_R];
+    if (R == 0 && !conv_nhwc_pointwise(geo) &&
+        conv_nhwc_plane_floats(geo, 1) <= CONV_NHWC_EDGE_FLOATS)
+        conv_nhwc_stack_plane_f32(geo, x, wp, bias, ep, nep, ob, oe, y);
+    else
+        conv_nhwc_bands_f32(geo, x, wp, bias, ep, nep, ob, oe, y, R > 0 ? work : NULL);
+#endif
+}
 
 /* The convolution (see the top of the file for the layouts, the order and the geometry): per
  * image, group and band of geo[CONV_NHWC_R] output rows, the band plane is filled once, then
@@ -835,17 +862,7 @@ O2C_KERNEL void conv_nhwc_f32(const int64_t *geo, const float *x, const float *w
                               const float *bias, const struct ConvEpilogue *ep, int nep, float *y,
                               float *work)
 {
-#ifdef O2C_SMALL_CODE
-    (void)work;
-    conv_nhwc_plain_f32(geo, x, wp, bias, ep, nep, y);
-#else
-    const int64_t R = geo[CONV_NHWC_R];
-    if (R == 0 && !conv_nhwc_pointwise(geo) &&
-        conv_nhwc_plane_floats(geo, 1) <= CONV_NHWC_EDGE_FLOATS)
-        conv_nhwc_stack_plane_f32(geo, x, wp, bias, ep, nep, y);
-    else
-        conv_nhwc_bands_f32(geo, x, wp, bias, ep, nep, y, R > 0 ? work : NULL);
-#endif
+    conv_nhwc_rows_f32(geo, x, wp, bias, ep, nep, 0, geo[CONV_NHWC_OH], y, work);
 }
 
 /* ---- 1x1 convs: the product by row blocks, the epilogues on each block ----

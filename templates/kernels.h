@@ -509,6 +509,9 @@ int64_t conv_nhwc_rows(const int64_t *geo, int64_t max_floats);
 int64_t conv_nhwc_work_floats(const int64_t *geo);
 void conv_nhwc_f32(const int64_t *geo, const float *x, const float *wp, const float *bias,
                    const struct ConvEpilogue *ep, int nep, float *y, float *work);
+void conv_nhwc_rows_f32(const int64_t *geo, const float *x, const float *wp, const float *bias,
+                        const struct ConvEpilogue *ep, int nep, int64_t ob, int64_t oe, float *y,
+                        float *work);
 int64_t conv_pointwise_nhwc_rows(int64_t M, int64_t N, int64_t K);
 void conv_pointwise_nhwc_f32(int64_t M, int64_t N, int64_t K, int64_t rb,
                              void (*full)(const float *, const float *, float *),
@@ -520,6 +523,14 @@ void conv_pointwise_nhwc_f32(int64_t M, int64_t N, int64_t K, int64_t rb,
 void maxpool_nhwc_f32(const int64_t *geo, const float *x, float *y);
 void avgpool_nhwc_f32(const int64_t *geo, int count_include_pad, const float *x, float *y);
 void global_avgpool_nhwc_f32(int64_t N, int64_t HW, int64_t C, const float *x, float *y);
+/* conv_pool.c — a dense channels-last conv and the MaxPool that reads it, by bands of rows
+ * (compiler/fuse_conv_pool.c): cgeo[CONV_NHWC_NGEO], pgeo[NHWC_GEO_LEN]. */
+int64_t conv_maxpool_span(const int64_t *pgeo, int64_t P);
+int64_t conv_maxpool_band_rows(const int64_t *cgeo, const int64_t *pgeo, int64_t max_floats);
+int64_t conv_maxpool_band_floats(const int64_t *cgeo, const int64_t *pgeo, int64_t P);
+void conv_maxpool_nhwc_f32(const int64_t *cgeo, const float *x, const float *wp, const float *bias,
+                           const struct ConvEpilogue *ep, int nep, const int64_t *pgeo, int64_t P,
+                           float *y, float *band, float *work);
 /* pool.c — N-d pools: x [NC][D][H][W] -> y [NC][OD][OH][OW]; pad [6] = begins, ends. */
 int pool_tap_nd(const int64_t *in, const int64_t *k, const int64_t *stride, const int64_t *pad,
                 const int64_t *dil, const int64_t *o, int64_t t, int64_t *pos, int *padded);

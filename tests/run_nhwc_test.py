@@ -7,8 +7,8 @@ Each graph is built here with onnx.helper (seeded weights), compiled with --layo
 --layout=nhwc, and run on the same input. Checks, per graph:
   - the nhwc outputs equal the nchw outputs bit for bit (the layout never changes a result),
     and both match onnxruntime (the harness: rtol 1e-3, atol 1e-5);
-  - --report-json of the nhwc build has the expected Transpose and NhwcConv counts and
-    expand convs fused into depthwise convs (the
+  - --report-json of the nhwc build has the expected Transpose and NhwcConv counts, expand
+    convs fused into depthwise convs and stem convs into MaxPools (the
     transposes only where a region is entered and left; inverse pairs cancelled, those of a
     1x1 map or one channel became free Reshapes), every mean over H, W as
     NhwcGlobalAveragePool, and names the channels-last nodes;
@@ -207,9 +207,33 @@ def inverted_residual():
 
 inverted_residual.fused = 2
 
+def stem_pool():
+    """ResNet's stem on the NCHW input: 7x7 stride-2 conv + Relu, MaxPool 3x3 stride 2 pad 1,
+    then a 3x3 conv: the stem conv (a 512 KiB output) runs inside the pool
+    (fuse_conv_pool.c, `pooled`), the same bits as NCHW."""
+    g = G(13, [1, 3, 128, 128])
+    y = g.op("Relu", [g.conv("x", 3, 32, k=7, strides=[2, 2], pads=[3, 3, 3, 3])])
+    y = g.op("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    return g.model([g.conv(y, 32, 8, k=3)]), 1, 1, "auto"
+
+
+stem_pool.pooled = 1
+
+
+def stem_pool_ceil():
+    """SqueezeNet's stem: 3x3 stride-2 conv + Clip, MaxPool 3x3 stride 2 in ceil mode (a last
+    window past the conv's rows and columns), a 1x1 conv: fused as stem_pool."""
+    g = G(14, [1, 3, 131, 130])
+    y = g.op("Clip", [g.conv("x", 3, 64, k=3, strides=[2, 2]), g.const(0.0), g.const(6.0)])
+    y = g.op("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)
+    return g.model([g.conv(y, 64, 16)]), 1, 1, "auto"
+
+
+stem_pool_ceil.pooled = 1
+
 GRAPHS = [conv_chain, squeeze_excite, squeeze_excite_mean, channel_constants, concat_split,
           gap_flatten_gemm, mean_gemm, same_pads, separable_pools, nchw_input_residual,
-          one_channel_input, channel_shuffle, inverted_residual]
+          one_channel_input, channel_shuffle, inverted_residual, stem_pool, stem_pool_ceil]
 
 
 def tensor_file(path, a, name):
@@ -267,6 +291,9 @@ def check(onnx2c, work, make):
     fused = rep_h["fusions"].get("expand_depthwise", 0)
     if fused != getattr(make, "fused", 0):
         errors.append(f"nhwc: {fused} expand convs fused into depthwise convs")
+    pooled = rep_h["fusions"].get("conv_maxpool", 0)
+    if pooled != getattr(make, "pooled", 0):
+        errors.append(f"nhwc: {pooled} convs fused into MaxPools")
     if len(rep_h["nhwc_nodes"]) < want_convs:
         errors.append(f"nhwc_nodes lists {rep_h['nhwc_nodes']}")
     js = os.path.join(w, "auto.json")

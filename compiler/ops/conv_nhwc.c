@@ -247,8 +247,8 @@ bool nhwc_conv_pays(const Node *conv)
     return k == NHWC_DEPTHWISE || (k == NHWC_DENSE && conv_flops(conv) >= NHWC_DENSE_FLOPS);
 }
 
-/* geo[CONV_NHWC_NGEO] of conv_nhwc.c, R chosen for the scratch budget (or 256 KiB). */
-static void dense_geo(const Node *n, int64_t *geo)
+/* geo[CONV_NHWC_NGEO] of conv_nhwc.c, R chosen for a work memory of budget floats. */
+static void dense_geo_for(const Node *n, int64_t budget, int64_t *geo)
 {
     int64_t g[NHWC_GEO_LEN];
     const Value *w = n->inputs[1];
@@ -278,8 +278,19 @@ static void dense_geo(const Node *n, int64_t *geo)
         geo[CONV_NHWC_W] = d[3];
         geo[CONV_NHWC_XNCHW] = 1;
     }
-    int64_t budget = n->scratch_budget ? n->scratch_budget / (int64_t)sizeof(float) : 65536;
     geo[CONV_NHWC_R] = conv_nhwc_rows(geo, budget);
+}
+
+/* The floats of scratch an op takes: its budget (plan_arena's), or 256 KiB. */
+static int64_t scratch_floats(const Node *n)
+{
+    return n->scratch_budget ? n->scratch_budget / (int64_t)sizeof(float) : 65536;
+}
+
+/* dense_geo_for n's own scratch budget. */
+static void dense_geo(const Node *n, int64_t *geo)
+{
+    dense_geo_for(n, scratch_floats(n), geo);
 }
 
 int64_t nhwc_conv_scratch(const Node *n)
@@ -391,6 +402,16 @@ static int emit_expand_depthwise(Emitter *e, Node *n)
     return nep;
 }
 
+/* The weight of dense conv n (geo from dense_geo) packed in blocks of output channels. */
+static const char *emit_dense_weight(Emitter *e, const Node *n, const int64_t *geo)
+{
+    int64_t floats = conv_nhwc_packed_floats(geo);
+    checked_mul(n, floats, (int64_t)sizeof(float));
+    float *wp = xcalloc((size_t)floats + 1, sizeof(float));
+    conv_nhwc_pack_f32(geo, n->inputs[1]->data, wp);
+    return emit_constant(e, DT_FLOAT, 1, &floats, wp);
+}
+
 /* The depthwise or dense kernel; returns how many epilogues it applied in its store. */
 static int emit_conv_window(Emitter *e, Node *n, NhwcKernel k)
 {
@@ -409,11 +430,7 @@ static int emit_conv_window(Emitter *e, Node *n, NhwcKernel k)
     }
     int64_t geo[CONV_NHWC_NGEO];
     dense_geo(n, geo);
-    int64_t floats = conv_nhwc_packed_floats(geo);
-    checked_mul(n, floats, (int64_t)sizeof(float));
-    float *wp = xcalloc((size_t)floats + 1, sizeof(float));
-    conv_nhwc_pack_f32(geo, w->data, wp);
-    const char *wps = emit_constant(e, DT_FLOAT, 1, &floats, wp);
+    const char *wps = emit_dense_weight(e, n, geo);
     const char *work = conv_nhwc_work_floats(geo) ? scratch_cname(e, n, DT_FLOAT, 0) : "NULL";
     println(e, "conv_nhwc_f32(%s, %s, %s, %s, %s, %d, %s, %s);", emit_dims(e, CONV_NHWC_NGEO, geo),
             x, wps, bias, ep, nep, y, work);
@@ -435,6 +452,74 @@ void nhwc_conv_emit(Emitter *e, Node *n)
 
 /* ---- NhwcMaxPool, NhwcAveragePool ---- */
 
+/* The smallest conv output whose MaxPool takes the conv in (fuse_conv_pool.c): 512 KiB, what
+ * leaves the L2 of smaller cores (ResNet's and SqueezeNet's stems write 3.2 MB). */
+#define CONV_POOL_MIN_BYTES (512 * 1024)
+
+/* fuse_conv_pool.c: dense conv `conv` and the MaxPool `pool` that reads its output, both
+ * channels last, the conv's epilogues all in its tiles' store and without operands that have a
+ * shape (an Add's residual would be indexed by the band's rows), its output at least
+ * CONV_POOL_MIN_BYTES. */
+bool nhwc_pool_fuses_conv(const Node *conv, const Node *pool)
+{
+    const Value *c = conv->outputs[0];
+    if (!conv->channels_last || !pool->channels_last || conv->prologue || pool->prologue ||
+        conv_kernel(conv) != NHWC_DENSE || pool->inputs[0] != c || c->rank != 4 ||
+        conv_tile_epilogue_count(conv) != conv->nepilogue)
+        return false;
+    for (int i = 3; i < conv->ninputs; i++)
+        if (conv->inputs[i] && value_numel(conv->inputs[i]) != 1)
+            return false;
+    return value_bytes(c) >= CONV_POOL_MIN_BYTES;
+}
+
+/* The geometries of a MaxPool with its conv fused before it (conv_maxpool_nhwc_f32): the band
+ * of conv rows (*P pool rows a group) and the conv's band plane, which needs no more rows than
+ * a group reads, each within the scratch budget. *band_bytes: the band, aligned. */
+static void conv_pool_geo(const Node *pool, int64_t *cg, int64_t *pg, int64_t *P,
+                          int64_t *band_bytes)
+{
+    window_geo(pool, ints_at(pool, "kernel_shape", 0, 1), ints_at(pool, "kernel_shape", 1, 1), pg);
+    dense_geo_for(pool->prologue, scratch_floats(pool), cg);
+    *P = conv_maxpool_band_rows(cg, pg, scratch_floats(pool));
+    if (cg[CONV_NHWC_R] > conv_maxpool_span(pg, *P))
+        cg[CONV_NHWC_R] = conv_maxpool_span(pg, *P);
+    const int64_t band =
+        checked_mul(pool, conv_maxpool_band_floats(cg, pg, *P), (int64_t)sizeof(float));
+    *band_bytes = (band + 63) / 64 * 64;
+}
+
+int64_t nhwc_pool_scratch(const Node *n)
+{
+    if (!n->prologue)
+        return 0;
+    int64_t cg[CONV_NHWC_NGEO], pg[NHWC_GEO_LEN], P, band;
+    conv_pool_geo(n, cg, pg, &P, &band);
+    return checked_add(n, band, checked_mul(n, conv_nhwc_work_floats(cg), (int64_t)sizeof(float)));
+}
+
+double nhwc_pool_flops(const Node *n)
+{
+    return numel_flops(n) + (n->prologue ? nhwc_conv_flops(n->prologue) : 0.0);
+}
+
+/* The conv fused before MaxPool n and n itself, by bands of rows (conv_maxpool_nhwc_f32). */
+static void emit_conv_maxpool(Emitter *e, Node *n)
+{
+    Node *conv = n->prologue;
+    int64_t cg[CONV_NHWC_NGEO], pg[NHWC_GEO_LEN], P, band;
+    conv_pool_geo(n, cg, pg, &P, &band);
+    Value *b = node_input(conv, 2);
+    int nep;
+    const char *ep = conv_tile_epilogues(e, conv, &nep);
+    const char *work = conv_nhwc_work_floats(cg) ? scratch_cname(e, n, DT_FLOAT, band) : "NULL";
+    println(e, "conv_maxpool_nhwc_f32(%s, %s, %s, %s, %s, %d, %s, %lld, %s, %s, %s);",
+            emit_dims(e, CONV_NHWC_NGEO, cg), value_cname(e, n->inputs[0]),
+            emit_dense_weight(e, conv, cg), b ? value_cname(e, b) : "NULL", ep, nep,
+            emit_dims(e, NHWC_GEO_LEN, pg), (long long)P, value_cname(e, n->outputs[0]),
+            scratch_cname(e, n, DT_FLOAT, 0), work);
+}
+
 bool nhwc_pool_supported(const Node *pool)
 {
     const Value *x = pool->inputs[0];
@@ -449,6 +534,10 @@ void nhwc_pool_infer(Node *n)
 
 void nhwc_pool_emit(Emitter *e, Node *n)
 {
+    if (n->prologue) {
+        emit_conv_maxpool(e, n);
+        return;
+    }
     int64_t geo[NHWC_GEO_LEN];
     window_geo(n, ints_at(n, "kernel_shape", 0, 1), ints_at(n, "kernel_shape", 1, 1), geo);
     const char *g = emit_dims(e, NHWC_GEO_LEN, geo);

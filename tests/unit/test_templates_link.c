@@ -11,6 +11,7 @@
 #include "../../templates/attention.c"
 #include "../../templates/conv.c"
 #include "../../templates/conv_nhwc.c"
+#include "../../templates/conv_pool.c"
 #include "../../templates/data.c"
 #include "../../templates/depthwise_nhwc.c"
 #include "../../templates/elementwise.c"
