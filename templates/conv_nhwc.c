@@ -212,12 +212,55 @@ O2C_KERNEL int64_t conv_nhwc_rows(const int64_t *geo, int64_t max_floats)
     return R;
 }
 
+/* The weight of a group (all its blocks) up to which the tiles run outer and the blocks inner:
+ * each tile's positions then leave with all their channels, whose epilogues run on one run
+ * (ResNet-18's conv1 with Relu 1.12x faster, SqueezeNet's 1.2x), and the plane's few rows under
+ * a tile stay in L1 while the weights come from L2 (1 MiB here: 3x3 128 -> 128 still gained).
+ * Larger weights run the blocks outer, so that one block's weights stay in L2 while every tile
+ * of the band reads it (all tiles outer: 512 -> 512 channels 4% slower). */
+#ifndef CONV_NHWC_TILES_OUTER_BYTES /* (benchmarks/conv_layers.c sets it to compare) */
+#define CONV_NHWC_TILES_OUTER_BYTES 1048576
+#endif
+
+/* Blocks outer over a band plane, the reduction in chunks of at most CONV_NHWC_KC steps:
+ * each chunk of a block's weight (KC x OB floats, 16 KiB) runs over up to CONV_NHWC_KTILES
+ * tiles of the band, their sums kept in work memory between chunks (the same chain of fmas, so
+ * the same bits), so that it is read from memory once and then from L1, where one tile at a
+ * time read a block's whole weight (ResNet-18's 512 -> 512 channels at 7x7: 590 KiB a block,
+ * over L2 or DRAM once per output row). 14 tiles: a 14x14 map's band of 14 rows in one group
+ * (ResNet-18's 256-channel layers; with groups of 8 the model was 1.02x slower). */
+#define CONV_NHWC_KC     128
+#define CONV_NHWC_KTILES 14
+
+/* Whether a conv runs the blocks outer (its group's weight over CONV_NHWC_TILES_OUTER_BYTES). */
+static int conv_nhwc_blocks_outer(const int64_t *geo)
+{
+    return conv_nhwc_packed_floats(geo) / geo[CONV_NHWC_G] * (int64_t)sizeof(float) >
+           CONV_NHWC_TILES_OUTER_BYTES;
+}
+
+/* Floats of the sums that wait between chunks (conv_nhwc_chunked_band_f32): with a band plane
+ * and the blocks outer, CONV_NHWC_KTILES tiles of J x OB; else 0. */
+static int64_t conv_nhwc_chunk_floats(const int64_t *geo)
+{
+    return geo[CONV_NHWC_R] > 0 && conv_nhwc_blocks_outer(geo)
+               ? CONV_NHWC_KTILES * conv_nhwc_positions(geo) * CONV_NHWC_OB
+               : 0;
+}
+
+/* Where the chunks' sums start in work memory: after the plane, at a multiple of 16 floats. */
+static int64_t conv_nhwc_acc_at(const int64_t *geo)
+{
+    return (conv_nhwc_plane_floats(geo, geo[CONV_NHWC_R]) + 15) / 16 * 16;
+}
+
 /* Floats of conv_nhwc_f32's work memory: the band plane of geo[CONV_NHWC_R] rows,
  * ((R-1)*SH + (KH-1)*DH + 1) * (((OW + 13)/14*14 - 1)*SW + (KW-1)*DW + 1) * C/G at most (an
- * overflow check of that product bounds it); 0 without a plane (R = 0). */
+ * overflow check of that product bounds it), then the chunks' sums (conv_nhwc_chunk_floats);
+ * 0 without a plane (R = 0). */
 O2C_KERNEL int64_t conv_nhwc_work_floats(const int64_t *geo)
 {
-    return geo[CONV_NHWC_R] > 0 ? conv_nhwc_plane_floats(geo, geo[CONV_NHWC_R]) : 0;
+    return geo[CONV_NHWC_R] > 0 ? conv_nhwc_acc_at(geo) + conv_nhwc_chunk_floats(geo) : 0;
 }
 
 #ifndef O2C_SMALL_CODE
@@ -602,15 +645,6 @@ static void conv_nhwc_block_tile_f32(const int64_t *geo, const ConvNhwcLoop *L, 
     conv_nhwc_finish_f32(L, ep, nep, later, acc, yt != NULL, bb, at, live, nob, y);
 }
 
-/* Blocks outer over a band plane, the reduction in chunks of at most CONV_NHWC_KC steps:
- * each chunk of a block's weight (KC x OB floats, 16 KiB) runs over up to CONV_NHWC_KTILES
- * tiles of the band, their sums kept in acc between chunks (the same chain of fmas, so the same
- * bits), so that it is read from memory once and then from L1, where one tile at a time read
- * a block's whole weight (ResNet-18's 512 -> 512 channels at 7x7: 590 KiB a block, over L2 or
- * DRAM once per output row). */
-#define CONV_NHWC_KC     128
-#define CONV_NHWC_KTILES 8
-
 /* Part i of nt of the floats [p, p + len) (cut short at end) into L2 ahead of their use: the
  * next chunk of weight while the tiles run the current one from L1, which the hardware
  * prefetchers do not fetch (they follow misses, and the chunk then has none). */
@@ -628,11 +662,11 @@ static void conv_nhwc_prefetch(const float *p, const float *end, int64_t len, in
 static void conv_nhwc_chunked_band_f32(const int64_t *geo, const ConvNhwcLoop *L,
                                        const float *plane, const float *wp, const float *bias,
                                        const struct ConvEpilogue *ep, int nep, int64_t n, int64_t g,
-                                       int64_t oh0, int64_t Rb, float *y)
+                                       int64_t oh0, int64_t Rb, float (*acc)[CONV_NHWC_OB],
+                                       float *y)
 {
     const int64_t OCg = geo[CONV_NHWC_OCG], OW = geo[CONV_NHWC_OW], KH = geo[CONV_NHWC_KH];
     const int64_t ob = L->ob, J = L->J, nc = (OW + J - 1) / J, ntiles = Rb * nc;
-    float acc[CONV_NHWC_KTILES][CONV_NHWC_JMAX][CONV_NHWC_OB];
     const float *wend = wp + (g + 1) * L->NB * L->wfloats; /* the end of the group's weight */
     for (int64_t b = 0; b < L->NB; b++) {
         const int64_t oc0 = g * OCg + b * ob, nob = OCg - b * ob < ob ? OCg - b * ob : ob;
@@ -656,25 +690,15 @@ static void conv_nhwc_chunked_band_f32(const int64_t *geo, const ConvNhwcLoop *L
                             const float *xk = plane + r * geo[CONV_NHWC_SH] * L->rs + c0 * L->xs +
                                               t * L->th + u * L->tw + k0;
                             conv_nhwc_run_tile_f32(L, 1, 1, kc, 0, 0, L->xs, xk, wk, yt ? bb : NULL,
-                                                   yt, L->OC, acc[i], !first);
+                                                   yt, L->OC, acc + i * J, !first);
                             if (last)
-                                conv_nhwc_finish_f32(L, ep, nep, 0, acc[i], yt != NULL, bb, at,
+                                conv_nhwc_finish_f32(L, ep, nep, 0, acc + i * J, yt != NULL, bb, at,
                                                      live, nob, y);
                         }
                     }
         }
     }
 }
-
-/* The weight of a group (all its blocks) up to which the tiles run outer and the blocks inner:
- * each tile's positions then leave with all their channels, whose epilogues run on one run
- * (ResNet-18's conv1 with Relu 1.12x faster, SqueezeNet's 1.2x), and the plane's few rows under
- * a tile stay in L1 while the weights come from L2 (1 MiB here: 3x3 128 -> 128 still gained).
- * Larger weights run the blocks outer, so that one block's weights stay in L2 while every tile
- * of the band reads it (all tiles outer: 512 -> 512 channels 4% slower). */
-#ifndef CONV_NHWC_TILES_OUTER_BYTES /* (benchmarks/conv_layers.c sets it to compare) */
-#define CONV_NHWC_TILES_OUTER_BYTES 1048576
-#endif
 
 /* The loop geometry of a conv: with a band plane (its row stride rs) or, without one, x (the
  * tap steps and position stride over x's rows of W*C floats). */
@@ -710,10 +734,13 @@ static ConvNhwcLoop conv_nhwc_loop(const int64_t *geo)
 }
 
 /* Output rows [ob, oe) of conv_nhwc_f32 (y from row ob on: conv_nhwc_rows_f32) with a band
- * plane of geo[CONV_NHWC_R] rows in work, or without one (work NULL, geo[CONV_NHWC_R] = 0). */
+ * plane of geo[CONV_NHWC_R] rows in work, or without one (work NULL, geo[CONV_NHWC_R] = 0);
+ * acc: room for the chunks' sums of blocks-outer convs (conv_nhwc_chunk_floats), or NULL (their
+ * tiles then run whole, one at a time). */
 static void conv_nhwc_bands_f32(const int64_t *geo, const float *x, const float *wp,
                                 const float *bias, const struct ConvEpilogue *ep, int nep,
-                                int64_t ob, int64_t oe, float *y, float *work)
+                                int64_t ob, int64_t oe, float *y, float *work,
+                                float (*acc)[CONV_NHWC_OB])
 {
     const int64_t N = geo[CONV_NHWC_N], H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W];
     const int64_t C = geo[CONV_NHWC_C], G = geo[CONV_NHWC_G];
@@ -727,8 +754,7 @@ static void conv_nhwc_bands_f32(const int64_t *geo, const float *x, const float 
     ep = conv_epilogue_add(ep, &nep, &L.res, &L.rfirst);
     ep = conv_epilogue_clip(ep, &nep, &L.lo, &L.hi);
     const float *plane = work;
-    const int tiles_outer =
-        L.NB * L.wfloats * (int64_t)sizeof(float) <= CONV_NHWC_TILES_OUTER_BYTES;
+    const int tiles_outer = !conv_nhwc_blocks_outer(geo);
     const int later = tiles_outer && G == 1 && nep; /* the epilogues once per tile */
     for (int64_t n = 0; n < N; n++)
         for (int64_t g = 0; g < G; g++)
@@ -736,8 +762,9 @@ static void conv_nhwc_bands_f32(const int64_t *geo, const float *x, const float 
                 const int64_t Rb = oe - oh0 < R ? oe - oh0 : R;
                 if (plane)
                     conv_nhwc_fill_f32(geo, oh0, x + n * H * W * C, g * L.Cg, work);
-                if (!tiles_outer && plane) {
-                    conv_nhwc_chunked_band_f32(geo, &L, plane, wp, bias, ep, nep, n, g, oh0, Rb, y);
+                if (!tiles_outer && plane && acc) {
+                    conv_nhwc_chunked_band_f32(geo, &L, plane, wp, bias, ep, nep, n, g, oh0, Rb,
+                                               acc, y);
                     continue;
                 }
                 if (!tiles_outer) {
@@ -777,7 +804,7 @@ static CONV_NHWC_NOINLINE void conv_nhwc_stack_plane_f32(const int64_t *geo, con
     float plane[CONV_NHWC_EDGE_FLOATS];
     memcpy(geo1, geo, sizeof geo1);
     geo1[CONV_NHWC_R] = 1;
-    conv_nhwc_bands_f32(geo1, x, wp, bias, ep, nep, ob, oe, y, plane);
+    conv_nhwc_bands_f32(geo1, x, wp, bias, ep, nep, ob, oe, y, plane, NULL);
 }
 
 #else  /* O2C_SMALL_CODE (the generated file's preamble): the plain loop only */
@@ -845,7 +872,10 @@ O2C_KERNEL void conv_nhwc_rows_f32(const int64_t *geo, const float *x, const flo
         conv_nhwc_plane_floats(geo, 1) <= CONV_NHWC_EDGE_FLOATS)
         conv_nhwc_stack_plane_f32(geo, x, wp, bias, ep, nep, ob, oe, y);
     else
-        conv_nhwc_bands_f32(geo, x, wp, bias, ep, nep, ob, oe, y, R > 0 ? work : NULL);
+        conv_nhwc_bands_f32(geo, x, wp, bias, ep, nep, ob, oe, y, R > 0 ? work : NULL,
+                            R > 0 && conv_nhwc_chunk_floats(geo)
+                                ? (float(*)[CONV_NHWC_OB])(work + conv_nhwc_acc_at(geo))
+                                : NULL);
 #endif
 }
 
