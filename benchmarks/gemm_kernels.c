@@ -179,7 +179,7 @@ int main(int argc, char **argv)
         c->have[1] = 1;
         c->Bp = malloc((size_t)(c->s.K * c->s.N) * sizeof(float));
         gemm_pack_xsmm_f32(c->s.N, c->s.K, c->B, c->s.N, 1, c->Bp);
-        o2c_xsmm_setup_panels(&c->xsmm_p, c->s.N, c->s.M, c->s.K, c->Bp, c->A, c->Y[2]);
+        o2c_xsmm_setup_panels(&c->xsmm_p, c->s.N, c->s.M, c->s.K, c->s.N, c->Bp, c->A, c->Y[2]);
         c->have[2] = 1;
 #endif
         for (int v = 0; v < VARIANTS; v++)

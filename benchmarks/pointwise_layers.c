@@ -150,7 +150,7 @@ int main(int argc, char **argv)
             if (v == 1)
                 o2c_xsmm_setup(&xsmm_state, l->N, rb, l->K, w, x, y);
             else if (v == 2)
-                o2c_xsmm_setup_panels(&xsmm_state, l->N, rb, l->K, wp, x, y);
+                o2c_xsmm_setup_panels(&xsmm_state, l->N, rb, l->K, l->N, wp, x, y);
             run_conv(&r);
             if (memcmp(y, want, (size_t)(l->M * l->N) * sizeof(float))) {
                 printf(" bits differ");

@@ -739,7 +739,8 @@ static void emit_api(FILE *f, const Graph *g, const char *name, const ApiSizes *
 /* ---- libxsmm kernels: dispatch and the init-time check (runtime_min/xsmm_glue.c) ----
  *
  * The check runs each JIT kernel once and compares its bits with the portable product. It
- * must cost no RAM beyond the planned arena: the result c (m x n floats) goes into the arena,
+ * must cost no RAM beyond the planned arena: the result c (n columns of ldc floats) goes into
+ * the arena,
  * which is free while init runs, and each operand is read either from the check pool, a float
  * weight of the model (static const, so flash on a microcontroller), when the pool holds as
  * many floats as the operand, or else from deterministic data generated into the arena after
@@ -796,7 +797,7 @@ static CheckOperand check_operand(int64_t floats, int64_t pool_floats, int64_t *
 static KernelCheck kernel_check(const XsmmKernel *k, int64_t pool_floats)
 {
     KernelCheck c = {0};
-    c.floats = k->m * k->n;
+    c.floats = k->ldc * k->n;
     c.a = check_operand(k->m * k->k, pool_floats, &c.floats);
     c.b = check_operand(k->k * k->n, pool_floats, &c.floats);
     return c;
@@ -820,7 +821,7 @@ static void emit_kernel_init(FILE *f, const XsmmKernel *k, int i, const char *po
                              int64_t pool_floats, int64_t arena_bytes)
 {
     KernelCheck c = kernel_check(k, pool_floats);
-    if (k->lda != k->m || k->ldb != k->k || k->ldc != k->m)
+    if (k->lda != k->m || k->ldb != k->k || k->ldc < k->m || (k->ldc != k->m && !k->panel))
         fatal("internal error: libxsmm product %d is not packed (o2c_xsmm_run assumes it)", i);
     if (c.floats > arena_bytes / (int64_t)sizeof(float)) {
         fprintf(f,
@@ -832,10 +833,16 @@ static void emit_kernel_init(FILE *f, const XsmmKernel *k, int i, const char *po
     fprintf(f, "    {\n");
     emit_check_operand(f, "a", &c.a, pool, 12345u);
     emit_check_operand(f, "b", &c.b, pool, 67890u);
-    fprintf(f,
-            "        o2c_xsmm_setup%s(&xsmm_kernel%d, %lld, %lld, %lld, a, b, (float *)arena);\n"
-            "    }\n",
-            k->panel ? "_panels" : "", i, (long long)k->m, (long long)k->n, (long long)k->k);
+    if (k->panel)
+        fprintf(f,
+                "        o2c_xsmm_setup_panels(&xsmm_kernel%d, %lld, %lld, %lld, %lld, a, b, "
+                "(float *)arena);\n    }\n",
+                i, (long long)k->m, (long long)k->n, (long long)k->k, (long long)k->ldc);
+    else
+        fprintf(f,
+                "        o2c_xsmm_setup(&xsmm_kernel%d, %lld, %lld, %lld, a, b, (float *)arena);\n"
+                "    }\n",
+                i, (long long)k->m, (long long)k->n, (long long)k->k);
 }
 
 /* Each libxsmm product goes through a small function that falls back to the portable kernel
@@ -857,9 +864,9 @@ static void emit_init(FILE *f, const Emitter *e, int64_t arena_bytes)
             k->panel ? ", a packed in row panels" : "", i, i, i);
         if (k->panel)
             fprintf(f,
-                    "    else\n        o2c_xsmm_reference_panels(%lld, %lld, %lld, "
+                    "    else\n        o2c_xsmm_reference_panels(%lld, %lld, %lld, %lld, "
                     "GEMM_XSMM_PANEL, a, b, c);\n}\n",
-                    (long long)k->m, (long long)k->n, (long long)k->k);
+                    (long long)k->m, (long long)k->n, (long long)k->k, (long long)k->ldc);
         else
             fprintf(f, "    else\n        o2c_xsmm_reference(%lld, %lld, %lld, a, b, c);\n}\n",
                     (long long)k->m, (long long)k->n, (long long)k->k);

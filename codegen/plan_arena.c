@@ -75,10 +75,11 @@ typedef struct Buffers {
 } Buffers;
 
 /* Concat inputs planned in their output's buffer: per value id, the output whose slice it is
- * (NULL for none) and the slice's byte offset in it. */
+ * (NULL for none), the slice's byte offset in it and, for a strided slice, the elements from
+ * one of its rows to the next (Value.row_stride; 0: one contiguous block). */
 typedef struct Slices {
     Value **of;
-    int64_t *at;
+    int64_t *at, *stride;
 } Slices;
 
 static Value *root_of(Value *v)
@@ -207,19 +208,48 @@ static int in_place_buffer(const Buffers *bs, const Node *n, int s, const Value 
 
 /* ---- Concat inputs in their slices ---- */
 
+/* Slots of the scheduled nodes that read v. */
+static int schedule_reads(const Graph *g, const Value *v)
+{
+    int count = 0;
+    for (int s = 0; s < g->nnodes; s++)
+        for (int i = 0; i < g->nodes[s]->ninputs; i++)
+            count += g->nodes[s]->inputs[i] == v;
+    return count;
+}
+
+/* Whether input x of Concat n (output y, `outer` blocks before the axis) may be a slice of y:
+ * an arena tensor of its own (not a view, a constant, a graph input or output) of y's type,
+ * in one slot of n, not a slice already nor an output with slices (no nesting); with more
+ * than one block (a strided slice: rows of x's last dimension, along y's last axis) only
+ * output 0 of a producer whose kernel writes rows at a stride (op_writes_rows) and that
+ * nothing but n reads (any other reader would take it as contiguous). */
+static bool slice_candidate(const Graph *g, const Node *n, const Value *x, const Value *y,
+                            int64_t outer, const Slices *sl, const bool *has_slices)
+{
+    int slots = 0;
+    for (int j = 0; j < n->ninputs; j++)
+        slots += n->inputs[j] == x;
+    if (!needs_arena(x) || x->dtype != y->dtype || slots != 1 || sl->of[x->id] || has_slices[x->id])
+        return false;
+    return outer == 1 || (x->producer->outputs[0] == x && op_writes_rows(x->producer) &&
+                          schedule_reads(g, x) == 1);
+}
+
 /* The inputs of a node with OP_INPUT_SLICES (Concat) whose producers may write them straight
- * into their block of its output y: y in the arena with every dimension before the axis 1
- * (each input is one contiguous block), the input an arena tensor of its own (not a view, a
- * constant, a graph input or output) of y's type, read once by the node, at a block that
- * starts ARENA_ALIGN-aligned (the kernels' alignment of any buffer), not a slice of another
- * node already, nor itself an output with slices (no nesting). The producer then writes it
- * in place (it takes no other buffer) and the slice is y's buffer from its producer's step:
- * plan_arena keeps this only when the live lower bound is no larger than without. The bytes
- * of the slice are never written again while it is read: y's buffer lives until the last
- * reader of y or of any slice, and nothing runs in place over a buffer that is read later. */
+ * into their block of its output y (slice_candidate), y in the arena, at a block that starts
+ * ARENA_ALIGN-aligned (the kernels' alignment of any buffer). With every dimension before the
+ * axis 1 each input is one contiguous block; along the last axis (NHWC channels) each is a
+ * strided slice, rows of its channels a row of y apart, which only a producer that writes
+ * rows at a stride takes. The producer then writes it in place (it takes no other buffer)
+ * and the slice is y's buffer from its producer's step: plan_arena keeps this only when the
+ * live lower bound is no larger than without. The bytes of the slice are never written again
+ * while it is read: y's buffer lives until the last reader of y or of any slice, and nothing
+ * runs in place over a buffer that is read later. */
 static Slices find_slices(const Graph *g)
 {
     Slices sl = {xcalloc((size_t)g->nvalues + 1, sizeof(Value *)),
+                 xcalloc((size_t)g->nvalues + 1, sizeof(int64_t)),
                  xcalloc((size_t)g->nvalues + 1, sizeof(int64_t))};
     bool *has_slices = xcalloc((size_t)g->nvalues + 1, sizeof(bool));
     for (int s = 0; s < g->nnodes; s++) {
@@ -233,20 +263,18 @@ static Slices find_slices(const Graph *g)
             axis += y->rank;
         for (int d = 0; d < axis && d < y->rank; d++)
             outer *= y->dims[d];
-        if (outer != 1)
+        if (outer != 1 && axis != y->rank - 1)
             continue;
+        const int64_t row = outer == 1 ? 0 : y->dims[axis]; /* elements */
         for (int i = 0; i < n->ninputs; i++) {
             Value *x = n->inputs[i];
             int64_t at = off;
-            off = checked_add(NULL, off, value_bytes(x));
-            bool once = true;
-            for (int j = 0; j < n->ninputs; j++)
-                once = once && (j == i || n->inputs[j] != x);
-            if (!needs_arena(x) || x->dtype != y->dtype || at % ARENA_ALIGN || !once ||
-                sl.of[x->id] || has_slices[x->id])
+            off = checked_add(NULL, off, outer == 1 ? value_bytes(x) : value_bytes(x) / outer);
+            if (at % ARENA_ALIGN || !slice_candidate(g, n, x, y, outer, &sl, has_slices))
                 continue;
             sl.of[x->id] = y;
             sl.at[x->id] = at;
+            sl.stride[x->id] = row;
             has_slices[y->id] = true;
         }
     }
@@ -625,8 +653,10 @@ ArenaPlan plan_arena(Graph *g, int64_t bound)
     /* Budgets against the bound; when a node cannot get within it, the live peak it leaves is
      * the target of a second round, so the other nodes do not shrink for nothing. (The
      * discarded buffers go with everything else at exit, util.c.) */
-    for (int i = 0; i < g->nvalues; i++)
+    for (int i = 0; i < g->nvalues; i++) {
         g->values[i]->offset = -1;
+        g->values[i]->row_stride = 0;
+    }
     /* Concat inputs in their slices where that makes the live peak no larger. */
     Slices found = find_slices(g);
     const Slices *sl = &found;
@@ -659,8 +689,10 @@ ArenaPlan plan_arena(Graph *g, int64_t bound)
     plan.arena_bytes = best_top; /* 0 with no buffers: place_by_steps placed nothing */
 
     for (int i = 0; i < g->nvalues; i++)
-        if (bs.of_value[i] >= 0)
+        if (bs.of_value[i] >= 0) {
             g->values[i]->offset = best[bs.of_value[i]] + bs.at_value[i];
+            g->values[i]->row_stride = sl && sl->of[i] ? sl->stride[i] : 0;
+        }
     for (int s = 0; s < g->nnodes; s++)
         if (bs.of_scratch[s] >= 0)
             g->nodes[s]->scratch_offset = best[bs.of_scratch[s]];

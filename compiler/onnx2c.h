@@ -111,6 +111,9 @@ typedef struct Value {
     struct Value *view_of; /* shares the buffer of this value (Reshape, Flatten, ...) */
     const char *cname;     /* emitter override of the C expression (tiles of emit_chain) */
     int64_t offset;        /* arena offset in bytes, -1 if not in the arena */
+    /* 0: the value's elements are contiguous; else it is a strided slice of a Concat's output
+     * along its last axis (plan_arena): rows of dims[rank-1] elements, row_stride apart */
+    int64_t row_stride;
     int first_step, last_step;
     bool referenced; /* the emitted code reads or writes it */
 } Value;
@@ -390,6 +393,9 @@ typedef enum OpFlag {
     /* output 0 may take the buffer of the input conv_in_place_input() names (Conv: a
      * depthwise conv's x, the residual its kernels add in their tile store) */
     OP_CONV_IN_PLACE = 1 << 10,
+    /* output 0 may be a strided slice of a Concat's output along the last axis (its rows
+     * Value.row_stride apart) where op_writes_rows() says so (NhwcConv: its kernels' ldy) */
+    OP_WRITES_ROWS = 1 << 11,
 } OpFlag;
 struct OpDef {
     const char *name;
@@ -404,6 +410,7 @@ struct OpDef {
     const char *templates;             /* template files the emitted code calls, space-separated */
 };
 int conv_in_place_input(const Node *n); /* ops/conv.c: 1 + the input, 0 for none */
+bool op_writes_rows(const Node *n);     /* ops/conv_nhwc.c: OP_WRITES_ROWS for this node */
 const OpDef *op_lookup(const char *name);
 int op_table_entries(const OpDef **out);     /* the whole table, for --list-ops */
 bool op_has(const OpDef *op, unsigned flag); /* false for a NULL op */

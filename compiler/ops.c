@@ -222,7 +222,7 @@ static const OpDef op_table[] = {
     {"TfIdfVectorizer", 1, 1, 9, tfidf_infer, tfidf_fold, tfidf_emit, NO_VIEW, NULL, NULL, "misc"},
     /* ---- channels-last ops that layout_nhwc.c makes (ops/conv_nhwc.c), named as onnxruntime's
      * com.microsoft ops; never looked up from a model ---- */
-    {"com.microsoft.NhwcConv", 2, 3, 1, nhwc_conv_infer, NULL, nhwc_conv_emit, NO_VIEW, nhwc_conv_flops, nhwc_conv_scratch, "gemm conv conv_nhwc depthwise_nhwc expand_depthwise elementwise math"},
+    {"com.microsoft.NhwcConv", 2, 3, 1, nhwc_conv_infer, NULL, nhwc_conv_emit, NO_VIEW | OP_WRITES_ROWS, nhwc_conv_flops, nhwc_conv_scratch, "gemm conv conv_nhwc depthwise_nhwc expand_depthwise elementwise math"},
     {"com.microsoft.NhwcMaxPool", 1, 1, 1, nhwc_pool_infer, NULL, nhwc_pool_emit, NO_VIEW, nhwc_pool_flops, nhwc_pool_scratch, "gemm conv conv_nhwc depthwise_nhwc pool_nhwc conv_pool elementwise math"},
     {"com.microsoft.NhwcAveragePool", 1, 1, 1, nhwc_pool_infer, NULL, nhwc_pool_emit, NO_VIEW, numel_flops, NULL, "gemm conv depthwise_nhwc pool_nhwc elementwise math"},
     {"com.microsoft.NhwcGlobalAveragePool", 1, 1, 1, nhwc_global_pool_infer, NULL, nhwc_global_pool_emit, NO_VIEW, numel_flops, NULL, "gemm conv depthwise_nhwc pool_nhwc elementwise math"},

@@ -21,13 +21,15 @@ O2C_KERNEL void o2c_xsmm_reference(int64_t m, int64_t n, int64_t k, const float 
 }
 
 /* The same product with A packed in row panels (gemm_pack_xsmm_f32 of templates/gemm.c): rows
- * i0 .. i0+w of A, w = panel or the last m % panel, at a + i0*k, column-major with lda = w. */
-O2C_KERNEL void o2c_xsmm_reference_panels(int64_t m, int64_t n, int64_t k, int64_t panel,
-                                          const float *a, const float *b, float *c)
+ * i0 .. i0+w of A, w = panel or the last m % panel, at a + i0*k, column-major with lda = w;
+ * C's columns ldc >= m floats apart (more: a slice of a wider tensor, the floats between the
+ * columns untouched). */
+O2C_KERNEL void o2c_xsmm_reference_panels(int64_t m, int64_t n, int64_t k, int64_t ldc,
+                                          int64_t panel, const float *a, const float *b, float *c)
 {
     for (int64_t i0 = 0; i0 < m; i0 += panel) {
         const int64_t w = m - i0 < panel ? m - i0 : panel;
-        gemm_f32_ldy(n, w, k, b, k, 1, a + i0 * k, w, 1, c + i0, m);
+        gemm_f32_ldy(n, w, k, b, k, 1, a + i0 * k, w, 1, c + i0, ldc);
     }
 }
 
@@ -41,17 +43,19 @@ O2C_KERNEL void o2c_xsmm_reference_panels(int64_t m, int64_t n, int64_t k, int64
  * column of B and C passes it: one kernel over a 1024^3 product streams all of A once per
  * column block and measured 71% of peak, blocked 87-90%. panel != 0: A is packed in row
  * panels of that many rows (o2c_xsmm_reference_panels), mb = panel and kb = k: one kernel
- * (beta = 0) per panel over all k. kernel[0][0] == NULL means the portable kernel. */
+ * (beta = 0) per panel over all k, C's columns ldc apart (m, or more: the kernel writes a
+ * slice of a wider tensor); without panels ldc = m. kernel[0][0] == NULL means the portable
+ * kernel. */
 typedef struct O2cXsmm {
     libxsmm_smmfunction kernel[2][3];
-    int64_t m, n, k, mb, kb, panel;
+    int64_t m, n, k, mb, kb, panel, ldc;
 } O2cXsmm;
 
 O2C_KERNEL void o2c_xsmm_run(const O2cXsmm *x, const float *a, const float *b, float *c)
 {
     if (!x->kernel[0][0]) {
         if (x->panel)
-            o2c_xsmm_reference_panels(x->m, x->n, x->k, x->panel, a, b, c);
+            o2c_xsmm_reference_panels(x->m, x->n, x->k, x->ldc, x->panel, a, b, c);
         else
             o2c_xsmm_reference(x->m, x->n, x->k, a, b, c);
         return;
@@ -63,7 +67,7 @@ O2C_KERNEL void o2c_xsmm_run(const O2cXsmm *x, const float *a, const float *b, f
             if (x->kernel[w == x->mb ? 0 : 1][0])
                 x->kernel[w == x->mb ? 0 : 1][0](ap, b, c + i0);
             else
-                gemm_f32_ldy(x->n, w, x->k, b, x->k, 1, ap, w, 1, c + i0, x->m);
+                gemm_f32_ldy(x->n, w, x->k, b, x->k, 1, ap, w, 1, c + i0, x->ldc);
         }
         return;
     }
@@ -80,7 +84,7 @@ static libxsmm_smmfunction o2c_xsmm_dispatch(int64_t mb, int64_t kb, float beta,
 {
     /* a panel's rows are its leading dimension */
     const libxsmm_blasint lda = (libxsmm_blasint)(x->panel ? mb : x->m);
-    const libxsmm_blasint ldb = (libxsmm_blasint)x->k, ldc = (libxsmm_blasint)x->m;
+    const libxsmm_blasint ldb = (libxsmm_blasint)x->k, ldc = (libxsmm_blasint)x->ldc;
     const float alpha = 1.0f;
     const int flags = LIBXSMM_GEMM_FLAG_NONE, prefetch = LIBXSMM_PREFETCH_NONE;
     if (mb == 0 || kb == 0)
@@ -116,7 +120,7 @@ O2C_KERNEL void o2c_fill(float *x, int64_t count, uint32_t seed)
 }
 
 /* 1 when x reproduces the portable bits on a (m x k, column-major or in x's row panels) and b
- * (k x n, column-major); it writes its result to c (m x n floats). Each column of c is
+ * (k x n, column-major); it writes its result to c (n columns ldc apart). Each column of c is
  * compared in chunks of at most O2C_CHECK_CHUNK elements within one panel (all of A is one
  * panel of lda = m when it is not packed) with the portable product of that chunk (a row of
  * the row-major product c^T = b^T a^T), so the reference needs only a small stack buffer. */
@@ -133,7 +137,7 @@ static int o2c_xsmm_matches(const O2cXsmm *x, const float *a, const float *b, fl
             for (int64_t i0 = 0; i0 < w; i0 += O2C_CHECK_CHUNK) {
                 const int64_t len = w - i0 < O2C_CHECK_CHUNK ? w - i0 : O2C_CHECK_CHUNK;
                 gemm_f32(1, len, k, b + j * k, k, 1, ap + i0, w, 1, want);
-                if (memcmp(c + j * m + p0 + i0, want, (size_t)len * sizeof(float)) != 0)
+                if (memcmp(c + j * x->ldc + p0 + i0, want, (size_t)len * sizeof(float)) != 0)
                     return 0;
             }
         }
@@ -163,6 +167,7 @@ O2C_KERNEL void o2c_xsmm_setup(O2cXsmm *x, int64_t m, int64_t n, int64_t k, cons
     x->n = n;
     x->k = k;
     x->panel = 0;
+    x->ldc = m;
     for (int i = 0; i < 4; i++) {
         if (mbs[i] == 0 || (i >= 2 && mbs[i] >= m))
             continue;
@@ -173,18 +178,20 @@ O2C_KERNEL void o2c_xsmm_setup(O2cXsmm *x, int64_t m, int64_t n, int64_t k, cons
 }
 
 /* o2c_xsmm_setup for an A packed in row panels of GEMM_XSMM_PANEL (a constant weight packed at
- * compile time by gemm_pack_xsmm_f32): one kernel per panel over all k, if it dispatches and
+ * compile time by gemm_pack_xsmm_f32), C's columns ldc >= m apart (c: n*ldc floats of
+ * scratch): one kernel per panel over all k, if it dispatches and
  * gives the portable bits; else the full panels' kernel with the portable kernel on the last
  * m % panel rows (libxsmm 1.17 with lda = 4 .. 16, the width of a tail panel, gave other bits
  * for every n and k tried); else the portable kernel on the packed A. Measured against the
  * blocked unpacked kernels (benchmarks/gemm_kernels.c): 1024^3 68% -> 93-98% of peak. */
-O2C_KERNEL void o2c_xsmm_setup_panels(O2cXsmm *x, int64_t m, int64_t n, int64_t k, const float *a,
-                                      const float *b, float *c)
+O2C_KERNEL void o2c_xsmm_setup_panels(O2cXsmm *x, int64_t m, int64_t n, int64_t k, int64_t ldc,
+                                      const float *a, const float *b, float *c)
 {
     x->m = m;
     x->n = n;
     x->k = k;
     x->panel = GEMM_XSMM_PANEL;
+    x->ldc = ldc;
     if (!o2c_xsmm_block(x, m < x->panel ? m : x->panel, k)) {
         memset(x->kernel, 0, sizeof x->kernel);
         return;

@@ -60,6 +60,7 @@ enum {
     CONV_NHWC_DW,
     CONV_NHWC_R,     /* output rows per band: conv_nhwc_rows */
     CONV_NHWC_XNCHW, /* 1: x is [N][C][H][W] (the band plane copy transposes it) */
+    CONV_NHWC_YS,    /* floats from one output position to the next; 0: G*OCg (y dense) */
     CONV_NHWC_NGEO
 };
 #endif
@@ -443,9 +444,10 @@ CONV_NHWC_TILE_FN(conv_nhwc_tile16x8_f32, 16, 8)
 
 /* The geometry of conv_nhwc_f32's loops, from geo. */
 typedef struct ConvNhwcLoop {
-    int64_t Cg, OC, ob, NB, J, rs, nk, Ck, th, tw, xs, wfloats;
+    int64_t Cg, OC, ys, ob, NB, J, rs, nk, Ck, th, tw, xs, wfloats; /* ys: y's position stride */
     float lo, hi;     /* the stores' clip: a leading Relu or Clip epilogue, or -inf, +inf */
-    const float *res; /* the stores' Add: its other operand (element `at` for y's), or NULL */
+    const float *res; /* the stores' Add: its other operand (element `at` for y's; dense y
+                       * only), or NULL */
     int rfirst;       /* its Add's order (ConvEpilogue's r_first) */
     const float *y;   /* the output buffer: element y0 of the output, whose offsets res's are */
     int64_t y0; /* the output's element at y[0] (a row range's first row: conv_nhwc_rows_f32) */
@@ -598,10 +600,10 @@ static void conv_nhwc_finish_f32(const ConvNhwcLoop *L, const struct ConvEpilogu
 {
     for (int64_t j = 0; j < live; j++) {
         if (!stored)
-            conv_nhwc_store_f32(acc[j], bb, L->res ? L->res + at + j * L->OC : NULL, L->rfirst, nob,
-                                L->lo, L->hi, y + (at - L->y0) + j * L->OC);
+            conv_nhwc_store_f32(acc[j], bb, L->res ? L->res + at + j * L->ys : NULL, L->rfirst, nob,
+                                L->lo, L->hi, y + (at - L->y0) + j * L->ys);
         if (nep && !later)
-            conv_epilogue_f32(ep, nep, at + j * L->OC, nob, y + (at - L->y0) + j * L->OC);
+            conv_epilogue_f32(ep, nep, at + j * L->ys, nob, y + (at - L->y0) + j * L->ys);
     }
 }
 
@@ -621,7 +623,7 @@ static void conv_nhwc_block_tile_f32(const int64_t *geo, const ConvNhwcLoop *L, 
     const int64_t nob = OCg - b * ob < ob ? OCg - b * ob : ob;
     const int64_t live = OW - c0 < J ? OW - c0 : J;
     const float *wb = wp + (g * L->NB + b) * L->wfloats, *bb = bias ? bias + oc0 : NULL;
-    const int64_t at = ((n * geo[CONV_NHWC_OH] + oh0 + r) * OW + c0) * L->OC + oc0;
+    const int64_t at = ((n * geo[CONV_NHWC_OH] + oh0 + r) * OW + c0) * L->ys + oc0;
     float *yt = live == J && nob == ob ? y + (at - L->y0) : NULL;
     float acc[CONV_NHWC_JMAX][CONV_NHWC_OB];
     if (!plane) {
@@ -635,11 +637,11 @@ static void conv_nhwc_block_tile_f32(const int64_t *geo, const ConvNhwcLoop *L, 
             yt = NULL;
         } else {
             conv_nhwc_run_tile_f32(L, KH, L->nk, L->Ck, L->th, L->tw, L->xs, xg + (ih * W + iw) * C,
-                                   wb, bb, yt, L->OC, acc, 0);
+                                   wb, bb, yt, L->ys, acc, 0);
         }
     } else {
         const float *xt = plane + r * geo[CONV_NHWC_SH] * L->rs + c0 * L->xs;
-        conv_nhwc_run_tile_f32(L, KH, L->nk, L->Ck, L->th, L->tw, L->xs, xt, wb, bb, yt, L->OC, acc,
+        conv_nhwc_run_tile_f32(L, KH, L->nk, L->Ck, L->th, L->tw, L->xs, xt, wb, bb, yt, L->ys, acc,
                                0);
     }
     conv_nhwc_finish_f32(L, ep, nep, later, acc, yt != NULL, bb, at, live, nob, y);
@@ -685,12 +687,12 @@ static void conv_nhwc_chunked_band_f32(const int64_t *geo, const ConvNhwcLoop *L
                             const int64_t r = (i0 + i) / nc, c0 = (i0 + i) % nc * J;
                             const int64_t live = OW - c0 < J ? OW - c0 : J;
                             const int64_t at =
-                                ((n * geo[CONV_NHWC_OH] + oh0 + r) * OW + c0) * L->OC + oc0;
+                                ((n * geo[CONV_NHWC_OH] + oh0 + r) * OW + c0) * L->ys + oc0;
                             float *yt = last && live == J && nob == ob ? y + (at - L->y0) : NULL;
                             const float *xk = plane + r * geo[CONV_NHWC_SH] * L->rs + c0 * L->xs +
                                               t * L->th + u * L->tw + k0;
                             conv_nhwc_run_tile_f32(L, 1, 1, kc, 0, 0, L->xs, xk, wk, yt ? bb : NULL,
-                                                   yt, L->OC, acc + i * J, !first);
+                                                   yt, L->ys, acc + i * J, !first);
                             if (last)
                                 conv_nhwc_finish_f32(L, ep, nep, 0, acc + i * J, yt != NULL, bb, at,
                                                      live, nob, y);
@@ -709,6 +711,7 @@ static ConvNhwcLoop conv_nhwc_loop(const int64_t *geo)
     ConvNhwcLoop L;
     L.Cg = C / G;
     L.OC = G * geo[CONV_NHWC_OCG];
+    L.ys = geo[CONV_NHWC_YS] ? geo[CONV_NHWC_YS] : L.OC;
     L.ob = conv_nhwc_ob(geo);
     L.NB = (geo[CONV_NHWC_OCG] + L.ob - 1) / L.ob;
     L.J = conv_nhwc_positions(geo);
@@ -750,12 +753,13 @@ static void conv_nhwc_bands_f32(const int64_t *geo, const float *x, const float 
     /* a leading Add, then a Relu or Clip, in the tiles' stores (no pass over each tile for
      * them: tiny_resnet8's and ResNet's residual convs read their residual in the store) */
     L.y = y;
-    L.y0 = ob * OW * L.OC;
+    L.y0 = ob * OW * L.ys;
     ep = conv_epilogue_add(ep, &nep, &L.res, &L.rfirst);
     ep = conv_epilogue_clip(ep, &nep, &L.lo, &L.hi);
     const float *plane = work;
     const int tiles_outer = !conv_nhwc_blocks_outer(geo);
-    const int later = tiles_outer && G == 1 && nep; /* the epilogues once per tile */
+    /* the epilogues once per tile, on its positions' channels as one run */
+    const int later = tiles_outer && G == 1 && nep && L.ys == L.OC;
     for (int64_t n = 0; n < N; n++)
         for (int64_t g = 0; g < G; g++)
             for (int64_t oh0 = ob; oh0 < oe; oh0 += R) {
@@ -781,7 +785,7 @@ static void conv_nhwc_bands_f32(const int64_t *geo, const float *x, const float 
                             conv_nhwc_block_tile_f32(geo, &L, plane, x, wp, bias, ep, nep, later, n,
                                                      g, oh0, b, r, c0, y);
                         if (later) {
-                            const int64_t at = ((n * OH + oh0 + r) * OW + c0) * L.OC;
+                            const int64_t at = ((n * OH + oh0 + r) * OW + c0) * L.ys;
                             const int64_t live = OW - c0 < L.J ? OW - c0 : L.J;
                             conv_epilogue_f32(ep, nep, at, live * L.OC, y + (at - L.y0));
                         }
@@ -822,11 +826,12 @@ static void conv_nhwc_plain_f32(const int64_t *geo, const float *x, const float 
     const int64_t OH = geo[CONV_NHWC_OH], OW = geo[CONV_NHWC_OW];
     const int64_t Cg = C / G, OC = G * OCg, ob = conv_nhwc_ob(geo), NB = (OCg + ob - 1) / ob;
     const int nchw = geo[CONV_NHWC_XNCHW] != 0;
-    const int64_t cs = nchw ? H * W : 1; /* x's channel stride */
-    const int64_t y0 = ob_ * OW * OC;    /* the output's element at y[0] */
+    const int64_t cs = nchw ? H * W : 1;                           /* x's channel stride */
+    const int64_t ys = geo[CONV_NHWC_YS] ? geo[CONV_NHWC_YS] : OC; /* y's position stride */
+    const int64_t y0 = ob_ * OW * ys; /* the output's element at y[0] */
     for (int64_t n = 0; n < N; n++)
         for (int64_t oh = ob_; oh < oe; oh++) {
-            const int64_t row = (n * OH + oh) * OW * OC; /* output row [OW][OC] */
+            const int64_t row = (n * OH + oh) * OW * ys; /* output row [OW][ys] */
             float *yr = y + (row - y0);
             for (int64_t ow = 0; ow < OW; ow++)
                 for (int64_t oc = 0; oc < OC; oc++) {
@@ -848,9 +853,13 @@ static void conv_nhwc_plain_f32(const int64_t *geo, const float *x, const float 
                                 acc = fmaf(wt[ic * ob], inside ? xp[ic * cs] : 0.0f, acc);
                         }
                     }
-                    yr[ow * OC + oc] = bias ? acc + bias[oc] : acc;
+                    yr[ow * ys + oc] = bias ? acc + bias[oc] : acc;
                 }
-            conv_epilogue_f32(ep, nep, row, OW * OC, yr);
+            if (ys == OC)
+                conv_epilogue_f32(ep, nep, row, OW * OC, yr);
+            else
+                for (int64_t ow = 0; ow < OW; ow++)
+                    conv_epilogue_f32(ep, nep, row + ow * ys, OC, yr + ow * ys);
         }
 }
 #endif /* O2C_SMALL_CODE */
@@ -886,7 +895,10 @@ O2C_KERNEL void conv_nhwc_rows_f32(const int64_t *geo, const float *x, const flo
  * single rows whose tiles read x (conv_nhwc_block_tile_f32); an NCHW x needs R >= 1.
  *   x [N][H][W][G*Cg] (geo[CONV_NHWC_XNCHW]: [N][G*Cg][H][W]), wp from conv_nhwc_pack_f32,
  *   bias [G*OCg] or NULL, ep [nep] or NULL,
- *   y [N][OH][OW][G*OCg] (must not overlap x or an epilogue's operand),
+ *   y [N][OH][OW][G*OCg] (must not overlap x or an epilogue's operand); with
+ *     geo[CONV_NHWC_YS] = ys, position p's G*OCg outputs at y + p*ys (the channels of a
+ *     Concat's output that is wider: plan_arena's strided slices), the floats between them
+ *     untouched; then no epilogue may have an operand of y's shape (it is indexed as y),
  *   work [conv_nhwc_work_floats(geo)] (NULL when that is 0). */
 O2C_KERNEL void conv_nhwc_f32(const int64_t *geo, const float *x, const float *wp,
                               const float *bias, const struct ConvEpilogue *ep, int nep, float *y,
@@ -907,8 +919,9 @@ O2C_KERNEL void conv_nhwc_f32(const int64_t *geo, const float *x, const float *w
  * Swish alone took about 7% of its time as a pass). */
 
 /* From gemm.c, which the generated file pastes before conv.c. */
-O2C_KERNEL void gemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_rs,
-                         int64_t a_cs, const float *B, int64_t b_rs, int64_t b_cs, float *Y);
+O2C_KERNEL void gemm_f32_ldy(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_rs,
+                             int64_t a_cs, const float *B, int64_t b_rs, int64_t b_cs, float *Y,
+                             int64_t ldy);
 
 /* Floats of x and y that a block keeps in L2 (256 KiB: with the weight, within the 512 KiB to
  * 1 MiB per core of current x86 and Arm server cores). */
@@ -936,29 +949,46 @@ O2C_KERNEL int64_t conv_pointwise_nhwc_rows(int64_t M, int64_t N, int64_t K)
 /* y[M][N] = x[M][K] x w[K][N] (+ bias[N]), then ep[0 .. nep-1], by blocks of rb rows: full
  * blocks through full(w, x, y), a last block of M % rb rows through tail (the generated
  * code's libxsmm products of those rows, xsmm_product<i>), or gemm_f32 where that is NULL.
- * x, y row-major and contiguous; w row-major [K][N] for gemm_f32, and as full and tail read it
- * where they are given (the generated code's libxsmm products: packed in panels by
- * gemm_pack_xsmm_f32; tail is then given whenever M % rb rows are left); y must not overlap
- * x, w or an epilogue's operand; bias NULL for none (y = acc, not acc + 0.0f). */
+ * x row-major and contiguous; y row-major with rows ldy >= N floats apart (N: contiguous;
+ * more: the channels of a Concat's output that is wider, plan_arena's strided slices, the
+ * floats between the rows untouched, and then no epilogue may have an operand of y's shape;
+ * full and tail must then write rows ldy apart too); w row-major [K][N] for gemm_f32, and as
+ * full and tail read it where they are given (the generated code's libxsmm products: packed
+ * in panels by gemm_pack_xsmm_f32; tail is then given whenever M % rb rows are left); y must
+ * not overlap x, w or an epilogue's operand; bias NULL for none (y = acc, not acc + 0.0f). */
+O2C_KERNEL void conv_pointwise_nhwc_ldy_f32(int64_t M, int64_t N, int64_t K, int64_t rb,
+                                            void (*full)(const float *, const float *, float *),
+                                            void (*tail)(const float *, const float *, float *),
+                                            const float *x, const float *w, const float *bias,
+                                            const struct ConvEpilogue *ep, int nep, float *y,
+                                            int64_t ldy)
+{
+    for (int64_t i0 = 0; i0 < M; i0 += rb) {
+        const int64_t rows = M - i0 < rb ? M - i0 : rb;
+        void (*product)(const float *, const float *, float *) = rows == rb ? full : tail;
+        float *yb = y + i0 * ldy;
+        if (product)
+            product(w, x + i0 * K, yb);
+        else
+            gemm_f32_ldy(rows, N, K, x + i0 * K, K, 1, w, N, 1, yb, ldy);
+        if (bias)
+            for (int64_t i = 0; i < rows; i++)
+                for (int64_t j = 0; j < N; j++)
+                    yb[i * ldy + j] = yb[i * ldy + j] + bias[j];
+        if (nep && ldy == N)
+            conv_epilogue_f32(ep, nep, i0 * N, rows * N, yb);
+        else if (nep)
+            for (int64_t i = 0; i < rows; i++)
+                conv_epilogue_f32(ep, nep, (i0 + i) * ldy, N, yb + i * ldy);
+    }
+}
+
+/* conv_pointwise_nhwc_ldy_f32 into a contiguous y (ldy = N). */
 O2C_KERNEL void conv_pointwise_nhwc_f32(int64_t M, int64_t N, int64_t K, int64_t rb,
                                         void (*full)(const float *, const float *, float *),
                                         void (*tail)(const float *, const float *, float *),
                                         const float *x, const float *w, const float *bias,
                                         const struct ConvEpilogue *ep, int nep, float *y)
 {
-    for (int64_t i0 = 0; i0 < M; i0 += rb) {
-        const int64_t rows = M - i0 < rb ? M - i0 : rb;
-        void (*product)(const float *, const float *, float *) = rows == rb ? full : tail;
-        float *yb = y + i0 * N;
-        if (product)
-            product(w, x + i0 * K, yb);
-        else
-            gemm_f32(rows, N, K, x + i0 * K, K, 1, w, N, 1, yb);
-        if (bias)
-            for (int64_t i = 0; i < rows; i++)
-                for (int64_t j = 0; j < N; j++)
-                    yb[i * N + j] = yb[i * N + j] + bias[j];
-        if (nep)
-            conv_epilogue_f32(ep, nep, i0 * N, rows * N, yb);
-    }
+    conv_pointwise_nhwc_ldy_f32(M, N, K, rb, full, tail, x, w, bias, ep, nep, y, N);
 }

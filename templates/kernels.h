@@ -501,6 +501,7 @@ enum {
     CONV_NHWC_DW,
     CONV_NHWC_R,
     CONV_NHWC_XNCHW,
+    CONV_NHWC_YS,
     CONV_NHWC_NGEO
 };
 int64_t conv_nhwc_packed_floats(const int64_t *geo);
@@ -518,6 +519,11 @@ void conv_pointwise_nhwc_f32(int64_t M, int64_t N, int64_t K, int64_t rb,
                              void (*tail)(const float *, const float *, float *), const float *x,
                              const float *w, const float *bias, const struct ConvEpilogue *ep,
                              int nep, float *y);
+void conv_pointwise_nhwc_ldy_f32(int64_t M, int64_t N, int64_t K, int64_t rb,
+                                 void (*full)(const float *, const float *, float *),
+                                 void (*tail)(const float *, const float *, float *),
+                                 const float *x, const float *w, const float *bias,
+                                 const struct ConvEpilogue *ep, int nep, float *y, int64_t ldy);
 /* pool_nhwc.c — channels-last pools, the bits of pool.c's: x [N][H][W][C] -> y [N][OH][OW][C],
  * geo[NHWC_GEO_LEN]; global: x [N][HW][C] -> y [N][C] (also ReduceMean over H, W). */
 void maxpool_nhwc_f32(const int64_t *geo, const float *x, float *y);

@@ -8,7 +8,8 @@ Each graph is built here with onnx.helper (seeded weights), compiled with --layo
   - the nhwc outputs equal the nchw outputs bit for bit (the layout never changes a result),
     and both match onnxruntime (the harness: rtol 1e-3, atol 1e-5);
   - --report-json of the nhwc build has the expected Transpose and NhwcConv counts, expand
-    convs fused into depthwise convs and stem convs into MaxPools (the
+    convs fused into depthwise convs, stem convs into MaxPools and Concat inputs written in
+    their slices of its output (the
     transposes only where a region is entered and left; inverse pairs cancelled, those of a
     1x1 map or one channel became free Reshapes), every mean over H, W as
     NhwcGlobalAveragePool, and names the channels-last nodes;
@@ -231,9 +232,29 @@ def stem_pool_ceil():
 
 stem_pool_ceil.pooled = 1
 
+
+def fire():
+    """SqueezeNet's Fire module, twice: squeeze 1x1 conv + Relu, expand 1x1 and 3x3 convs +
+    Relu, Concat of the channels. Each expand conv writes its channels of the Concat's output
+    itself, rows a pixel's channels apart (plan_arena's strided slices, `sliced`), so the Concat
+    copies nothing; the second Concat's first input is a MaxPool's output, which it copies, and
+    its 3x3 conv on 2 images (rows across the batch). The 3x3 convs reach the dense threshold:
+    --layout=auto goes channels-last."""
+    g = G(15, [2, 16, 20, 21])
+    s = g.op("Relu", [g.conv("x", 16, 8)])
+    c = g.op("Concat", [g.op("Relu", [g.conv(s, 8, 32)]), g.op("Relu", [g.conv(s, 8, 48, k=3)])],
+             axis=1)
+    s = g.op("Relu", [g.conv(c, 80, 16)])
+    p = g.op("MaxPool", [c], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    c = g.op("Concat", [p, g.op("Relu", [g.conv(s, 16, 32, k=3)])], axis=1)
+    return g.model([g.conv(c, 112, 8)]), 2, 6, "auto"
+
+
+fire.sliced = 3
+
 GRAPHS = [conv_chain, squeeze_excite, squeeze_excite_mean, channel_constants, concat_split,
           gap_flatten_gemm, mean_gemm, same_pads, separable_pools, nchw_input_residual,
-          one_channel_input, channel_shuffle, inverted_residual, stem_pool, stem_pool_ceil]
+          one_channel_input, channel_shuffle, inverted_residual, stem_pool, stem_pool_ceil, fire]
 
 
 def tensor_file(path, a, name):
@@ -294,6 +315,9 @@ def check(onnx2c, work, make):
     pooled = rep_h["fusions"].get("conv_maxpool", 0)
     if pooled != getattr(make, "pooled", 0):
         errors.append(f"nhwc: {pooled} convs fused into MaxPools")
+    sliced = rep_h["arena_in_slice"]
+    if hasattr(make, "sliced") and sliced != make.sliced:
+        errors.append(f"nhwc: {sliced} Concat inputs written in their slices, want {make.sliced}")
     if len(rep_h["nhwc_nodes"]) < want_convs:
         errors.append(f"nhwc_nodes lists {rep_h['nhwc_nodes']}")
     js = os.path.join(w, "auto.json")

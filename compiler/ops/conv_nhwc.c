@@ -179,6 +179,18 @@ static NhwcKernel conv_kernel(const Node *n)
     return NHWC_DENSE;
 }
 
+/* Whether conv n's epilogues all run in its kernel's store with no operand of the output's
+ * shape (a residual Add would be indexed by the kernel's rows, not the tensor's). */
+static bool epilogues_in_store_without_tensors(const Node *n)
+{
+    if (conv_tile_epilogue_count(n) != n->nepilogue)
+        return false;
+    for (int i = 3; i < n->ninputs; i++)
+        if (n->inputs[i] && value_numel(n->inputs[i]) != 1)
+            return false;
+    return true;
+}
+
 /* The dense kernel gathers its band plane from an NCHW x as cheaply as from an NHWC one, so a
  * conv it runs need not wait for its input's transposed copy. */
 bool nhwc_conv_reads_nchw(const Node *conv)
@@ -204,11 +216,8 @@ bool nhwc_conv_fuses_expand(const Node *expand, const Node *dw)
         dw->prologue || expand->prologue || conv_kernel(expand) != NHWC_PRODUCT ||
         conv_kernel(dw) != NHWC_DEPTHWISE || dw->inputs[0] != e || e->rank != 4 ||
         e->dims[1] * e->dims[2] < 2 || !dw->inputs[1]->data ||
-        conv_tile_epilogue_count(expand) != expand->nepilogue)
+        !epilogues_in_store_without_tensors(expand))
         return false;
-    for (int i = 3; i < expand->ninputs; i++)
-        if (expand->inputs[i] && value_numel(expand->inputs[i]) != 1)
-            return false;
     return e->dims[1] * e->dims[2] >= EXPAND_DW_MIN_POSITIONS;
 }
 
@@ -247,6 +256,28 @@ bool nhwc_conv_pays(const Node *conv)
     return k == NHWC_DEPTHWISE || (k == NHWC_DENSE && conv_flops(conv) >= NHWC_DENSE_FLOPS);
 }
 
+/* The y row stride of conv n's kernel: 0 (dense) or its output's Value.row_stride. */
+static int64_t y_stride(const Node *n)
+{
+    return n->outputs[0]->row_stride;
+}
+
+/* OP_WRITES_ROWS (plan_arena's strided Concat slices): the product kernel on more than one
+ * position (conv_pointwise_nhwc_ldy_f32, its libxsmm panels with ldc = the row stride) and the
+ * dense kernel (conv_nhwc_f32, geo[CONV_NHWC_YS]) store each position's channels as one run
+ * at any stride, with their epilogues; not the depthwise kernels, a fused pair, or a conv
+ * whose epilogues run as passes over the tensor. SqueezeNet's expand convs write their
+ * halves of the Fire module's Concat. */
+bool op_writes_rows(const Node *n)
+{
+    const Value *y = n->outputs[0];
+    if (!node_has(n, OP_WRITES_ROWS) || !n->channels_last || n->prologue || y->rank != 4 ||
+        !epilogues_in_store_without_tensors(n))
+        return false;
+    NhwcKernel k = conv_kernel(n);
+    return k == NHWC_DENSE || (k == NHWC_PRODUCT && y->dims[0] * y->dims[1] * y->dims[2] > 1);
+}
+
 /* geo[CONV_NHWC_NGEO] of conv_nhwc.c, R chosen for a work memory of budget floats. */
 static void dense_geo_for(const Node *n, int64_t budget, int64_t *geo)
 {
@@ -278,6 +309,7 @@ static void dense_geo_for(const Node *n, int64_t budget, int64_t *geo)
         geo[CONV_NHWC_W] = d[3];
         geo[CONV_NHWC_XNCHW] = 1;
     }
+    geo[CONV_NHWC_YS] = y_stride(n);
     geo[CONV_NHWC_R] = conv_nhwc_rows(geo, budget);
 }
 
@@ -321,7 +353,7 @@ int64_t nhwc_conv_scratch(const Node *n)
 /* The weight of 1x1 conv n as conv_pointwise_nhwc_f32 reads it (a constant), and in *full and
  * *tail its libxsmm products of rb and tail_rows rows, or "NULL" (gemm_f32; no tail rows). */
 static const char *emit_product_weight(Emitter *e, const Node *n, int64_t rb, int64_t tail_rows,
-                                       const char **full, const char **tail)
+                                       int64_t ldy, const char **full, const char **tail)
 {
     const Value *w = n->inputs[1];
     const int64_t C = w->dims[1], OC = w->dims[0];
@@ -336,8 +368,8 @@ static const char *emit_product_weight(Emitter *e, const Node *n, int64_t rb, in
     dims[0] = C;
     dims[1] = OC;
     const char *ws = emit_constant(e, DT_FLOAT, 2, dims, wt);
-    *full = xsmm ? xsmm_kernel(e, OC, rb, C, OC, C, OC, true) : "NULL";
-    *tail = xsmm && tail_rows ? xsmm_kernel(e, OC, tail_rows, C, OC, C, OC, true) : "NULL";
+    *full = xsmm ? xsmm_kernel(e, OC, rb, C, OC, C, ldy, true) : "NULL";
+    *tail = xsmm && tail_rows ? xsmm_kernel(e, OC, tail_rows, C, OC, C, ldy, true) : "NULL";
     return ws;
 }
 
@@ -361,10 +393,20 @@ static int emit_conv_product(Emitter *e, Node *n)
     int nep;
     const char *ep = conv_tile_epilogues(e, n, &nep);
     const int64_t rb = conv_pointwise_nhwc_rows(M, OC, C);
-    const char *full, *tail, *ws = emit_product_weight(e, n, rb, M % rb, &full, &tail);
-    println(e, "conv_pointwise_nhwc_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %d, %s);",
+    const int64_t ldy = y_stride(n) ? y_stride(n) : OC;
+    const char *full, *tail, *ws = emit_product_weight(e, n, rb, M % rb, ldy, &full, &tail);
+    if (ldy == OC)
+        println(e,
+                "conv_pointwise_nhwc_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %d, %s);",
+                (long long)M, (long long)OC, (long long)C, (long long)rb, full, tail, xs, ws, bias,
+                ep, nep, y);
+    else
+        println(
+            e,
+            "conv_pointwise_nhwc_ldy_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %d, %s, "
+            "%lld); /* into its channels of the Concat's output */",
             (long long)M, (long long)OC, (long long)C, (long long)rb, full, tail, xs, ws, bias, ep,
-            nep, y);
+            nep, y, (long long)ldy);
     return nep;
 }
 
@@ -391,7 +433,8 @@ static int emit_expand_depthwise(Emitter *e, Node *n)
     int nep1, nep;
     const char *ep1 = conv_tile_epilogues(e, p, &nep1);
     const char *ep = conv_tile_epilogues(e, n, &nep);
-    const char *full, *tail, *ws = emit_product_weight(e, p, E * W, H % E * W, &full, &tail);
+    const char *full, *tail,
+        *ws = emit_product_weight(e, p, E * W, H % E * W, p->inputs[1]->dims[0], &full, &tail);
     println(e,
             "expand_depthwise_nhwc_f32(%s, %lld, %lld, %s, %s, %s, %s, %s, %s, %d, %s, %s, %s, %d, "
             "%s, %s);",
@@ -465,11 +508,8 @@ bool nhwc_pool_fuses_conv(const Node *conv, const Node *pool)
     const Value *c = conv->outputs[0];
     if (!conv->channels_last || !pool->channels_last || conv->prologue || pool->prologue ||
         conv_kernel(conv) != NHWC_DENSE || pool->inputs[0] != c || c->rank != 4 ||
-        conv_tile_epilogue_count(conv) != conv->nepilogue)
+        !epilogues_in_store_without_tensors(conv))
         return false;
-    for (int i = 3; i < conv->ninputs; i++)
-        if (conv->inputs[i] && value_numel(conv->inputs[i]) != 1)
-            return false;
     return value_bytes(c) >= CONV_POOL_MIN_BYTES;
 }
 

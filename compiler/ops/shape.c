@@ -333,14 +333,16 @@ void concat_fold(Node *n)
 }
 
 /* Copies each input into its block of the output, but for the inputs planned in their block
- * (plan_arena: their producers wrote them there). */
+ * (plan_arena: their producers wrote them there, as one block or as strided rows). */
 void concat_emit(Emitter *e, Node *n)
 {
     ConcatGeometry g = concat_geometry(n);
     int64_t off = 0;
     for (int i = 0; i < n->ninputs; i++) {
         int64_t block = g.inner_bytes * concat_axis_dim(n, i);
-        if (g.outer == 1 && value_in_slice(n->inputs[i], n->outputs[0], off)) {
+        const int64_t stride = n->inputs[i]->row_stride * (int64_t)dtype_size(n->inputs[i]->dtype);
+        if ((g.outer == 1 || stride == g.y_block) &&
+            value_in_slice(n->inputs[i], n->outputs[0], off)) {
             println(e, "/* input %d '%s' is in place */", i, comment_text(n->inputs[i]->name));
             off += block;
             continue;

@@ -53,6 +53,7 @@ static void case_geo(const ConvCase *c, int64_t R, int64_t *geo)
     geo[CONV_NHWC_DW] = c->dw;
     geo[CONV_NHWC_R] = R;
     geo[CONV_NHWC_XNCHW] = 0;
+    geo[CONV_NHWC_YS] = 0;
 }
 
 /* [N][C][P] -> [N][P][C] */
@@ -164,6 +165,63 @@ static void run_epilogues(const ConvCase *c, const int64_t *geo, int64_t total)
     check(same_bits(D, E, total, 0), what);
 }
 
+/* Filler of the floats between a strided output's rows, which the kernels must not touch. */
+#define GAP_FLOAT 1234.5f
+/* Floats between rows in the strided runs: a width that keeps no row aligned. */
+#define GAP 3
+
+/* Whether P rows of `len` floats ys apart in y equal those of want (len apart), and the GAP
+ * floats after each row still hold GAP_FLOAT. */
+static int rows_match(int64_t P, int64_t len, int64_t ys, const float *y, const float *want,
+                      int any_nan)
+{
+    for (int64_t p = 0; p < P; p++) {
+        if (!same_bits(y + p * ys, want + p * len, len, any_nan))
+            return 0;
+        for (int64_t i = len; i < ys; i++)
+            if (y[p * ys + i] != GAP_FLOAT)
+                return 0;
+    }
+    return 1;
+}
+
+/* conv_nhwc_f32 with geo[CONV_NHWC_YS] (a Concat's channels, plan_arena's strided slices):
+ * each position's channels GAP floats apart, as the dense run want, with the epilogues
+ * ep[0 .. nep-1] (none of them an Add: the compiler gives no operand of y's shape then). */
+static void run_strided(const ConvCase *c, const int64_t *geo0, const struct ConvEpilogue *ep,
+                        int nep, const float *want, const char *what)
+{
+    int64_t geo[CONV_NHWC_NGEO];
+    memcpy(geo, geo0, sizeof geo);
+    const int64_t P = c->N * geo[CONV_NHWC_OH] * geo[CONV_NHWC_OW], ys = c->OC + GAP;
+    if (P * ys >= MAXE)
+        return; /* the larger cases: the others cover the strided stores */
+    geo[CONV_NHWC_YS] = ys;
+    for (int64_t i = 0; i <= P * ys; i++)
+        D[i] = GAP_FLOAT;
+    conv_nhwc_pack_f32(geo, Wt, WP);
+    conv_nhwc_f32(geo, geo[CONV_NHWC_XNCHW] ? XC : XN, WP, B, ep, nep, D, WORK);
+    check(rows_match(P, c->OC, ys, D, want, 1) && D[P * ys] == GAP_FLOAT, what);
+}
+
+/* The strided stores against the dense bits: with no epilogue, a Relu and a Clip (the tiles'
+ * stores), Swish and HardSwish (conv_epilogue_f32 on each position's run). */
+static void run_strided_epilogues(const ConvCase *c, const int64_t *geo, int64_t total)
+{
+    struct ConvEpilogue ep[6];
+    epilogue_setup(total, REF, RES, ep);
+    char what[200];
+    snprintf(what, sizeof what, "conv_nhwc_f32 %s R=%d%s, y rows %d apart: the dense bits", c->name,
+             (int)geo[CONV_NHWC_R], geo[CONV_NHWC_XNCHW] ? " NCHW x" : "", (int)(c->OC + GAP));
+    run_strided(c, geo, NULL, 0, REF, what);
+    relu_f32(total, REF, E);
+    clip_f32(total, -0.5f, 0.75f, E, E);
+    run_strided(c, geo, ep + 1, 2, E, what);
+    swish_f32(total, 0.75f, REF, E);
+    hard_swish_f32(total, E, E);
+    run_strided(c, geo, ep + 4, 2, E, what);
+}
+
 static void run_case(const ConvCase *c)
 {
     int64_t geo[CONV_NHWC_NGEO];
@@ -218,10 +276,13 @@ static void run_case(const ConvCase *c)
         B[i] = rnd();
     conv_nchw_ref(c, geo, REF);
     run_epilogues(c, geo, total);
+    run_strided_epilogues(c, geo, total);
     geo[CONV_NHWC_XNCHW] = 1;
     run_epilogues(c, geo, total);
+    run_strided_epilogues(c, geo, total);
     case_geo(c, 0, geo);
     run_epilogues(c, geo, total);
+    run_strided_epilogues(c, geo, total);
 }
 
 static const ConvCase cases[] = {
@@ -322,7 +383,7 @@ static void test_special_weights(void)
 /* Stand-ins for the generated code's libxsmm products of a fixed row count: the plain loop,
  * k ascending with fmaf from +0.0f, over pw_rows[0] (full blocks) or pw_rows[1] (the tail)
  * rows; pw_calls counts the calls. */
-static int64_t pw_rows[2], pw_N, pw_K, pw_calls[2];
+static int64_t pw_rows[2], pw_N, pw_K, pw_ldy, pw_calls[2];
 
 static void pw_plain(int which, const float *w, const float *x, float *y)
 {
@@ -332,7 +393,7 @@ static void pw_plain(int which, const float *w, const float *x, float *y)
             float acc = 0.0f;
             for (int64_t k = 0; k < pw_K; k++)
                 acc = fmaf(x[i * pw_K + k], w[k * pw_N + j], acc);
-            y[i * pw_N + j] = acc;
+            y[i * pw_ldy + j] = acc;
         }
 }
 
@@ -354,7 +415,7 @@ static void run_pointwise(const ConvCase *c, int64_t rb, int kernels, const floa
     const int64_t M = c->N * c->H * c->W, total = M * c->OC;
     pw_rows[0] = rb;
     pw_rows[1] = M % rb;
-    pw_N = c->OC;
+    pw_N = pw_ldy = c->OC;
     pw_K = c->C;
     pw_calls[0] = pw_calls[1] = 0;
     D[total] = 4242.0f;
@@ -363,6 +424,41 @@ static void run_pointwise(const ConvCase *c, int64_t rb, int kernels, const floa
     check(D[total] == 4242.0f, "conv_pointwise_nhwc_f32 stays inside its output");
     check(!kernels || (pw_calls[0] == M / rb && pw_calls[1] == (M % rb != 0)),
           "conv_pointwise_nhwc_f32 calls the full kernel per full block, the tail one once");
+}
+
+/* conv_pointwise_nhwc_ldy_f32 into rows GAP floats wider than N (a Concat's channels), blocks
+ * of rb rows, the portable product and the stand-ins (which write rows pw_ldy apart, as the
+ * generated code's libxsmm products with ldc): the dense bits of REF, with no epilogue, then
+ * Relu, Clip, Swish and HardSwish, the gaps untouched. */
+static void test_pointwise_strided(const ConvCase *c, int64_t rb, const struct ConvEpilogue *ep)
+{
+    const int64_t M = c->N * c->H * c->W, total = M * c->OC, ldy = c->OC + GAP;
+    if (M * ldy >= MAXE)
+        return;
+    relu_f32(total, REF, E);
+    clip_f32(total, -0.5f, 0.75f, E, E);
+    swish_f32(total, 0.75f, E, E);
+    hard_swish_f32(total, E, E);
+    const struct ConvEpilogue eps[4] = {ep[1], ep[2], ep[4], ep[5]};
+    char what[200];
+    for (int k = 0; k < 2; k++)
+        for (int nep = 0; nep <= 4; nep += 4) {
+            pw_rows[0] = rb;
+            pw_rows[1] = M % rb;
+            pw_N = c->OC;
+            pw_ldy = ldy;
+            pw_K = c->C;
+            for (int64_t i = 0; i <= M * ldy; i++)
+                D[i] = GAP_FLOAT;
+            conv_pointwise_nhwc_ldy_f32(M, c->OC, c->C, rb, k ? pw_full : NULL,
+                                        k && M % rb ? pw_tail : NULL, XN, WP, B, nep ? eps : NULL,
+                                        nep, D, ldy);
+            snprintf(what, sizeof what,
+                     "conv_pointwise_nhwc_ldy_f32 %s rb=%d%s, %d epilogues, rows %d apart: the "
+                     "dense bits, the gaps untouched",
+                     c->name, (int)rb, k ? " (kernels)" : "", nep, (int)ldy);
+            check(rows_match(M, c->OC, ldy, D, nep ? E : REF, 1) && D[M * ldy] == GAP_FLOAT, what);
+        }
 }
 
 /* Against the NCHW im2col + gemm + bias of conv.c, then the epilogues as passes, for block
@@ -398,6 +494,7 @@ static void test_pointwise_case(const ConvCase *c)
     conv_nchw_ref(c, geo, REF);
     struct ConvEpilogue ep[6];
     epilogue_setup(total, REF, RES, ep);
+    test_pointwise_strided(c, blocks[3], ep);
     for (int b = 0; b < 5; b++)
         for (int k = 0; k < 2; k++) {
             run_pointwise(c, blocks[b] < M ? blocks[b] : M, k, B, NULL, 0);
