@@ -83,7 +83,8 @@ O2C_KERNEL const struct ConvEpilogue *conv_epilogue_add(const struct ConvEpilogu
  * position contiguous. A register tile is OB = 32 output channels (16 where a group has at most
  * 16, which 32 would leave half empty: 16 -> 16 channels 1.45x faster) x J = 7, 8, 14 or 16
  * consecutive positions of one output row (conv_nhwc_positions picks J: the fewest dropped
- * positions; 16 only with 16-channel blocks), J*OB/16 accumulators of 16 lanes; each (tap,
+ * positions; 16 only with 16-channel blocks; with the blocks outer, rows of 7 run two at a
+ * time, conv_nhwc_tile7r2_f32), J*OB/16 accumulators of 16 lanes; each (tap,
  * channel) step is OB/16 vector loads of weights, J broadcasts of the positions' inputs and
  * J*OB/16 fmas, in the order above. The J inputs of a step are J floats sw*Cg apart: base
  * pointers at positions 0 and 8 and the strides 0 .. 7 times sw*Cg, which gcc and clang keep in
@@ -367,11 +368,13 @@ static CONV_NHWC_INLINE void conv_nhwc_store_f32(const float *acc, const float *
  * stored a tile with its bias one float at a time, reloading the bias after each store, and
  * zeroed the accumulators through the stack with narrow stores that the vector loads could not
  * forward from (tiny_resnet8's 3 -> 16 channel conv1 1.27x, its 16-channel convs 1.08x faster). */
-static CONV_NHWC_INLINE void
-conv_nhwc_tile_f32(int J, int OB, int64_t nt, int64_t nk, int64_t Ck, int64_t th, int64_t tw,
-                   int64_t xs, const float *xt, const float *wb, const float *restrict bias,
-                   float *restrict yt, int64_t ys, const float *restrict rt, int rfirst, float lo,
-                   float hi, float (*restrict acc)[CONV_NHWC_OB], int more)
+static CONV_NHWC_INLINE void conv_nhwc_tile_f32(int J, int H, int OB, int64_t nt, int64_t nk,
+                                                int64_t Ck, int64_t th, int64_t tw, int64_t xs,
+                                                int64_t x2, const float *xt, const float *wb,
+                                                const float *restrict bias, float *restrict yt,
+                                                int64_t ys, const float *restrict rt, int rfirst,
+                                                float lo, float hi,
+                                                float (*restrict acc)[CONV_NHWC_OB], int more)
 {
     float a[CONV_NHWC_JMAX][CONV_NHWC_OB]; /* local, so that it lives in registers */
     if (more)
@@ -388,14 +391,14 @@ conv_nhwc_tile_f32(int J, int OB, int64_t nt, int64_t nk, int64_t Ck, int64_t th
             const float *wu = wb + (t * nk + u) * Ck * OB;
             for (int64_t ic = 0; ic < Ck; ic++) {
                 const float *restrict wv = wu + ic * OB;
-                const float *restrict xv = xu + ic, *restrict xv8 = xv + 8 * xs;
+                const float *restrict xv = xu + ic, *restrict xv2 = xv + x2;
 #if defined(__clang__)
 #pragma clang loop vectorize(disable) unroll(full)
 #else
 #pragma GCC unroll 16
 #endif
                 for (int j = 0; j < J; j++) {
-                    const float xj = (j < 8 ? xv : xv8)[(j & 7) * xs];
+                    const float xj = (j < H ? xv : xv2)[(j < H ? j : j - H) * xs];
                     for (int o = 0; o < OB; o++)
                         a[j][o] = fmaf(wv[o], xj, a[j][o]);
                 }
@@ -430,8 +433,8 @@ conv_nhwc_tile_f32(int J, int OB, int64_t nt, int64_t nk, int64_t Ck, int64_t th
         const float *wb, const float *bias, float *yt, int64_t ys, const float *rt, int rfirst,    \
         float lo, float hi, float acc[][CONV_NHWC_OB], int more)                                   \
     {                                                                                              \
-        conv_nhwc_tile_f32(J, OB, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys, rt, rfirst, lo,    \
-                           hi, acc, more);                                                         \
+        conv_nhwc_tile_f32(J, 8, OB, nt, nk, Ck, th, tw, xs, 8 * xs, xt, wb, bias, yt, ys, rt,     \
+                           rfirst, lo, hi, acc, more);                                             \
     }
 CONV_NHWC_TILE_FN(conv_nhwc_tile7_f32, 7, 32)
 CONV_NHWC_TILE_FN(conv_nhwc_tile8_f32, 8, 32)
@@ -441,6 +444,20 @@ CONV_NHWC_TILE_FN(conv_nhwc_tile8x16_f32, 8, 16)
 CONV_NHWC_TILE_FN(conv_nhwc_tile14x16_f32, 14, 16)
 CONV_NHWC_TILE_FN(conv_nhwc_tile16x16_f32, 16, 16)
 CONV_NHWC_TILE_FN(conv_nhwc_tile16x8_f32, 16, 8)
+
+/* Two output rows of 7 as one tile of 14 positions x 32 channels (OW = 7: ResNet-18's
+ * 512-channel layers), the second row's inputs x2 floats after the first's: twice the fmas
+ * per weight a 7-position tile loads, the 28 accumulators of conv_nhwc_tile14_f32. The rows'
+ * outputs are one run of 14 positions (a row of 7 is the whole output row). */
+static CONV_NHWC_NOINLINE void conv_nhwc_tile7r2_f32(int64_t Ck, int64_t xs, int64_t x2,
+                                                     const float *xt, const float *wb,
+                                                     const float *bias, float *yt, int64_t ys,
+                                                     const float *rt, int rfirst, float lo,
+                                                     float hi, float acc[][CONV_NHWC_OB], int more)
+{
+    conv_nhwc_tile_f32(14, 7, 32, 1, 1, Ck, 0, 0, xs, x2, xt, wb, bias, yt, ys, rt, rfirst, lo, hi,
+                       acc, more);
+}
 
 /* The geometry of conv_nhwc_f32's loops, from geo. */
 typedef struct ConvNhwcLoop {
@@ -661,6 +678,26 @@ static void conv_nhwc_prefetch(const float *p, const float *end, int64_t len, in
 #endif
 }
 
+/* Whether the chunked band runs its tiles two output rows at a time (conv_nhwc_tile7r2_f32):
+ * rows of one 7-position tile of 32 channels. */
+static int conv_nhwc_row_pairs(const ConvNhwcLoop *L, int64_t OW)
+{
+    return OW == 7 && L->J == 7 && L->ob == 32;
+}
+
+/* A tile of two output rows (conv_nhwc_tile7r2_f32), its residual as conv_nhwc_run_tile_f32's. */
+static void conv_nhwc_run_pair_f32(const ConvNhwcLoop *L, int64_t Ck, int64_t x2, const float *xt,
+                                   const float *wb, const float *bb, float *yt,
+                                   float acc[][CONV_NHWC_OB], int more)
+{
+    const float *rt = yt && L->res ? L->res + L->y0 + (yt - L->y) : NULL;
+    conv_nhwc_tile7r2_f32(Ck, L->xs, x2, xt, wb, bb, yt, L->ys, rt, L->rfirst, L->lo, L->hi, acc,
+                          more);
+}
+
+/* A band of Rb output rows with the blocks outer, in groups of tiles (CONV_NHWC_KTILES
+ * positions' tiles, or half as many tiles of two rows: conv_nhwc_row_pairs) that run each chunk
+ * of a block's weight in turn, their sums in acc between chunks. */
 static void conv_nhwc_chunked_band_f32(const int64_t *geo, const ConvNhwcLoop *L,
                                        const float *plane, const float *wp, const float *bias,
                                        const struct ConvEpilogue *ep, int nep, int64_t n, int64_t g,
@@ -668,13 +705,16 @@ static void conv_nhwc_chunked_band_f32(const int64_t *geo, const ConvNhwcLoop *L
                                        float *y)
 {
     const int64_t OCg = geo[CONV_NHWC_OCG], OW = geo[CONV_NHWC_OW], KH = geo[CONV_NHWC_KH];
-    const int64_t ob = L->ob, J = L->J, nc = (OW + J - 1) / J, ntiles = Rb * nc;
+    const int64_t ob = L->ob, J = L->J, SH = geo[CONV_NHWC_SH];
+    const int pairs = conv_nhwc_row_pairs(L, OW);
+    const int64_t nc = pairs ? 1 : (OW + J - 1) / J, ntiles = pairs ? (Rb + 1) / 2 : Rb * nc;
+    const int64_t group = pairs ? CONV_NHWC_KTILES / 2 : CONV_NHWC_KTILES, tj = pairs ? 2 * J : J;
     const float *wend = wp + (g + 1) * L->NB * L->wfloats; /* the end of the group's weight */
     for (int64_t b = 0; b < L->NB; b++) {
         const int64_t oc0 = g * OCg + b * ob, nob = OCg - b * ob < ob ? OCg - b * ob : ob;
         const float *wb = wp + (g * L->NB + b) * L->wfloats, *bb = bias ? bias + oc0 : NULL;
-        for (int64_t i0 = 0; i0 < ntiles; i0 += CONV_NHWC_KTILES) {
-            const int64_t nt = ntiles - i0 < CONV_NHWC_KTILES ? ntiles - i0 : CONV_NHWC_KTILES;
+        for (int64_t i0 = 0; i0 < ntiles; i0 += group) {
+            const int64_t nt = ntiles - i0 < group ? ntiles - i0 : group;
             for (int64_t t = 0; t < KH; t++)
                 for (int64_t u = 0; u < L->nk; u++)
                     for (int64_t k0 = 0; k0 < L->Ck; k0 += CONV_NHWC_KC) {
@@ -684,18 +724,27 @@ static void conv_nhwc_chunked_band_f32(const int64_t *geo, const ConvNhwcLoop *L
                         const float *wk = wb + ((t * L->nk + u) * L->Ck + k0) * ob;
                         for (int64_t i = 0; i < nt; i++) {
                             conv_nhwc_prefetch(wk + kc * ob, wend, kc * ob, i, nt);
-                            const int64_t r = (i0 + i) / nc, c0 = (i0 + i) % nc * J;
-                            const int64_t live = OW - c0 < J ? OW - c0 : J;
+                            const int64_t r = pairs ? 2 * (i0 + i) : (i0 + i) / nc;
+                            const int64_t c0 = pairs ? 0 : (i0 + i) % nc * J;
+                            const int two = pairs && r + 1 < Rb;
+                            const int64_t live = (two ? 2 : 1) * (OW - c0 < J ? OW - c0 : J);
                             const int64_t at =
                                 ((n * geo[CONV_NHWC_OH] + oh0 + r) * OW + c0) * L->ys + oc0;
-                            float *yt = last && live == J && nob == ob ? y + (at - L->y0) : NULL;
-                            const float *xk = plane + r * geo[CONV_NHWC_SH] * L->rs + c0 * L->xs +
-                                              t * L->th + u * L->tw + k0;
-                            conv_nhwc_run_tile_f32(L, 1, 1, kc, 0, 0, L->xs, xk, wk, yt ? bb : NULL,
-                                                   yt, L->ys, acc + i * J, !first);
+                            float *yt = last && live == (two ? 2 * J : J) && nob == ob
+                                            ? y + (at - L->y0)
+                                            : NULL;
+                            const float *xk =
+                                plane + r * SH * L->rs + c0 * L->xs + t * L->th + u * L->tw + k0;
+                            if (two)
+                                conv_nhwc_run_pair_f32(L, kc, SH * L->rs, xk, wk, yt ? bb : NULL,
+                                                       yt, acc + i * tj, !first);
+                            else
+                                conv_nhwc_run_tile_f32(L, 1, 1, kc, 0, 0, L->xs, xk, wk,
+                                                       yt ? bb : NULL, yt, L->ys, acc + i * tj,
+                                                       !first);
                             if (last)
-                                conv_nhwc_finish_f32(L, ep, nep, 0, acc + i * J, yt != NULL, bb, at,
-                                                     live, nob, y);
+                                conv_nhwc_finish_f32(L, ep, nep, 0, acc + i * tj, yt != NULL, bb,
+                                                     at, live, nob, y);
                         }
                     }
         }
