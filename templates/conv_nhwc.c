@@ -337,6 +337,20 @@ static void conv_nhwc_fill_f32(const int64_t *geo, int64_t oh0, const float *xn,
 #define CONV_NHWC_NOINLINE
 #endif
 
+/* One line into L2 ahead of its use: the next chunk of weight of conv_nhwc_chunked_band_f32,
+ * while the tiles run the current one from L1, which the hardware prefetchers do not fetch
+ * (they follow misses, and the chunk then has none). The tiles issue a line or two a step:
+ * a tile's lines issued at once before it (as the chunk's loop did) stalled on the cache's
+ * fill buffers, 7% of ResNet-18's time. */
+static CONV_NHWC_INLINE void conv_nhwc_prefetch_line(const float *p)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch(p, 0, 2);
+#else
+    (void)p;
+#endif
+}
+
 /* The store of the nob live channels of one position: v = acc[o] (+ bias[o]), then with a
  * residual r (a leading Add epilogue, conv_epilogue_add) v = r[o] + v (rfirst) or v + r[o],
  * add_f32's expression with the operands in the graph's order, then
@@ -363,18 +377,19 @@ static CONV_NHWC_INLINE void conv_nhwc_store_f32(const float *acc, const float *
  * whose J positions and OB channels are all live), stored: v = sum (+ bias[o]), then
  * yt[j*ys + o] = min(max(v, lo), hi) in clip_f32's expression (a leading Relu or Clip epilogue,
  * conv_epilogue_clip; -inf, +inf keep every v, NaN and -0.0f included); no bias is not "+ 0.0f"
- * (that would turn -0.0f into +0.0f). bias, yt and acc are restrict (they never
- * overlap), and the accumulators start in two loops, not one choosing per element: else gcc
+ * (that would turn -0.0f into +0.0f). pf: pfn lines (at most 2*Ck) that the steps prefetch
+ * into L2 (conv_nhwc_prefetch_line; pfn a constant 0 but in the chunked band's tiles, where the
+ * test in every step took 3% of a tiles-outer conv's time). bias, yt and acc are restrict (they
+ * never overlap), and the accumulators start in two loops, not one choosing per element: else gcc
  * stored a tile with its bias one float at a time, reloading the bias after each store, and
  * zeroed the accumulators through the stack with narrow stores that the vector loads could not
  * forward from (tiny_resnet8's 3 -> 16 channel conv1 1.27x, its 16-channel convs 1.08x faster). */
-static CONV_NHWC_INLINE void conv_nhwc_tile_f32(int J, int H, int OB, int64_t nt, int64_t nk,
-                                                int64_t Ck, int64_t th, int64_t tw, int64_t xs,
-                                                int64_t x2, const float *xt, const float *wb,
-                                                const float *restrict bias, float *restrict yt,
-                                                int64_t ys, const float *restrict rt, int rfirst,
-                                                float lo, float hi,
-                                                float (*restrict acc)[CONV_NHWC_OB], int more)
+static CONV_NHWC_INLINE void
+conv_nhwc_tile_f32(int J, int H, int OB, int64_t nt, int64_t nk, int64_t Ck, int64_t th, int64_t tw,
+                   int64_t xs, int64_t x2, const float *xt, const float *wb,
+                   const float *restrict bias, float *restrict yt, int64_t ys,
+                   const float *restrict rt, int rfirst, float lo, float hi,
+                   float (*restrict acc)[CONV_NHWC_OB], int more, const float *pf, int64_t pfn)
 {
     float a[CONV_NHWC_JMAX][CONV_NHWC_OB]; /* local, so that it lives in registers */
     if (more)
@@ -390,6 +405,10 @@ static CONV_NHWC_INLINE void conv_nhwc_tile_f32(int J, int H, int OB, int64_t nt
             const float *xu = xt + t * th + u * tw;
             const float *wu = wb + (t * nk + u) * Ck * OB;
             for (int64_t ic = 0; ic < Ck; ic++) {
+                if (ic < pfn) /* pfn lines of pf, up to two a step */
+                    conv_nhwc_prefetch_line(pf + ic * 16);
+                if (ic + Ck < pfn)
+                    conv_nhwc_prefetch_line(pf + (ic + Ck) * 16);
                 const float *restrict wv = wu + ic * OB;
                 const float *restrict xv = xu + ic, *restrict xv2 = xv + x2;
 #if defined(__clang__)
@@ -434,7 +453,7 @@ static CONV_NHWC_INLINE void conv_nhwc_tile_f32(int J, int H, int OB, int64_t nt
         float lo, float hi, float acc[][CONV_NHWC_OB], int more)                                   \
     {                                                                                              \
         conv_nhwc_tile_f32(J, 8, OB, nt, nk, Ck, th, tw, xs, 8 * xs, xt, wb, bias, yt, ys, rt,     \
-                           rfirst, lo, hi, acc, more);                                             \
+                           rfirst, lo, hi, acc, more, NULL, 0);                                    \
     }
 CONV_NHWC_TILE_FN(conv_nhwc_tile7_f32, 7, 32)
 CONV_NHWC_TILE_FN(conv_nhwc_tile8_f32, 8, 32)
@@ -445,19 +464,25 @@ CONV_NHWC_TILE_FN(conv_nhwc_tile14x16_f32, 14, 16)
 CONV_NHWC_TILE_FN(conv_nhwc_tile16x16_f32, 16, 16)
 CONV_NHWC_TILE_FN(conv_nhwc_tile16x8_f32, 16, 8)
 
-/* Two output rows of 7 as one tile of 14 positions x 32 channels (OW = 7: ResNet-18's
- * 512-channel layers), the second row's inputs x2 floats after the first's: twice the fmas
- * per weight a 7-position tile loads, the 28 accumulators of conv_nhwc_tile14_f32. The rows'
- * outputs are one run of 14 positions (a row of 7 is the whole output row). */
-static CONV_NHWC_NOINLINE void conv_nhwc_tile7r2_f32(int64_t Ck, int64_t xs, int64_t x2,
-                                                     const float *xt, const float *wb,
-                                                     const float *bias, float *yt, int64_t ys,
-                                                     const float *rt, int rfirst, float lo,
-                                                     float hi, float acc[][CONV_NHWC_OB], int more)
-{
-    conv_nhwc_tile_f32(14, 7, 32, 1, 1, Ck, 0, 0, xs, x2, xt, wb, bias, yt, ys, rt, rfirst, lo, hi,
-                       acc, more);
-}
+/* The tiles of conv_nhwc_chunked_band_f32 with 32-channel blocks: one tap of Ck steps, which
+ * prefetches pfn lines of pf (the group's next chunk of weight). J = 7, 8 or 14 positions of
+ * one row; or two output rows of 7 as one tile of 14 positions (conv_nhwc_tile7r2_f32, OW = 7:
+ * ResNet-18's 512-channel layers), the second row's inputs x2 floats after the first's: twice
+ * the fmas per weight a 7-position tile loads, the 28 accumulators of a 14-position tile. The
+ * rows' outputs are one run of 14 positions (a row of 7 is the whole output row). */
+#define CONV_NHWC_CHUNK_TILE_FN(name, J, H)                                                        \
+    static CONV_NHWC_NOINLINE void name(                                                           \
+        int64_t Ck, int64_t xs, int64_t x2, const float *xt, const float *wb, const float *bias,   \
+        float *yt, int64_t ys, const float *rt, int rfirst, float lo, float hi,                    \
+        float acc[][CONV_NHWC_OB], int more, const float *pf, int64_t pfn)                         \
+    {                                                                                              \
+        conv_nhwc_tile_f32(J, H, 32, 1, 1, Ck, 0, 0, xs, x2, xt, wb, bias, yt, ys, rt, rfirst, lo, \
+                           hi, acc, more, pf, pfn);                                                \
+    }
+CONV_NHWC_CHUNK_TILE_FN(conv_nhwc_chunk7_f32, 7, 8)
+CONV_NHWC_CHUNK_TILE_FN(conv_nhwc_chunk8_f32, 8, 8)
+CONV_NHWC_CHUNK_TILE_FN(conv_nhwc_chunk14_f32, 14, 8)
+CONV_NHWC_CHUNK_TILE_FN(conv_nhwc_tile7r2_f32, 14, 7)
 
 /* The geometry of conv_nhwc_f32's loops, from geo. */
 typedef struct ConvNhwcLoop {
@@ -664,20 +689,6 @@ static void conv_nhwc_block_tile_f32(const int64_t *geo, const ConvNhwcLoop *L, 
     conv_nhwc_finish_f32(L, ep, nep, later, acc, yt != NULL, bb, at, live, nob, y);
 }
 
-/* Part i of nt of the floats [p, p + len) (cut short at end) into L2 ahead of their use: the
- * next chunk of weight while the tiles run the current one from L1, which the hardware
- * prefetchers do not fetch (they follow misses, and the chunk then has none). */
-static void conv_nhwc_prefetch(const float *p, const float *end, int64_t len, int64_t i, int64_t nt)
-{
-#if defined(__GNUC__)
-    const int64_t lines = (len + 15) / 16, from = lines * i / nt, to = lines * (i + 1) / nt;
-    for (int64_t l = from; l < to && l * 16 < end - p; l++)
-        __builtin_prefetch(p + l * 16, 0, 2);
-#else
-    (void)p, (void)end, (void)len, (void)i, (void)nt;
-#endif
-}
-
 /* Whether the chunked band runs its tiles two output rows at a time (conv_nhwc_tile7r2_f32):
  * rows of one 7-position tile of 32 channels. */
 static int conv_nhwc_row_pairs(const ConvNhwcLoop *L, int64_t OW)
@@ -685,14 +696,32 @@ static int conv_nhwc_row_pairs(const ConvNhwcLoop *L, int64_t OW)
     return OW == 7 && L->J == 7 && L->ob == 32;
 }
 
-/* A tile of two output rows (conv_nhwc_tile7r2_f32), its residual as conv_nhwc_run_tile_f32's. */
-static void conv_nhwc_run_pair_f32(const ConvNhwcLoop *L, int64_t Ck, int64_t x2, const float *xt,
-                                   const float *wb, const float *bb, float *yt,
-                                   float acc[][CONV_NHWC_OB], int more)
+/* One tile of the chunked band: Ck steps of one tap, two rows (x2 floats apart) or one, its
+ * residual as conv_nhwc_run_tile_f32's; prefetching pfn lines of pf but with 16- and 8-channel
+ * blocks (a group over CONV_NHWC_TILES_OUTER_BYTES of 16 channels or fewer: none in the
+ * benchmark's models). */
+static void conv_nhwc_run_chunk_f32(const ConvNhwcLoop *L, int two, int64_t Ck, int64_t x2,
+                                    const float *xt, const float *wb, const float *bb, float *yt,
+                                    float acc[][CONV_NHWC_OB], int more, const float *pf,
+                                    int64_t pfn)
 {
     const float *rt = yt && L->res ? L->res + L->y0 + (yt - L->y) : NULL;
-    conv_nhwc_tile7r2_f32(Ck, L->xs, x2, xt, wb, bb, yt, L->ys, rt, L->rfirst, L->lo, L->hi, acc,
-                          more);
+    if (L->ob != 32) {
+        conv_nhwc_run_tile_f32(L, 1, 1, Ck, 0, 0, L->xs, xt, wb, bb, yt, L->ys, acc, more);
+        return;
+    }
+    if (two)
+        conv_nhwc_tile7r2_f32(Ck, L->xs, x2, xt, wb, bb, yt, L->ys, rt, L->rfirst, L->lo, L->hi,
+                              acc, more, pf, pfn);
+    else if (L->J == 7)
+        conv_nhwc_chunk7_f32(Ck, L->xs, 8 * L->xs, xt, wb, bb, yt, L->ys, rt, L->rfirst, L->lo,
+                             L->hi, acc, more, pf, pfn);
+    else if (L->J == 8)
+        conv_nhwc_chunk8_f32(Ck, L->xs, 8 * L->xs, xt, wb, bb, yt, L->ys, rt, L->rfirst, L->lo,
+                             L->hi, acc, more, pf, pfn);
+    else
+        conv_nhwc_chunk14_f32(Ck, L->xs, 8 * L->xs, xt, wb, bb, yt, L->ys, rt, L->rfirst, L->lo,
+                              L->hi, acc, more, pf, pfn);
 }
 
 /* A band of Rb output rows with the blocks outer, in groups of tiles (CONV_NHWC_KTILES
@@ -722,8 +751,13 @@ static void conv_nhwc_chunked_band_f32(const int64_t *geo, const ConvNhwcLoop *L
                         const int first = t == 0 && u == 0 && k0 == 0;
                         const int last = t == KH - 1 && u == L->nk - 1 && k0 + kc == L->Ck;
                         const float *wk = wb + ((t * L->nk + u) * L->Ck + k0) * ob;
+                        /* the next chunk of weight, a part in each tile of the group */
+                        const float *next = wk + kc * ob;
+                        const int64_t left = next < wend ? (wend - next + 15) / 16 : 0;
+                        const int64_t all = (kc * ob + 15) / 16 < left ? (kc * ob + 15) / 16 : left;
+                        const int64_t part = (all + nt - 1) / nt;
                         for (int64_t i = 0; i < nt; i++) {
-                            conv_nhwc_prefetch(wk + kc * ob, wend, kc * ob, i, nt);
+                            const int64_t pfn = all - i * part < part ? all - i * part : part;
                             const int64_t r = pairs ? 2 * (i0 + i) : (i0 + i) / nc;
                             const int64_t c0 = pairs ? 0 : (i0 + i) % nc * J;
                             const int two = pairs && r + 1 < Rb;
@@ -735,13 +769,9 @@ static void conv_nhwc_chunked_band_f32(const int64_t *geo, const ConvNhwcLoop *L
                                             : NULL;
                             const float *xk =
                                 plane + r * SH * L->rs + c0 * L->xs + t * L->th + u * L->tw + k0;
-                            if (two)
-                                conv_nhwc_run_pair_f32(L, kc, SH * L->rs, xk, wk, yt ? bb : NULL,
-                                                       yt, acc + i * tj, !first);
-                            else
-                                conv_nhwc_run_tile_f32(L, 1, 1, kc, 0, 0, L->xs, xk, wk,
-                                                       yt ? bb : NULL, yt, L->ys, acc + i * tj,
-                                                       !first);
+                            conv_nhwc_run_chunk_f32(L, two, kc, SH * L->rs, xk, wk, yt ? bb : NULL,
+                                                    yt, acc + i * tj, !first, next + i * part * 16,
+                                                    pfn);
                             if (last)
                                 conv_nhwc_finish_f32(L, ep, nep, 0, acc + i * tj, yt != NULL, bb,
                                                      at, live, nob, y);
