@@ -833,16 +833,11 @@ static void emit_kernel_init(FILE *f, const XsmmKernel *k, int i, const char *po
     fprintf(f, "    {\n");
     emit_check_operand(f, "a", &c.a, pool, 12345u);
     emit_check_operand(f, "b", &c.b, pool, 67890u);
-    if (k->panel)
-        fprintf(f,
-                "        o2c_xsmm_setup_panels(&xsmm_kernel%d, %lld, %lld, %lld, %lld, a, b, "
-                "(float *)arena);\n    }\n",
-                i, (long long)k->m, (long long)k->n, (long long)k->k, (long long)k->ldc);
-    else
-        fprintf(f,
-                "        o2c_xsmm_setup(&xsmm_kernel%d, %lld, %lld, %lld, a, b, (float *)arena);\n"
-                "    }\n",
-                i, (long long)k->m, (long long)k->n, (long long)k->k);
+    fprintf(f, "        o2c_xsmm_setup%s(&xsmm_kernel%d, %lld, %lld, %lld, ",
+            k->panel ? "_panels" : "", i, (long long)k->m, (long long)k->n, (long long)k->k);
+    if (k->panel) /* C's columns ldc apart */
+        fprintf(f, "%lld, ", (long long)k->ldc);
+    fprintf(f, "a, b, (float *)arena);\n    }\n");
 }
 
 /* Each libxsmm product goes through a small function that falls back to the portable kernel

@@ -208,14 +208,15 @@ static int in_place_buffer(const Buffers *bs, const Node *n, int s, const Value 
 
 /* ---- Concat inputs in their slices ---- */
 
-/* Slots of the scheduled nodes that read v. */
-static int schedule_reads(const Graph *g, const Value *v)
+/* Per value id, the slots of the scheduled nodes that read it. */
+static int *schedule_reads(const Graph *g)
 {
-    int count = 0;
+    int *reads = xcalloc((size_t)g->nvalues + 1, sizeof(int));
     for (int s = 0; s < g->nnodes; s++)
         for (int i = 0; i < g->nodes[s]->ninputs; i++)
-            count += g->nodes[s]->inputs[i] == v;
-    return count;
+            if (g->nodes[s]->inputs[i])
+                reads[g->nodes[s]->inputs[i]->id]++;
+    return reads;
 }
 
 /* Whether input x of Concat n (output y, `outer` blocks before the axis) may be a slice of y:
@@ -224,7 +225,7 @@ static int schedule_reads(const Graph *g, const Value *v)
  * than one block (a strided slice: rows of x's last dimension, along y's last axis) only
  * output 0 of a producer whose kernel writes rows at a stride (op_writes_rows) and that
  * nothing but n reads (any other reader would take it as contiguous). */
-static bool slice_candidate(const Graph *g, const Node *n, const Value *x, const Value *y,
+static bool slice_candidate(const int *reads, const Node *n, const Value *x, const Value *y,
                             int64_t outer, const Slices *sl, const bool *has_slices)
 {
     int slots = 0;
@@ -232,8 +233,8 @@ static bool slice_candidate(const Graph *g, const Node *n, const Value *x, const
         slots += n->inputs[j] == x;
     if (!needs_arena(x) || x->dtype != y->dtype || slots != 1 || sl->of[x->id] || has_slices[x->id])
         return false;
-    return outer == 1 || (x->producer->outputs[0] == x && op_writes_rows(x->producer) &&
-                          schedule_reads(g, x) == 1);
+    return outer == 1 ||
+           (x->producer->outputs[0] == x && op_writes_rows(x->producer) && reads[x->id] == 1);
 }
 
 /* The inputs of a node with OP_INPUT_SLICES (Concat) whose producers may write them straight
@@ -252,6 +253,7 @@ static Slices find_slices(const Graph *g)
                  xcalloc((size_t)g->nvalues + 1, sizeof(int64_t)),
                  xcalloc((size_t)g->nvalues + 1, sizeof(int64_t))};
     bool *has_slices = xcalloc((size_t)g->nvalues + 1, sizeof(bool));
+    int *reads = schedule_reads(g);
     for (int s = 0; s < g->nnodes; s++) {
         const Node *n = g->nodes[s];
         Value *y = n->noutputs ? n->outputs[0] : NULL;
@@ -270,7 +272,7 @@ static Slices find_slices(const Graph *g)
             Value *x = n->inputs[i];
             int64_t at = off;
             off = checked_add(NULL, off, outer == 1 ? value_bytes(x) : value_bytes(x) / outer);
-            if (at % ARENA_ALIGN || !slice_candidate(g, n, x, y, outer, &sl, has_slices))
+            if (at % ARENA_ALIGN || !slice_candidate(reads, n, x, y, outer, &sl, has_slices))
                 continue;
             sl.of[x->id] = y;
             sl.at[x->id] = at;

@@ -132,6 +132,12 @@ static int64_t conv_nhwc_ob(const int64_t *geo)
     return OCg <= 8 ? 8 : OCg <= 16 ? 16 : CONV_NHWC_OB;
 }
 
+/* Floats from one output position to the next: geo[CONV_NHWC_YS], or G*OCg (y dense). */
+static int64_t conv_nhwc_ys(const int64_t *geo)
+{
+    return geo[CONV_NHWC_YS] ? geo[CONV_NHWC_YS] : geo[CONV_NHWC_G] * geo[CONV_NHWC_OCG];
+}
+
 /* Positions per tile, the most. */
 #define CONV_NHWC_JMAX 16
 
@@ -495,13 +501,19 @@ typedef struct ConvNhwcLoop {
     int64_t y0; /* the output's element at y[0] (a row range's first row: conv_nhwc_rows_f32) */
 } ConvNhwcLoop;
 
+/* The residual a tile stored at yt adds (L's Add epilogue, indexed as y), or NULL. */
+static const float *conv_nhwc_tile_residual(const ConvNhwcLoop *L, const float *yt)
+{
+    return yt && L->res ? L->res + L->y0 + (yt - L->y) : NULL;
+}
+
 /* One tile of L's block width and positions (the arguments of conv_nhwc_tile_f32). */
 static void conv_nhwc_run_tile_f32(const ConvNhwcLoop *L, int64_t nt, int64_t nk, int64_t Ck,
                                    int64_t th, int64_t tw, int64_t xs, const float *xt,
                                    const float *wb, const float *bb, float *yt, int64_t ys,
                                    float acc[][CONV_NHWC_OB], int more)
 {
-    const float *rt = yt && L->res ? L->res + L->y0 + (yt - L->y) : NULL; /* a store's residual */
+    const float *rt = conv_nhwc_tile_residual(L, yt);
     if (L->ob == 8)
         conv_nhwc_tile16x8_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
                                L->hi, acc, more);
@@ -705,7 +717,7 @@ static void conv_nhwc_run_chunk_f32(const ConvNhwcLoop *L, int two, int64_t Ck, 
                                     float acc[][CONV_NHWC_OB], int more, const float *pf,
                                     int64_t pfn)
 {
-    const float *rt = yt && L->res ? L->res + L->y0 + (yt - L->y) : NULL;
+    const float *rt = conv_nhwc_tile_residual(L, yt);
     if (L->ob != 32) {
         conv_nhwc_run_tile_f32(L, 1, 1, Ck, 0, 0, L->xs, xt, wb, bb, yt, L->ys, acc, more);
         return;
@@ -790,7 +802,7 @@ static ConvNhwcLoop conv_nhwc_loop(const int64_t *geo)
     ConvNhwcLoop L;
     L.Cg = C / G;
     L.OC = G * geo[CONV_NHWC_OCG];
-    L.ys = geo[CONV_NHWC_YS] ? geo[CONV_NHWC_YS] : L.OC;
+    L.ys = conv_nhwc_ys(geo);
     L.ob = conv_nhwc_ob(geo);
     L.NB = (geo[CONV_NHWC_OCG] + L.ob - 1) / L.ob;
     L.J = conv_nhwc_positions(geo);
@@ -905,8 +917,8 @@ static void conv_nhwc_plain_f32(const int64_t *geo, const float *x, const float 
     const int64_t OH = geo[CONV_NHWC_OH], OW = geo[CONV_NHWC_OW];
     const int64_t Cg = C / G, OC = G * OCg, ob = conv_nhwc_ob(geo), NB = (OCg + ob - 1) / ob;
     const int nchw = geo[CONV_NHWC_XNCHW] != 0;
-    const int64_t cs = nchw ? H * W : 1;                           /* x's channel stride */
-    const int64_t ys = geo[CONV_NHWC_YS] ? geo[CONV_NHWC_YS] : OC; /* y's position stride */
+    const int64_t cs = nchw ? H * W : 1; /* x's channel stride */
+    const int64_t ys = conv_nhwc_ys(geo);
     const int64_t y0 = ob_ * OW * ys; /* the output's element at y[0] */
     for (int64_t n = 0; n < N; n++)
         for (int64_t oh = ob_; oh < oe; oh++) {

@@ -395,18 +395,13 @@ static int emit_conv_product(Emitter *e, Node *n)
     const int64_t rb = conv_pointwise_nhwc_rows(M, OC, C);
     const int64_t ldy = y_stride(n) ? y_stride(n) : OC;
     const char *full, *tail, *ws = emit_product_weight(e, n, rb, M % rb, ldy, &full, &tail);
-    if (ldy == OC)
-        println(e,
-                "conv_pointwise_nhwc_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %d, %s);",
-                (long long)M, (long long)OC, (long long)C, (long long)rb, full, tail, xs, ws, bias,
-                ep, nep, y);
-    else
-        println(
-            e,
-            "conv_pointwise_nhwc_ldy_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %d, %s, "
-            "%lld); /* into its channels of the Concat's output */",
-            (long long)M, (long long)OC, (long long)C, (long long)rb, full, tail, xs, ws, bias, ep,
-            nep, y, (long long)ldy);
+    char strided[96] = ""; /* a strided slice: the row stride, into its Concat's channels */
+    if (ldy != OC)
+        snprintf(strided, sizeof strided, ", %lld); /* into its channels of the Concat's output */",
+                 (long long)ldy);
+    println(e, "conv_pointwise_nhwc%s_f32(%lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %d, %s%s",
+            ldy != OC ? "_ldy" : "", (long long)M, (long long)OC, (long long)C, (long long)rb, full,
+            tail, xs, ws, bias, ep, nep, y, ldy != OC ? strided : ");");
     return nep;
 }
 
