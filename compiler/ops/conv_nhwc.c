@@ -343,12 +343,13 @@ int64_t nhwc_conv_scratch(const Node *n)
 
 /* With --gemm=libxsmm a product of at least this many output channels runs libxsmm on the
  * weight packed at compile time in panels of GEMM_XSMM_PANEL output channels (each panel one
- * contiguous stream, o2c_xsmm_setup_panels), and fewer the portable gemm_f32, which runs them
- * faster: libxsmm 1.17 on AVX-512 at m = 16 or 24 (whole and half vectors) measured 1.2-1.6x the
- * portable kernel's time with cold caches (3025x16x64 111 against 71 us, 3136x24x144 462
- * against 374; benchmarks/pointwise_layers.c), and unpacked, the columns of a large weight are
- * pages apart: mobilenet_v2's 49x1280x320 conv 475 -> 403 us, 49x320x960 373 -> 275. */
-#define POINTWISE_XSMM_MIN_N 32
+ * contiguous stream, o2c_xsmm_setup_panels), and fewer the portable gemm_f32. Unpacked, the
+ * columns of a large weight are pages apart: mobilenet_v2's 49x1280x320 conv 475 -> 403 us,
+ * 49x320x960 373 -> 275. Products of 16 to 31 output channels went to the portable kernel while
+ * libxsmm took 1.2-1.6x its time on cold caches (benchmarks/pointwise_layers.c 1); inside the
+ * models libxsmm is the faster (benchmarks/ab.py, 16 against 32: mobilenet_v2 0.97x,
+ * mobilenet_v3_small 0.95x, squeezenet1_1 0.99x, efficientnet_b0 0.99x the time). */
+#define POINTWISE_XSMM_MIN_N 16
 
 /* The weight of 1x1 conv n as conv_pointwise_nhwc_f32 reads it (a constant), and in *full and
  * *tail its libxsmm products of rb and tail_rows rows, or "NULL" (gemm_f32; no tail rows). */
