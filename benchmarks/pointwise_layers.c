@@ -5,8 +5,8 @@
  * have it), in the compiler's row blocks (conv_pointwise_nhwc_rows), by three products:
  * "portable" (gemm_f32 on the [K][N] weight), "xsmm" (libxsmm 1.17 through runtime_min/xsmm_glue.c
  * on the same weight, o2c_xsmm_setup) and "xsmm-p" (the weight packed in panels of 64 output
- * channels, gemm_pack_xsmm_f32 and o2c_xsmm_setup_panels: what the libxsmm build runs from 32
- * output channels on; below 32 it runs the portable kernel). All give the same bits; the
+ * channels, gemm_pack_xsmm_f32 and o2c_xsmm_setup_panels: what the libxsmm build runs from 16
+ * output channels on; below 16 it runs the portable kernel). All give the same bits; the
  * program checks that.
  *
  *     cc -std=c99 -O3 -march=native benchmarks/pointwise_layers.c -o pointwise_layers \
