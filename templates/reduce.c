@@ -190,14 +190,6 @@ O2C_LOG_SUM_EXP_KERNEL(reduce_log_sum_exp_f64, double, exp, log)
  *   mean, inv_std   [rows] outputs, or NULL when not wanted */
 #define LAYERNORM_LANES 16
 
-static inline float layernorm_fold(float *lane)
-{
-    for (int w = LAYERNORM_LANES / 2; w >= 1; w /= 2)
-        for (int c = 0; c < w; c++)
-            lane[c] = lane[c] + lane[c + w];
-    return lane[0];
-}
-
 /* The lane sum of x[i] (m_sq == 0) or of (x[i] - m)^2 (m_sq != 0) over one row. */
 static inline float layernorm_sum(int64_t n, const float *x, float m, int m_sq)
 {
@@ -214,7 +206,7 @@ static inline float layernorm_sum(int64_t n, const float *x, float m, int m_sq)
         const float d = x[i + c] - m;
         lane[c] = lane[c] + (m_sq ? d * d : x[i + c]);
     }
-    return layernorm_fold(lane);
+    return o2c_lane_sum16_f32(lane); /* LAYERNORM_LANES is 16 */
 }
 
 O2C_KERNEL void layernorm_f32(int64_t rows, int64_t n, const float *x, const float *scale,

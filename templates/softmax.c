@@ -48,12 +48,35 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-#define SOFTMAX_LANES 16
+#define SOFTMAX_LANES 16 /* the folds (o2c_lane_sum16 and the two below) take 16 */
 
 /* Softmax and LogSoftmax over lines x[0], x[inner], ..., x[(n-1)*inner], for float (expf,
  * logf) and double (exp, log): the same steps in the same order for both types. */
 #define O2C_SOFTMAX_KERNELS(SUF, T, EXP, EXP_NORMAL, HAS_NORMAL, LOG)                              \
     /* EXP_NORMAL: EXP on [-87, 87] at less cost, where HAS_NORMAL (float32) */                    \
+    /* The lane max and min folded in halves like the sum (mathfn.c's o2c_lane_sum16): lane[c] =   \
+     * "b > a ? b : a" (max) or "b < a ? b : a" (min) of a = lane[c], b = lane[c + w]. */          \
+    static inline T softmax_fold_max_##SUF(const T l[SOFTMAX_LANES])                               \
+    {                                                                                              \
+        T h[8], q[4];                                                                              \
+        for (int c = 0; c < 8; c++)                                                                \
+            h[c] = l[c + 8] > l[c] ? l[c + 8] : l[c];                                              \
+        for (int c = 0; c < 4; c++)                                                                \
+            q[c] = h[c + 4] > h[c] ? h[c + 4] : h[c];                                              \
+        const T d0 = q[2] > q[0] ? q[2] : q[0], d1 = q[3] > q[1] ? q[3] : q[1];                    \
+        return d1 > d0 ? d1 : d0;                                                                  \
+    }                                                                                              \
+    static inline T softmax_fold_min_##SUF(const T l[SOFTMAX_LANES])                               \
+    {                                                                                              \
+        T h[8], q[4];                                                                              \
+        for (int c = 0; c < 8; c++)                                                                \
+            h[c] = l[c + 8] < l[c] ? l[c + 8] : l[c];                                              \
+        for (int c = 0; c < 4; c++)                                                                \
+            q[c] = h[c + 4] < h[c] ? h[c + 4] : h[c];                                              \
+        const T d0 = q[2] < q[0] ? q[2] : q[0], d1 = q[3] < q[1] ? q[3] : q[1];                    \
+        return d1 < d0 ? d1 : d0;                                                                  \
+    }                                                                                              \
+                                                                                                   \
     /* Max of the line; n >= 1: the lane max documented above, the value of a serial scan.         \
      * With n >= SOFTMAX_LANES the last partial block is the last SOFTMAX_LANES elements (seen     \
      * twice: a max does not change). The unroll pragmas keep gcc from unrolling the lane loop     \
@@ -87,13 +110,8 @@
                 low[c] = x[(i + c) * inner] < low[c] ? x[(i + c) * inner] : low[c];                \
             }                                                                                      \
         }                                                                                          \
-        for (int w = SOFTMAX_LANES / 2; w >= 1; w /= 2)                                            \
-            for (int c = 0; c < w; c++) {                                                          \
-                lane[c] = lane[c + w] > lane[c] ? lane[c + w] : lane[c];                           \
-                low[c] = low[c + w] < low[c] ? low[c + w] : low[c];                                \
-            }                                                                                      \
-        *lo = low[0];                                                                              \
-        return lane[0];                                                                            \
+        *lo = softmax_fold_min_##SUF(low);                                                         \
+        return softmax_fold_max_##SUF(lane);                                                       \
     }                                                                                              \
                                                                                                    \
     O2C_KERNEL T softmax_line_max_##SUF(int64_t n, int64_t inner, const T *x)                      \
@@ -129,10 +147,7 @@
             yl[(i + c) * inner] = e;                                                               \
             lane[c] = lane[c] + e;                                                                 \
         }                                                                                          \
-        for (int w = SOFTMAX_LANES / 2; w >= 1; w /= 2)                                            \
-            for (int c = 0; c < w; c++)                                                            \
-                lane[c] = lane[c] + lane[c + w];                                                   \
-        return lane[0];                                                                            \
+        return o2c_lane_sum16_##SUF(lane);                                                         \
     }                                                                                              \
                                                                                                    \
     /* One line: the exps go to y with their lane sum, then the division; no loop carries a        \
