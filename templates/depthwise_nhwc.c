@@ -150,19 +150,28 @@ static DWN_INLINE void depthwise_nhwc_load(float v[DWN_L], const float *src)
 #endif
 }
 
-/* y[p*C + l] = acc[p][l] (+ bias[l]) for p < np, l < DWN_L. No bias is not "+ 0.0f" (that would
- * turn -0.0f into +0.0f). The test is outside the loops, where gcc still vectorises them. */
-static void depthwise_nhwc_store(int64_t np, int64_t C, float acc[DWN_P][DWN_L],
-                                 const float *restrict bias, float *restrict y)
+/* clip_f32's expression: min(max(v, lo), hi). */
+static DWN_INLINE float depthwise_nhwc_clip(float v, float lo, float hi)
+{
+    const float u = v < lo ? lo : v;
+    return u > hi ? hi : u;
+}
+
+/* y[p*C + l] = clip(acc[p][l] (+ bias[l])) for p < np, l < DWN_L, clip = depthwise_nhwc_clip
+ * to [lo, hi] (-inf, +inf: none). No bias is not "+ 0.0f" (that would turn -0.0f into +0.0f).
+ * The test is outside the loops, where gcc still vectorises them. */
+static DWN_INLINE void depthwise_nhwc_store(int64_t np, int64_t C, float acc[DWN_P][DWN_L],
+                                            const float *restrict bias, float lo, float hi,
+                                            float *restrict y)
 {
     if (bias) {
         for (int64_t p = 0; p < np; p++)
             for (int l = 0; l < DWN_L; l++)
-                y[p * C + l] = acc[p][l] + bias[l];
+                y[p * C + l] = depthwise_nhwc_clip(acc[p][l] + bias[l], lo, hi);
     } else {
         for (int64_t p = 0; p < np; p++)
             for (int l = 0; l < DWN_L; l++)
-                y[p * C + l] = acc[p][l];
+                y[p * C + l] = depthwise_nhwc_clip(acc[p][l], lo, hi);
     }
 }
 
@@ -201,7 +210,7 @@ O2C_DWN_NOINLINE static void depthwise_nhwc_tile(int64_t KH, int64_t KW, int64_t
             }
         }
     }
-    depthwise_nhwc_store(DWN_P, ys, acc, bias, y);
+    depthwise_nhwc_store(DWN_P, ys, acc, bias, -INFINITY, INFINITY, y);
 }
 
 /* depthwise_nhwc_tile for K x K-wide kernel rows with column stride S (1 or 2) and no column
@@ -215,7 +224,8 @@ enum { DWN_NX = 2 * (DWN_P - 1) + 5 }; /* input columns of the widest (K 5, S 2)
 enum { DWN_REUSE_KH = 5 };             /* the most tap rows of the reuse forms (strip size) */
 static DWN_INLINE void depthwise_nhwc_tile_reuse(int K, int S, int64_t KH, int64_t C, int64_t cs,
                                                  int64_t ys, const float *const *rows,
-                                                 const float *w, const float *bias, float *y)
+                                                 const float *w, const float *bias, float lo,
+                                                 float hi, float *y)
 {
     float acc[DWN_P][DWN_L];
     for (int p = 0; p < DWN_P; p++)
@@ -248,21 +258,35 @@ static DWN_INLINE void depthwise_nhwc_tile_reuse(int K, int S, int64_t KH, int64
                     acc[p][l] = fmaf(wv[l], xv[p * S + kw][l], acc[p][l]);
         }
     }
-    depthwise_nhwc_store(DWN_P, ys, acc, bias, y);
+    depthwise_nhwc_store(DWN_P, ys, acc, bias, lo, hi, y);
 }
 
 /* The (K, S) forms of depthwise_nhwc_tile_reuse, form = 10*K + S (31, 32, 51 or 52); arguments
- * as its. One inlined copy per form: a test inside one copy would keep gcc's accumulators in
- * memory. */
-O2C_DWN_NOINLINE static void depthwise_nhwc_tile_form(int form, int64_t KH, int64_t C, int64_t cs,
-                                                      int64_t ys, const float *const *rows,
-                                                      const float *w, const float *bias, float *y)
+ * as its. One function per form: a test inside one copy would keep gcc's accumulators in
+ * memory, and four copies in one function (a switch) spilled the 5-wide forms once the store
+ * was inlined. */
+#define DWN_FORM_FN(name, K, S)                                                                    \
+    O2C_DWN_NOINLINE static void name(int64_t KH, int64_t C, int64_t cs, int64_t ys,               \
+                                      const float *const *rows, const float *w, const float *bias, \
+                                      float lo, float hi, float *y)                                \
+    {                                                                                              \
+        depthwise_nhwc_tile_reuse(K, S, KH, C, cs, ys, rows, w, bias, lo, hi, y);                  \
+    }
+DWN_FORM_FN(depthwise_nhwc_tile31, 3, 1)
+DWN_FORM_FN(depthwise_nhwc_tile32, 3, 2)
+DWN_FORM_FN(depthwise_nhwc_tile51, 5, 1)
+DWN_FORM_FN(depthwise_nhwc_tile52, 5, 2)
+#undef DWN_FORM_FN
+
+static void depthwise_nhwc_tile_form(int form, int64_t KH, int64_t C, int64_t cs, int64_t ys,
+                                     const float *const *rows, const float *w, const float *bias,
+                                     float lo, float hi, float *y)
 {
     switch (form) {
-    case 31: depthwise_nhwc_tile_reuse(3, 1, KH, C, cs, ys, rows, w, bias, y); break;
-    case 32: depthwise_nhwc_tile_reuse(3, 2, KH, C, cs, ys, rows, w, bias, y); break;
-    case 51: depthwise_nhwc_tile_reuse(5, 1, KH, C, cs, ys, rows, w, bias, y); break;
-    default: depthwise_nhwc_tile_reuse(5, 2, KH, C, cs, ys, rows, w, bias, y); break;
+    case 31: depthwise_nhwc_tile31(KH, C, cs, ys, rows, w, bias, lo, hi, y); break;
+    case 32: depthwise_nhwc_tile32(KH, C, cs, ys, rows, w, bias, lo, hi, y); break;
+    case 51: depthwise_nhwc_tile51(KH, C, cs, ys, rows, w, bias, lo, hi, y); break;
+    default: depthwise_nhwc_tile52(KH, C, cs, ys, rows, w, bias, lo, hi, y); break;
     }
 }
 
@@ -302,12 +326,38 @@ static void depthwise_nhwc_row_reuse(int form, int64_t KH, int64_t C, int64_t W,
             const float *b = bias ? bias + c0 : NULL;
             const int64_t cs = interior ? C : DWN_L;
             if (np == DWN_P) {
-                depthwise_nhwc_tile_form(form, KH, C, cs, C, trows, wp + c0, b, y + ow0 * C + c0);
+                depthwise_nhwc_tile_form(form, KH, C, cs, C, trows, wp + c0, b, -INFINITY, INFINITY,
+                                         y + ow0 * C + c0);
                 continue;
             }
-            depthwise_nhwc_tile_form(form, KH, C, cs, DWN_L, trows, wp + c0, b, yb[0]);
+            depthwise_nhwc_tile_form(form, KH, C, cs, DWN_L, trows, wp + c0, b, -INFINITY, INFINITY,
+                                     yb[0]);
             for (int64_t p = 0; p < np; p++)
                 memcpy(y + (ow0 + p) * C + c0, yb[p], sizeof yb[p]);
+        }
+    }
+}
+
+/* The interior of an output row of a K x K kernel (K = 3 or 5) at column stride S (1 or 2), no
+ * dilation, whose K tap rows are inside the image: positions lo .. hi-1 (hi - lo >= DWN_P;
+ * every tap column inside) in the reuse form's row tiles read in place (the last at
+ * hi - DWN_P, overlapping), their store y = min(max(acc (+ bias), clo), chi) (a leading Relu or
+ * Clip, conv_epilogue_clip). The borders run point tiles (the caller): no per-tile strip
+ * copies, no pass of the clip over the row (with both, the tiles were half of MobileNetV2's
+ * 28x28x192 layer). rows[kh] at column 0, channel 0; y = the row's output. */
+static void depthwise_nhwc_run_interior(int64_t K, int64_t S, int64_t C, int64_t lo, int64_t hi,
+                                        int64_t PL, const float *const *rows, const float *wp,
+                                        const float *bias, float clo, float chi, float *y)
+{
+    const float *trows[DWN_REUSE_KH];
+    for (int64_t ow = lo; ow < hi; ow += DWN_P) {
+        const int64_t ow0 = hi - ow < DWN_P ? hi - DWN_P : ow, off = (ow0 * S - PL) * C;
+        for (int64_t cb = 0; cb < C; cb += DWN_L) {
+            const int64_t c0 = C - cb < DWN_L ? C - DWN_L : cb;
+            for (int64_t kh = 0; kh < K; kh++)
+                trows[kh] = rows[kh] + off + c0;
+            depthwise_nhwc_tile_form((int)(10 * K + S), K, C, C, C, trows, wp + c0,
+                                     bias ? bias + c0 : NULL, clo, chi, y + ow0 * C + c0);
         }
     }
 }
@@ -510,7 +560,8 @@ static void depthwise_nhwc_flat(const int64_t *geo, const DwnFlat *f, int form, 
             for (int64_t kh = 0; kh < KH; kh++)
                 trows[kh] = xb + (f0 + kh * DH * Wp) * DWN_L;
             if (form)
-                depthwise_nhwc_tile_form(form, KH, C, DWN_L, DWN_L, trows, wp + c0, b, yb[0]);
+                depthwise_nhwc_tile_form(form, KH, C, DWN_L, DWN_L, trows, wp + c0, b, -INFINITY,
+                                         INFINITY, yb[0]);
             else
                 depthwise_nhwc_tile(KH, KW, C, DWN_L, DW * DWN_L, DWN_L, trows, wp + c0, b, yb[0]);
             for (int p = 0; p < DWN_P; p++) {
@@ -602,6 +653,13 @@ O2C_KERNEL void depthwise_nhwc_rows_f32(const int64_t *geo, int64_t nr, const fl
                          : 0;
     const int narrow = C > 0 && C < DWN_L && DWN_L % C == 0 && SW == 1 && KH * KW <= DWN_MAX_TAPS;
     float wr[DWN_MAX_TAPS * DWN_L], br[DWN_L]; /* narrow: weights and bias repeated */
+    /* 3x3 or 5x5, stride 1 or 2: rows with every tap row inside run depthwise_nhwc_run_interior
+     * with the clip in its store */
+    const int interior = (KW == 3 || KW == 5) && KH == KW && DH == 1 && DW == 1 &&
+                         (SW == 1 || SW == 2) && C >= DWN_L && hi - lo >= DWN_P;
+    float clo = -INFINITY, chi = INFINITY;
+    int nlater = nep;
+    const struct ConvEpilogue *later = conv_epilogue_clip(ep, &nlater, &clo, &chi);
     for (int64_t i = 0; narrow && i < KH * KW * DWN_L; i++)
         wr[i] = wp[i / DWN_L * C + i % C];
     for (int64_t i = 0; narrow && bias && i < DWN_L; i++)
@@ -612,6 +670,21 @@ O2C_KERNEL void depthwise_nhwc_rows_f32(const int64_t *geo, int64_t nr, const fl
         for (int64_t kh = 0; kh < KH; kh++) {
             const int64_t ih = oh * SH - PT + kh * DH;
             rows[kh] = ih >= 0 && ih < H ? xr + (ih % nr) * W * C : NULL;
+        }
+        int inside = interior;
+        for (int64_t kh = 0; kh < KH && inside; kh++)
+            inside = rows[kh] != NULL;
+        if (inside) {
+            /* (the borders with point tiles, then clipped like the interior's store) */
+            depthwise_nhwc_border(KH, KW, C, W, SW, PL, DW, 0, lo, rows, wp, bias, y + row);
+            depthwise_nhwc_border(KH, KW, C, W, SW, PL, DW, hi, OW, rows, wp, bias, y + row);
+            for (int64_t i = 0; i < lo * C; i++)
+                y[row + i] = depthwise_nhwc_clip(y[row + i], clo, chi);
+            for (int64_t i = hi * C; i < OW * C; i++)
+                y[row + i] = depthwise_nhwc_clip(y[row + i], clo, chi);
+            depthwise_nhwc_run_interior(KW, SW, C, lo, hi, PL, rows, wp, bias, clo, chi, y + row);
+            conv_epilogue_f32(later, nlater, row, OW * C, y + row);
+            continue;
         }
         if (narrow) {
             depthwise_nhwc_row_narrow(KH, KW, C, W, OW, PL, DW, lo, hi, rows, wp, bias, wr, br,
