@@ -338,17 +338,18 @@ static void depthwise_nhwc_row_reuse(int form, int64_t KH, int64_t C, int64_t W,
     }
 }
 
-/* The interior of an output row of a K x K kernel (K = 3 or 5) at column stride S (1 or 2), no
- * dilation, whose K tap rows are inside the image: positions lo .. hi-1 (hi - lo >= DWN_P;
- * every tap column inside) in the reuse form's row tiles read in place (the last at
- * hi - DWN_P, overlapping), their store y = min(max(acc (+ bias), clo), chi) (a leading Relu or
- * Clip, conv_epilogue_clip). The borders run point tiles (the caller): no per-tile strip
+/* The interior of an output row of a K x K kernel of a reuse form (form = 10*K + S: K = 3 or 5,
+ * column stride S = 1 or 2), no dilation, whose K tap rows are inside the image: positions lo ..
+ * hi-1 (hi - lo >= DWN_P; every tap column inside) in the reuse form's row tiles read in place (the
+ * last at hi - DWN_P, overlapping), their store y = min(max(acc (+ bias), clo), chi) (a leading
+ * Relu or Clip, conv_epilogue_clip). The borders run point tiles (the caller): no per-tile strip
  * copies, no pass of the clip over the row (with both, the tiles were half of MobileNetV2's
  * 28x28x192 layer). rows[kh] at column 0, channel 0; y = the row's output. */
-static void depthwise_nhwc_run_interior(int64_t K, int64_t S, int64_t C, int64_t lo, int64_t hi,
-                                        int64_t PL, const float *const *rows, const float *wp,
+static void depthwise_nhwc_run_interior(int form, int64_t C, int64_t lo, int64_t hi, int64_t PL,
+                                        const float *const *rows, const float *wp,
                                         const float *bias, float clo, float chi, float *y)
 {
+    const int64_t K = form / 10, S = form % 10;
     const float *trows[DWN_REUSE_KH];
     for (int64_t ow = lo; ow < hi; ow += DWN_P) {
         const int64_t ow0 = hi - ow < DWN_P ? hi - DWN_P : ow, off = (ow0 * S - PL) * C;
@@ -356,8 +357,8 @@ static void depthwise_nhwc_run_interior(int64_t K, int64_t S, int64_t C, int64_t
             const int64_t c0 = C - cb < DWN_L ? C - DWN_L : cb;
             for (int64_t kh = 0; kh < K; kh++)
                 trows[kh] = rows[kh] + off + c0;
-            depthwise_nhwc_tile_form((int)(10 * K + S), K, C, C, C, trows, wp + c0,
-                                     bias ? bias + c0 : NULL, clo, chi, y + ow0 * C + c0);
+            depthwise_nhwc_tile_form(form, K, C, C, C, trows, wp + c0, bias ? bias + c0 : NULL, clo,
+                                     chi, y + ow0 * C + c0);
         }
     }
 }
@@ -569,10 +570,8 @@ static void depthwise_nhwc_flat(const int64_t *geo, const DwnFlat *f, int form, 
                     float *restrict yo = y + (oh * OW + ow) * C + c0;
                     /* a vector loop (vmaxps, vminps): unrolled first, gcc leaves it scalar */
 #pragma GCC unroll 1
-                    for (int l = 0; l < DWN_L; l++) {
-                        const float u = yb[p][l] < lo ? lo : yb[p][l];
-                        yo[l] = u > hi ? hi : u;
-                    }
+                    for (int l = 0; l < DWN_L; l++)
+                        yo[l] = depthwise_nhwc_clip(yb[p][l], lo, hi);
                 }
                 if (++ow == Wp) {
                     ow = 0;
@@ -655,8 +654,7 @@ O2C_KERNEL void depthwise_nhwc_rows_f32(const int64_t *geo, int64_t nr, const fl
     float wr[DWN_MAX_TAPS * DWN_L], br[DWN_L]; /* narrow: weights and bias repeated */
     /* 3x3 or 5x5, stride 1 or 2: rows with every tap row inside run depthwise_nhwc_run_interior
      * with the clip in its store */
-    const int interior = (KW == 3 || KW == 5) && KH == KW && DH == 1 && DW == 1 &&
-                         (SW == 1 || SW == 2) && C >= DWN_L && hi - lo >= DWN_P;
+    const int interior = form && KH == KW && DH == 1 && C >= DWN_L && hi - lo >= DWN_P;
     float clo = -INFINITY, chi = INFINITY;
     int nlater = nep;
     const struct ConvEpilogue *later = conv_epilogue_clip(ep, &nlater, &clo, &chi);
@@ -682,7 +680,7 @@ O2C_KERNEL void depthwise_nhwc_rows_f32(const int64_t *geo, int64_t nr, const fl
                 y[row + i] = depthwise_nhwc_clip(y[row + i], clo, chi);
             for (int64_t i = hi * C; i < OW * C; i++)
                 y[row + i] = depthwise_nhwc_clip(y[row + i], clo, chi);
-            depthwise_nhwc_run_interior(KW, SW, C, lo, hi, PL, rows, wp, bias, clo, chi, y + row);
+            depthwise_nhwc_run_interior(form, C, lo, hi, PL, rows, wp, bias, clo, chi, y + row);
             conv_epilogue_f32(later, nlater, row, OW * C, y + row);
             continue;
         }
