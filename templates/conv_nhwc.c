@@ -299,15 +299,15 @@ static void conv_nhwc_gather_f32(const int64_t *geo, const float *xn, int64_t c0
     }
 }
 
-/* Copies the band plane of the band from output row oh0, channels c0 .. c0+Cg-1 of one image
- * xn [H][W][C] (or [C][H][W], geo[CONV_NHWC_XNCHW]; see above). */
-static void conv_nhwc_fill_f32(const int64_t *geo, int64_t oh0, const float *xn, int64_t c0,
-                               float *plane)
+/* Copies the band plane of the band of Rb output rows from row oh0, channels c0 .. c0+Cg-1 of
+ * one image xn [H][W][C] (or [C][H][W], geo[CONV_NHWC_XNCHW]; see above): the input rows those
+ * rows read (conv_pool.c's bands of 2 new rows in a plane of 3 copied the rows of 3). */
+static void conv_nhwc_fill_f32(const int64_t *geo, int64_t oh0, int64_t Rb, const float *xn,
+                               int64_t c0, float *plane)
 {
     const int64_t H = geo[CONV_NHWC_H], W = geo[CONV_NHWC_W], C = geo[CONV_NHWC_C];
     const int64_t Cg = C / geo[CONV_NHWC_G], pl = geo[CONV_NHWC_PL];
-    const int64_t Wp = conv_nhwc_plane_cols(geo),
-                  rows = conv_nhwc_plane_rows(geo, geo[CONV_NHWC_R]);
+    const int64_t Wp = conv_nhwc_plane_cols(geo), rows = conv_nhwc_plane_rows(geo, Rb);
     /* the plane columns c with input column c - pl in [0, W): [lo, hi) */
     const int64_t lo = pl < Wp ? pl : Wp, hi = W + pl < Wp ? W + pl : Wp;
     for (int64_t r = 0; r < rows; r++) {
@@ -856,7 +856,7 @@ static void conv_nhwc_bands_f32(const int64_t *geo, const float *x, const float 
             for (int64_t oh0 = ob; oh0 < oe; oh0 += R) {
                 const int64_t Rb = oe - oh0 < R ? oe - oh0 : R;
                 if (plane)
-                    conv_nhwc_fill_f32(geo, oh0, x + n * H * W * C, g * L.Cg, work);
+                    conv_nhwc_fill_f32(geo, oh0, Rb, x + n * H * W * C, g * L.Cg, work);
                 if (!tiles_outer && plane && acc) {
                     conv_nhwc_chunked_band_f32(geo, &L, plane, wp, bias, ep, nep, n, g, oh0, Rb,
                                                acc, y);

@@ -509,22 +509,50 @@ bool nhwc_pool_fuses_conv(const Node *conv, const Node *pool)
     return value_bytes(c) >= CONV_POOL_MIN_BYTES;
 }
 
-/* The geometries of a MaxPool with its conv fused before it (conv_maxpool_nhwc_f32): the band
- * of conv rows (*P pool rows a group) in half of the scratch budget, the conv's band plane in
- * the rest, no more rows than a group reads: the step takes no more scratch than a conv alone
- * (with the whole budget for the band shufflenet_v2_x1_0's arena was 1.16x its live lower
- * bound, for no measurable gain). *band_bytes: the band, aligned. */
+/* The conv's geometry cg (pool's prologue) for P pool rows a group in `floats` of scratch: its
+ * band plane in what the band of conv rows leaves, of no more rows than a group adds. */
+static void conv_pool_plane(const Node *pool, const int64_t *pg, int64_t P, int64_t floats,
+                            int64_t *cg)
+{
+    const int64_t band = conv_maxpool_band_floats(cg, pg, P), span = conv_maxpool_span(pg, P);
+    const int64_t adds = P * pg[NHWC_GEO_SH] < span ? P * pg[NHWC_GEO_SH] : span;
+    dense_geo_for(pool->prologue, floats - band > 0 ? floats - band : 0, cg);
+    if (cg[CONV_NHWC_R] > adds)
+        cg[CONV_NHWC_R] = adds;
+}
+
+/* Whether P pool rows a group fit in `floats`: the band and a plane of all the rows a group
+ * adds. */
+static bool conv_pool_fits(const Node *pool, const int64_t *pg, int64_t P, int64_t floats,
+                           const int64_t *cg)
+{
+    int64_t c[CONV_NHWC_NGEO];
+    memcpy(c, cg, sizeof c);
+    conv_pool_plane(pool, pg, P, floats, c);
+    const int64_t span = conv_maxpool_span(pg, P);
+    const int64_t adds = P * pg[NHWC_GEO_SH] < span ? P * pg[NHWC_GEO_SH] : span;
+    return c[CONV_NHWC_R] == adds &&
+           conv_maxpool_band_floats(c, pg, P) + conv_nhwc_work_floats(c) <= floats;
+}
+
+/* The geometries of a MaxPool with its conv fused before it (conv_maxpool_nhwc_f32): the most
+ * pool rows a group, *P, whose band of conv rows and the conv's band plane of the rows a group
+ * adds fit in the scratch budget together (at least 1): the step takes no more scratch than a
+ * conv alone. Each group moves the rows it shares with the next and runs its conv rows and
+ * pool rows as calls of their own: SqueezeNet's conv1 and pool, 3 -> 64 channels at 224x224,
+ * took 628 us at 1 pool row a group, 600 at 3 (benchmarks/conv_layers.c). *band_bytes: the band,
+ * aligned. */
 static void conv_pool_geo(const Node *pool, int64_t *cg, int64_t *pg, int64_t *P,
                           int64_t *band_bytes)
 {
     const int64_t floats = scratch_floats(pool);
     window_geo(pool, ints_at(pool, "kernel_shape", 0, 1), ints_at(pool, "kernel_shape", 1, 1), pg);
     dense_geo_for(pool->prologue, floats, cg); /* for the band's sizes; R below */
-    *P = conv_maxpool_band_rows(cg, pg, floats / 2);
+    *P = 1;
+    while (*P < pg[NHWC_GEO_OH] && conv_pool_fits(pool, pg, *P + 1, floats, cg))
+        (*P)++;
+    conv_pool_plane(pool, pg, *P, floats, cg);
     const int64_t band = conv_maxpool_band_floats(cg, pg, *P);
-    dense_geo_for(pool->prologue, floats - band > 0 ? floats - band : 0, cg);
-    if (cg[CONV_NHWC_R] > conv_maxpool_span(pg, *P))
-        cg[CONV_NHWC_R] = conv_maxpool_span(pg, *P);
     *band_bytes = checked_mul(pool, band, (int64_t)sizeof(float));
     *band_bytes = (*band_bytes + 63) / 64 * 64;
 }
