@@ -451,24 +451,205 @@ conv_nhwc_tile_f32(int J, int H, int OB, int64_t nt, int64_t nk, int64_t Ck, int
     }
 }
 
+/* ---- The tiles in named vector registers (gcc and clang with AVX-512) ----
+ *
+ * The same tiles, the same steps and the same fmaf per lane (so the same bits), with each
+ * position's accumulators as named variables of 16 lanes (a GNU C vector type: one zmm
+ * register each) instead of an array: gcc keeps an array's tile in registers only inside the
+ * loop over the steps; it zeroed it through the stack before and stored it there after, for
+ * the store to read back, about 220 cycles a tile. With named vectors a tile starts and stores
+ * in registers: a tile of 27 steps (a 3-channel 3x3 conv) 1033 -> 847 cycles, of 144 steps
+ * 4375 -> 4197 (4032 fmas). The positions are written out by the list macros below, one
+ * function per J and vectors per position (OB = 16 or 32), the others on the array tiles. */
+#if defined(__GNUC__) && defined(__AVX512F__)
+#define CONV_NHWC_VTILES 1
+typedef float ConvNhwcV __attribute__((vector_size(64)));
+
+/* clang unrolled the loop over the steps, and spilled the tiles of 8 positions (tiny_resnet8's
+ * 32 -> 32 conv 1.5x slower) */
+#if defined(__clang__)
+#define CONV_NHWC_V_ROLLED _Pragma("clang loop unroll(disable)")
+#else
+#define CONV_NHWC_V_ROLLED
+#endif
+
+static CONV_NHWC_INLINE ConvNhwcV conv_nhwc_vzero(void)
+{
+    ConvNhwcV r;
+    for (int l = 0; l < 16; l++)
+        r[l] = 0.0f;
+    return r;
+}
+
+static CONV_NHWC_INLINE ConvNhwcV conv_nhwc_vload(const float *p)
+{
+    ConvNhwcV r;
+    memcpy(&r, p, sizeof r);
+    return r;
+}
+
+static CONV_NHWC_INLINE ConvNhwcV conv_nhwc_vfma(ConvNhwcV w, float x, ConvNhwcV a)
+{
+    for (int l = 0; l < 16; l++)
+        a[l] = fmaf(w[l], x, a[l]);
+    return a;
+}
+
+/* conv_nhwc_store_f32 of 16 lanes (bias and r NULL or not, clip_hi a constant where inlined) */
+static CONV_NHWC_INLINE void conv_nhwc_vput(ConvNhwcV a, const float *restrict bias,
+                                            const float *restrict r, int rfirst, float lo, float hi,
+                                            int clip_hi, float *restrict y)
+{
+    for (int l = 0; l < 16; l++) {
+        float v = bias ? a[l] + bias[l] : a[l];
+        if (r)
+            v = rfirst ? r[l] + v : v + r[l];
+        const float u = v < lo ? lo : v;
+        y[l] = clip_hi && u > hi ? hi : u;
+    }
+}
+
+#define CONV_NHWC_J7(M)  M(0) M(1) M(2) M(3) M(4) M(5) M(6)
+#define CONV_NHWC_J8(M)  CONV_NHWC_J7(M) M(7)
+#define CONV_NHWC_J14(M) CONV_NHWC_J8(M) M(8) M(9) M(10) M(11) M(12) M(13)
+#define CONV_NHWC_J16(M) CONV_NHWC_J14(M) M(14) M(15)
+
+/* Per position j: its accumulators (from acc with `more`, else +0.0f), one step (input xj of
+ * the first H positions at xv, of the others at xv2), their sums into acc, their store at yt
+ * with the bias B, residual R and clip (CH: with the min) of the enclosing block. */
+#define CONV_NHWC_V1_INIT(j) ConvNhwcV a##j##_0 = more ? conv_nhwc_vload(acc[j]) : z;
+#define CONV_NHWC_V2_INIT(j)                                                                       \
+    ConvNhwcV a##j##_0 = more ? conv_nhwc_vload(acc[j]) : z,                                       \
+              a##j##_1 = more ? conv_nhwc_vload(acc[j] + 16) : z;
+#define CONV_NHWC_V_X(j)     ((j) < H ? xv : xv2)[((j) < H ? (j) : (j)-H) * xs]
+#define CONV_NHWC_V1_STEP(j) a##j##_0 = conv_nhwc_vfma(w0, CONV_NHWC_V_X(j), a##j##_0);
+#define CONV_NHWC_V2_STEP(j)                                                                       \
+    {                                                                                              \
+        const float x##j = CONV_NHWC_V_X(j);                                                       \
+        a##j##_0 = conv_nhwc_vfma(w0, x##j, a##j##_0);                                             \
+        a##j##_1 = conv_nhwc_vfma(w1, x##j, a##j##_1);                                             \
+    }
+#define CONV_NHWC_V1_SAVE(j) memcpy(acc[j], &a##j##_0, sizeof(ConvNhwcV));
+#define CONV_NHWC_V2_SAVE(j)                                                                       \
+    memcpy(acc[j], &a##j##_0, sizeof(ConvNhwcV));                                                  \
+    memcpy(acc[j] + 16, &a##j##_1, sizeof(ConvNhwcV));
+#define CONV_NHWC_V1_PUT(j)                                                                        \
+    conv_nhwc_vput(a##j##_0, B, R ? R + (j)*ys : NULL, rfirst, lo, hi, CH, yt + (j)*ys);
+#define CONV_NHWC_V2_PUT(j)                                                                        \
+    CONV_NHWC_V1_PUT(j)                                                                            \
+    conv_nhwc_vput(a##j##_1, B ? B + 16 : NULL, R ? R + (j)*ys + 16 : NULL, rfirst, lo, hi, CH,    \
+                   yt + (j)*ys + 16);
+
+/* The store of a tile, each form of it with its bias, residual and clip known (B, R, CH). */
+#define CONV_NHWC_V_PUTS(PUT, FORJ)                                                                \
+    if (rt) {                                                                                      \
+        const float *const R = rt;                                                                 \
+        const int CH = 1;                                                                          \
+        if (bias) {                                                                                \
+            const float *const B = bias;                                                           \
+            FORJ(PUT)                                                                              \
+        } else {                                                                                   \
+            const float *const B = NULL;                                                           \
+            FORJ(PUT)                                                                              \
+        }                                                                                          \
+    } else if (hi == INFINITY) { /* a Relu or none: the min keeps every value */                   \
+        const float *const R = NULL;                                                               \
+        const int CH = 0;                                                                          \
+        if (bias) {                                                                                \
+            const float *const B = bias;                                                           \
+            FORJ(PUT)                                                                              \
+        } else {                                                                                   \
+            const float *const B = NULL;                                                           \
+            FORJ(PUT)                                                                              \
+        }                                                                                          \
+    } else {                                                                                       \
+        const float *const R = NULL;                                                               \
+        const int CH = 1;                                                                          \
+        if (bias) {                                                                                \
+            const float *const B = bias;                                                           \
+            FORJ(PUT)                                                                              \
+        } else {                                                                                   \
+            const float *const B = NULL;                                                           \
+            FORJ(PUT)                                                                              \
+        }                                                                                          \
+    }
+
+/* A vector tile of FORJ's positions and NV = 1 or 2 vectors per position (OB = 16 NV):
+ * conv_nhwc_tile_f32's arguments but J and OB, H a constant. */
+#define CONV_NHWC_VTILE_FN(name, FORJ, NV)                                                         \
+    static CONV_NHWC_INLINE void name(                                                             \
+        int H, int64_t nt, int64_t nk, int64_t Ck, int64_t th, int64_t tw, int64_t xs, int64_t x2, \
+        const float *xt, const float *wb, const float *restrict bias, float *restrict yt,          \
+        int64_t ys, const float *restrict rt, int rfirst, float lo, float hi,                      \
+        float(*restrict acc)[CONV_NHWC_OB], int more, const float *pf, int64_t pfn)                \
+    {                                                                                              \
+        const ConvNhwcV z = conv_nhwc_vzero();                                                     \
+        FORJ(CONV_NHWC_V##NV##_INIT)                                                               \
+        for (int64_t t = 0; t < nt; t++)                                                           \
+            for (int64_t u = 0; u < nk; u++) {                                                     \
+                const float *xu = xt + t * th + u * tw;                                            \
+                const float *wu = wb + (t * nk + u) * Ck * 16 * NV;                                \
+                CONV_NHWC_V_ROLLED                                                                 \
+                for (int64_t ic = 0; ic < Ck; ic++) {                                              \
+                    if (ic < pfn)                                                                  \
+                        conv_nhwc_prefetch_line(pf + ic * 16);                                     \
+                    if (ic + Ck < pfn)                                                             \
+                        conv_nhwc_prefetch_line(pf + (ic + Ck) * 16);                              \
+                    const ConvNhwcV w0 = conv_nhwc_vload(wu + ic * 16 * NV);                       \
+                    const ConvNhwcV w1 = conv_nhwc_vload(wu + ic * 16 * NV + 16 * (NV - 1));       \
+                    const float *restrict xv = xu + ic, *restrict xv2 = xv + x2;                   \
+                    (void)w1;                                                                      \
+                    FORJ(CONV_NHWC_V##NV##_STEP)                                                   \
+                }                                                                                  \
+            }                                                                                      \
+        if (!yt) {                                                                                 \
+            FORJ(CONV_NHWC_V##NV##_SAVE)                                                           \
+            return;                                                                                \
+        }                                                                                          \
+        CONV_NHWC_V_PUTS(CONV_NHWC_V##NV##_PUT, FORJ)                                              \
+    }
+CONV_NHWC_VTILE_FN(conv_nhwc_vtile7x2, CONV_NHWC_J7, 2)
+CONV_NHWC_VTILE_FN(conv_nhwc_vtile8x2, CONV_NHWC_J8, 2)
+CONV_NHWC_VTILE_FN(conv_nhwc_vtile14x2, CONV_NHWC_J14, 2)
+CONV_NHWC_VTILE_FN(conv_nhwc_vtile7x1, CONV_NHWC_J7, 1)
+CONV_NHWC_VTILE_FN(conv_nhwc_vtile8x1, CONV_NHWC_J8, 1)
+CONV_NHWC_VTILE_FN(conv_nhwc_vtile14x1, CONV_NHWC_J14, 1)
+CONV_NHWC_VTILE_FN(conv_nhwc_vtile16x1, CONV_NHWC_J16, 1)
+/* a tile of J positions and OB channels: the vector tile VT (H, then the array tile's
+ * arguments after J, H and OB) */
+#define CONV_NHWC_TILE(J, H, OB, VT, ...) VT(H, __VA_ARGS__)
+#else
+#define CONV_NHWC_TILE(J, H, OB, VT, ...) conv_nhwc_tile_f32(J, H, OB, __VA_ARGS__)
+#endif
+
 /* One tile function per J and OB (conv_nhwc_tile_f32's arguments after those two). */
-#define CONV_NHWC_TILE_FN(name, J, OB)                                                             \
+#define CONV_NHWC_TILE_FN(name, J, OB, VT)                                                         \
     static CONV_NHWC_NOINLINE void name(                                                           \
         int64_t nt, int64_t nk, int64_t Ck, int64_t th, int64_t tw, int64_t xs, const float *xt,   \
         const float *wb, const float *bias, float *yt, int64_t ys, const float *rt, int rfirst,    \
         float lo, float hi, float acc[][CONV_NHWC_OB], int more)                                   \
     {                                                                                              \
-        conv_nhwc_tile_f32(J, 8, OB, nt, nk, Ck, th, tw, xs, 8 * xs, xt, wb, bias, yt, ys, rt,     \
-                           rfirst, lo, hi, acc, more, NULL, 0);                                    \
+        CONV_NHWC_TILE(J, 8, OB, VT, nt, nk, Ck, th, tw, xs, 8 * xs, xt, wb, bias, yt, ys, rt,     \
+                       rfirst, lo, hi, acc, more, NULL, 0);                                        \
     }
-CONV_NHWC_TILE_FN(conv_nhwc_tile7_f32, 7, 32)
-CONV_NHWC_TILE_FN(conv_nhwc_tile8_f32, 8, 32)
-CONV_NHWC_TILE_FN(conv_nhwc_tile14_f32, 14, 32)
-CONV_NHWC_TILE_FN(conv_nhwc_tile7x16_f32, 7, 16)
-CONV_NHWC_TILE_FN(conv_nhwc_tile8x16_f32, 8, 16)
-CONV_NHWC_TILE_FN(conv_nhwc_tile14x16_f32, 14, 16)
-CONV_NHWC_TILE_FN(conv_nhwc_tile16x16_f32, 16, 16)
-CONV_NHWC_TILE_FN(conv_nhwc_tile16x8_f32, 16, 8)
+CONV_NHWC_TILE_FN(conv_nhwc_tile7_f32, 7, 32, conv_nhwc_vtile7x2)
+CONV_NHWC_TILE_FN(conv_nhwc_tile8_f32, 8, 32, conv_nhwc_vtile8x2)
+CONV_NHWC_TILE_FN(conv_nhwc_tile14_f32, 14, 32, conv_nhwc_vtile14x2)
+CONV_NHWC_TILE_FN(conv_nhwc_tile7x16_f32, 7, 16, conv_nhwc_vtile7x1)
+CONV_NHWC_TILE_FN(conv_nhwc_tile8x16_f32, 8, 16, conv_nhwc_vtile8x1)
+CONV_NHWC_TILE_FN(conv_nhwc_tile14x16_f32, 14, 16, conv_nhwc_vtile14x1)
+CONV_NHWC_TILE_FN(conv_nhwc_tile16x16_f32, 16, 16, conv_nhwc_vtile16x1)
+/* (8 channels: the array tile, whose 16 accumulators of 8 lanes fit the registers) */
+static CONV_NHWC_NOINLINE void conv_nhwc_tile16x8_f32(int64_t nt, int64_t nk, int64_t Ck,
+                                                      int64_t th, int64_t tw, int64_t xs,
+                                                      const float *xt, const float *wb,
+                                                      const float *bias, float *yt, int64_t ys,
+                                                      const float *rt, int rfirst, float lo,
+                                                      float hi, float acc[][CONV_NHWC_OB], int more)
+{
+    conv_nhwc_tile_f32(16, 8, 8, nt, nk, Ck, th, tw, xs, 8 * xs, xt, wb, bias, yt, ys, rt, rfirst,
+                       lo, hi, acc, more, NULL, 0);
+}
 
 /* The tiles of conv_nhwc_chunked_band_f32 with 32-channel blocks: one tap of Ck steps, which
  * prefetches pfn lines of pf (the group's next chunk of weight). J = 7, 8 or 14 positions of
@@ -476,19 +657,19 @@ CONV_NHWC_TILE_FN(conv_nhwc_tile16x8_f32, 16, 8)
  * ResNet-18's 512-channel layers), the second row's inputs x2 floats after the first's: twice
  * the fmas per weight a 7-position tile loads, the 28 accumulators of a 14-position tile. The
  * rows' outputs are one run of 14 positions (a row of 7 is the whole output row). */
-#define CONV_NHWC_CHUNK_TILE_FN(name, J, H)                                                        \
+#define CONV_NHWC_CHUNK_TILE_FN(name, J, H, VT)                                                    \
     static CONV_NHWC_NOINLINE void name(                                                           \
         int64_t Ck, int64_t xs, int64_t x2, const float *xt, const float *wb, const float *bias,   \
         float *yt, int64_t ys, const float *rt, int rfirst, float lo, float hi,                    \
         float acc[][CONV_NHWC_OB], int more, const float *pf, int64_t pfn)                         \
     {                                                                                              \
-        conv_nhwc_tile_f32(J, H, 32, 1, 1, Ck, 0, 0, xs, x2, xt, wb, bias, yt, ys, rt, rfirst, lo, \
-                           hi, acc, more, pf, pfn);                                                \
+        CONV_NHWC_TILE(J, H, 32, VT, 1, 1, Ck, 0, 0, xs, x2, xt, wb, bias, yt, ys, rt, rfirst, lo, \
+                       hi, acc, more, pf, pfn);                                                    \
     }
-CONV_NHWC_CHUNK_TILE_FN(conv_nhwc_chunk7_f32, 7, 8)
-CONV_NHWC_CHUNK_TILE_FN(conv_nhwc_chunk8_f32, 8, 8)
-CONV_NHWC_CHUNK_TILE_FN(conv_nhwc_chunk14_f32, 14, 8)
-CONV_NHWC_CHUNK_TILE_FN(conv_nhwc_tile7r2_f32, 14, 7)
+CONV_NHWC_CHUNK_TILE_FN(conv_nhwc_chunk7_f32, 7, 8, conv_nhwc_vtile7x2)
+CONV_NHWC_CHUNK_TILE_FN(conv_nhwc_chunk8_f32, 8, 8, conv_nhwc_vtile8x2)
+CONV_NHWC_CHUNK_TILE_FN(conv_nhwc_chunk14_f32, 14, 8, conv_nhwc_vtile14x2)
+CONV_NHWC_CHUNK_TILE_FN(conv_nhwc_tile7r2_f32, 14, 7, conv_nhwc_vtile14x2)
 
 /* The geometry of conv_nhwc_f32's loops, from geo. */
 typedef struct ConvNhwcLoop {
