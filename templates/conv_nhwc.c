@@ -495,15 +495,16 @@ static CONV_NHWC_INLINE ConvNhwcV conv_nhwc_vfma(ConvNhwcV w, float x, ConvNhwcV
     return a;
 }
 
-/* conv_nhwc_store_f32 of 16 lanes (bias and r NULL or not, clip_hi a constant where inlined) */
-static CONV_NHWC_INLINE void conv_nhwc_vput(ConvNhwcV a, const float *restrict bias,
-                                            const float *restrict r, int rfirst, float lo, float hi,
-                                            int clip_hi, float *restrict y)
+/* conv_nhwc_store_f32 of 16 lanes, from bias + bo and r + ro (NULL or not: offsets, not
+ * pointers made from NULL; clip_hi a constant where inlined) */
+static CONV_NHWC_INLINE void conv_nhwc_vput(ConvNhwcV a, const float *restrict bias, int64_t bo,
+                                            const float *restrict r, int64_t ro, int rfirst,
+                                            float lo, float hi, int clip_hi, float *restrict y)
 {
     for (int l = 0; l < 16; l++) {
-        float v = bias ? a[l] + bias[l] : a[l];
+        float v = bias ? a[l] + bias[bo + l] : a[l];
         if (r)
-            v = rfirst ? r[l] + v : v + r[l];
+            v = rfirst ? r[ro + l] + v : v + r[ro + l];
         const float u = v < lo ? lo : v;
         y[l] = clip_hi && u > hi ? hi : u;
     }
@@ -534,11 +535,10 @@ static CONV_NHWC_INLINE void conv_nhwc_vput(ConvNhwcV a, const float *restrict b
     memcpy(acc[j], &a##j##_0, sizeof(ConvNhwcV));                                                  \
     memcpy(acc[j] + 16, &a##j##_1, sizeof(ConvNhwcV));
 #define CONV_NHWC_V1_PUT(j)                                                                        \
-    conv_nhwc_vput(a##j##_0, B, R ? R + (j)*ys : NULL, rfirst, lo, hi, CH, yt + (j)*ys);
+    conv_nhwc_vput(a##j##_0, B, 0, R, (j)*ys, rfirst, lo, hi, CH, yt + (j)*ys);
 #define CONV_NHWC_V2_PUT(j)                                                                        \
     CONV_NHWC_V1_PUT(j)                                                                            \
-    conv_nhwc_vput(a##j##_1, B ? B + 16 : NULL, R ? R + (j)*ys + 16 : NULL, rfirst, lo, hi, CH,    \
-                   yt + (j)*ys + 16);
+    conv_nhwc_vput(a##j##_1, B, 16, R, (j)*ys + 16, rfirst, lo, hi, CH, yt + (j)*ys + 16);
 
 /* The store of a tile, each form of it with its bias, residual and clip known (B, R, CH). */
 #define CONV_NHWC_V_PUTS(PUT, FORJ)                                                                \
