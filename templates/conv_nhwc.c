@@ -541,37 +541,27 @@ static CONV_NHWC_INLINE void conv_nhwc_vput(ConvNhwcV a, const float *restrict b
     conv_nhwc_vput(a##j##_1, B, 16, R, (j)*ys + 16, rfirst, lo, hi, CH, yt + (j)*ys + 16);
 
 /* The store of a tile, each form of it with its bias, residual and clip known (B, R, CH). */
+#define CONV_NHWC_V_PUTS_B(PUT, FORJ)                                                              \
+    if (bias) {                                                                                    \
+        const float *const B = bias;                                                               \
+        FORJ(PUT)                                                                                  \
+    } else {                                                                                       \
+        const float *const B = NULL;                                                               \
+        FORJ(PUT)                                                                                  \
+    }
 #define CONV_NHWC_V_PUTS(PUT, FORJ)                                                                \
     if (rt) {                                                                                      \
         const float *const R = rt;                                                                 \
         const int CH = 1;                                                                          \
-        if (bias) {                                                                                \
-            const float *const B = bias;                                                           \
-            FORJ(PUT)                                                                              \
-        } else {                                                                                   \
-            const float *const B = NULL;                                                           \
-            FORJ(PUT)                                                                              \
-        }                                                                                          \
+        CONV_NHWC_V_PUTS_B(PUT, FORJ)                                                              \
     } else if (hi == INFINITY) { /* a Relu or none: the min keeps every value */                   \
         const float *const R = NULL;                                                               \
         const int CH = 0;                                                                          \
-        if (bias) {                                                                                \
-            const float *const B = bias;                                                           \
-            FORJ(PUT)                                                                              \
-        } else {                                                                                   \
-            const float *const B = NULL;                                                           \
-            FORJ(PUT)                                                                              \
-        }                                                                                          \
+        CONV_NHWC_V_PUTS_B(PUT, FORJ)                                                              \
     } else {                                                                                       \
         const float *const R = NULL;                                                               \
         const int CH = 1;                                                                          \
-        if (bias) {                                                                                \
-            const float *const B = bias;                                                           \
-            FORJ(PUT)                                                                              \
-        } else {                                                                                   \
-            const float *const B = NULL;                                                           \
-            FORJ(PUT)                                                                              \
-        }                                                                                          \
+        CONV_NHWC_V_PUTS_B(PUT, FORJ)                                                              \
     }
 
 /* A vector tile of FORJ's positions and NV = 1 or 2 vectors per position (OB = 16 NV):
