@@ -509,13 +509,19 @@ bool nhwc_pool_fuses_conv(const Node *conv, const Node *pool)
     return value_bytes(c) >= CONV_POOL_MIN_BYTES;
 }
 
+/* Conv rows a group of P pool rows adds to those of the group before it, the most. */
+static int64_t conv_pool_adds(const int64_t *pg, int64_t P)
+{
+    const int64_t span = conv_maxpool_span(pg, P);
+    return P * pg[NHWC_GEO_SH] < span ? P * pg[NHWC_GEO_SH] : span;
+}
+
 /* The conv's geometry cg (pool's prologue) for P pool rows a group in `floats` of scratch: its
  * band plane in what the band of conv rows leaves, of no more rows than a group adds. */
 static void conv_pool_plane(const Node *pool, const int64_t *pg, int64_t P, int64_t floats,
                             int64_t *cg)
 {
-    const int64_t band = conv_maxpool_band_floats(cg, pg, P), span = conv_maxpool_span(pg, P);
-    const int64_t adds = P * pg[NHWC_GEO_SH] < span ? P * pg[NHWC_GEO_SH] : span;
+    const int64_t band = conv_maxpool_band_floats(cg, pg, P), adds = conv_pool_adds(pg, P);
     dense_geo_for(pool->prologue, floats - band > 0 ? floats - band : 0, cg);
     if (cg[CONV_NHWC_R] > adds)
         cg[CONV_NHWC_R] = adds;
@@ -529,9 +535,7 @@ static bool conv_pool_fits(const Node *pool, const int64_t *pg, int64_t P, int64
     int64_t c[CONV_NHWC_NGEO];
     memcpy(c, cg, sizeof c);
     conv_pool_plane(pool, pg, P, floats, c);
-    const int64_t span = conv_maxpool_span(pg, P);
-    const int64_t adds = P * pg[NHWC_GEO_SH] < span ? P * pg[NHWC_GEO_SH] : span;
-    return c[CONV_NHWC_R] == adds &&
+    return c[CONV_NHWC_R] == conv_pool_adds(pg, P) &&
            conv_maxpool_band_floats(c, pg, P) + conv_nhwc_work_floats(c) <= floats;
 }
 
