@@ -52,16 +52,6 @@ O2C_KERNEL int64_t conv_maxpool_band_floats(const int64_t *cgeo, const int64_t *
     return conv_maxpool_span(pgeo, P) * pgeo[NHWC_GEO_W] * cgeo[CONV_NHWC_G] * cgeo[CONV_NHWC_OCG];
 }
 
-/* Pool rows per group: the most whose band fits in max_floats, at least 1, at most OH. */
-O2C_KERNEL int64_t conv_maxpool_band_rows(const int64_t *cgeo, const int64_t *pgeo,
-                                          int64_t max_floats)
-{
-    int64_t P = 1;
-    while (P < pgeo[NHWC_GEO_OH] && conv_maxpool_band_floats(cgeo, pgeo, P + 1) <= max_floats)
-        P++;
-    return P;
-}
-
 /* y = maxpool(conv(x)), see above. band [conv_maxpool_band_floats(cgeo, pgeo, P)] and work
  * [conv_nhwc_work_floats(cgeo)] (NULL when that is 0) of scratch; y must not overlap x, band or
  * work. wp, bias, ep as conv_nhwc_f32's (ep without operands). */

@@ -532,7 +532,6 @@ void global_avgpool_nhwc_f32(int64_t N, int64_t HW, int64_t C, const float *x, f
 /* conv_pool.c — a dense channels-last conv and the MaxPool that reads it, by bands of rows
  * (compiler/fuse_conv_pool.c): cgeo[CONV_NHWC_NGEO], pgeo[NHWC_GEO_LEN]. */
 int64_t conv_maxpool_span(const int64_t *pgeo, int64_t P);
-int64_t conv_maxpool_band_rows(const int64_t *cgeo, const int64_t *pgeo, int64_t max_floats);
 int64_t conv_maxpool_band_floats(const int64_t *cgeo, const int64_t *pgeo, int64_t P);
 void conv_maxpool_nhwc_f32(const int64_t *cgeo, const float *x, const float *wp, const float *bias,
                            const struct ConvEpilogue *ep, int nep, const int64_t *pgeo, int64_t P,
