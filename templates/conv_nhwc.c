@@ -512,7 +512,8 @@ static CONV_NHWC_INLINE void conv_nhwc_vput(ConvNhwcV a, const float *restrict b
     }
 }
 
-#define CONV_NHWC_J7(M)  M(0) M(1) M(2) M(3) M(4) M(5) M(6)
+#define CONV_NHWC_J5(M)  M(0) M(1) M(2) M(3) M(4)
+#define CONV_NHWC_J7(M)  CONV_NHWC_J5(M) M(5) M(6)
 #define CONV_NHWC_J8(M)  CONV_NHWC_J7(M) M(7)
 #define CONV_NHWC_J14(M) CONV_NHWC_J8(M) M(8) M(9) M(10) M(11) M(12) M(13)
 #define CONV_NHWC_J16(M) CONV_NHWC_J14(M) M(14) M(15)
@@ -600,6 +601,7 @@ static CONV_NHWC_INLINE void conv_nhwc_vput(ConvNhwcV a, const float *restrict b
         }                                                                                          \
         CONV_NHWC_V_PUTS(CONV_NHWC_V##NV##_PUT, FORJ)                                              \
     }
+CONV_NHWC_VTILE_FN(conv_nhwc_vtile5x2, CONV_NHWC_J5, 2)
 CONV_NHWC_VTILE_FN(conv_nhwc_vtile7x2, CONV_NHWC_J7, 2)
 CONV_NHWC_VTILE_FN(conv_nhwc_vtile8x2, CONV_NHWC_J8, 2)
 CONV_NHWC_VTILE_FN(conv_nhwc_vtile14x2, CONV_NHWC_J14, 2)
@@ -624,6 +626,7 @@ CONV_NHWC_VTILE_FN(conv_nhwc_vtile16x1, CONV_NHWC_J16, 1)
         CONV_NHWC_TILE(J, 8, OB, VT, nt, nk, Ck, th, tw, xs, 8 * xs, xt, wb, bias, yt, ys, rt,     \
                        rfirst, lo, hi, acc, more, NULL, 0);                                        \
     }
+CONV_NHWC_TILE_FN(conv_nhwc_tile5_f32, 5, 32, conv_nhwc_vtile5x2)
 CONV_NHWC_TILE_FN(conv_nhwc_tile7_f32, 7, 32, conv_nhwc_vtile7x2)
 CONV_NHWC_TILE_FN(conv_nhwc_tile8_f32, 8, 32, conv_nhwc_vtile8x2)
 CONV_NHWC_TILE_FN(conv_nhwc_tile14_f32, 14, 32, conv_nhwc_vtile14x2)
@@ -721,6 +724,9 @@ static void conv_nhwc_run_tile_f32(const ConvNhwcLoop *L, int64_t nt, int64_t nk
     else if (L->ob == 16)
         conv_nhwc_tile14x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
                                 L->hi, acc, more);
+    else if (L->J == 5)
+        conv_nhwc_tile5_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo, L->hi,
+                            acc, more);
     else if (L->J == 7)
         conv_nhwc_tile7_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo, L->hi,
                             acc, more);
@@ -893,6 +899,65 @@ static void conv_nhwc_block_tile_f32(const int64_t *geo, const ConvNhwcLoop *L, 
     conv_nhwc_finish_f32(L, ep, nep, later, acc, yt != NULL, bb, at, live, nob, y);
 }
 
+/* Steps a tile runs (taps x channels) from which a row's last positions that fewer than J leave
+ * take tiles of their own (conv_nhwc_split): a position saved is then 2 x 64 fmas at least,
+ * more than another tile's start and store. */
+#define CONV_NHWC_SPLIT_STEPS 64
+
+/* The positions of the one or two whole tiles that take a row's last rem < J positions, a
+ * first and *second (0: one tile), tiles with a function of their own (32 channels: 5, 7, 8;
+ * 16: 7, 8, 14); 0 where none do or the tiles run few steps (the last tile then starts at
+ * OW - J, conv_nhwc_tile_start). SqueezeNet's rows of 13, 27 = 14 + 13 and 55 = 3 x 14 + 13
+ * positions, whose last 13 took a tile of 14: 8 + 5 (13x13 48 -> 192 and 64 -> 256 channels:
+ * 1.07x faster). */
+static int64_t conv_nhwc_split(const ConvNhwcLoop *L, int64_t KH, int64_t rem, int64_t *second)
+{
+    static const signed char split32[14][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0},
+                                               {5, 0}, {0, 0}, {7, 0}, {8, 0}, {0, 0},
+                                               {5, 5}, {0, 0}, {7, 5}, {8, 5}};
+    static const signed char split16[16][2] = {{0, 0}, {0, 0}, {0, 0},  {0, 0}, {0, 0}, {0, 0},
+                                               {0, 0}, {7, 0}, {8, 0},  {0, 0}, {0, 0}, {0, 0},
+                                               {0, 0}, {0, 0}, {14, 0}, {8, 7}};
+    *second = 0;
+    if (KH * L->nk * L->Ck < CONV_NHWC_SPLIT_STEPS || rem <= 0 || rem >= L->J)
+        return 0;
+    const signed char *t = L->ob == CONV_NHWC_OB && rem < 14 ? split32[rem]
+                           : L->ob == 16 && rem < 16         ? split16[rem]
+                                                             : NULL;
+    if (!t)
+        return 0;
+    *second = t[1];
+    return t[0];
+}
+
+/* The tiles of block b at positions c .. c+J-1 of band row r that lie within OW: one tile of L,
+ * or for a row's last positions the tiles of conv_nhwc_split, or else one that starts at
+ * conv_nhwc_tile_start. Returns the first position they store. */
+static int64_t conv_nhwc_span_f32(const int64_t *geo, const ConvNhwcLoop *L, const float *plane,
+                                  const float *x, const float *wp, const float *bias,
+                                  const struct ConvEpilogue *ep, int nep, int later, int64_t n,
+                                  int64_t g, int64_t oh0, int64_t b, int64_t r, int64_t c, float *y)
+{
+    const int64_t OW = geo[CONV_NHWC_OW];
+    int64_t second;
+    const int64_t first = conv_nhwc_split(L, geo[CONV_NHWC_KH], OW - c, &second);
+    if (!first) {
+        const int64_t c0 = conv_nhwc_tile_start(L, OW, c);
+        conv_nhwc_block_tile_f32(geo, L, plane, x, wp, bias, ep, nep, later, n, g, oh0, b, r, c0,
+                                 y);
+        return c0;
+    }
+    ConvNhwcLoop t = *L;
+    t.J = first;
+    conv_nhwc_block_tile_f32(geo, &t, plane, x, wp, bias, ep, nep, later, n, g, oh0, b, r, c, y);
+    if (second) {
+        t.J = second;
+        conv_nhwc_block_tile_f32(geo, &t, plane, x, wp, bias, ep, nep, later, n, g, oh0, b, r,
+                                 c + first, y);
+    }
+    return c;
+}
+
 /* Whether the chunked band runs its tiles two output rows at a time (conv_nhwc_tile7r2_f32):
  * rows of one 7-position tile of 32 channels. */
 static int conv_nhwc_row_pairs(const ConvNhwcLoop *L, int64_t OW)
@@ -1061,20 +1126,19 @@ static void conv_nhwc_bands_f32(const int64_t *geo, const float *x, const float 
                     for (int64_t b = 0; b < L.NB; b++)
                         for (int64_t r = 0; r < Rb; r++)
                             for (int64_t c = 0; c < OW; c += L.J)
-                                conv_nhwc_block_tile_f32(geo, &L, plane, x, wp, bias, ep, nep, 0, n,
-                                                         g, oh0, b, r,
-                                                         conv_nhwc_tile_start(&L, OW, c), y);
+                                conv_nhwc_span_f32(geo, &L, plane, x, wp, bias, ep, nep, 0, n, g,
+                                                   oh0, b, r, c, y);
                     continue;
                 }
                 for (int64_t r = 0; r < Rb; r++)
                     for (int64_t c = 0; c < OW; c += L.J) {
-                        const int64_t c0 = conv_nhwc_tile_start(&L, OW, c);
+                        int64_t c0 = c;
                         for (int64_t b = 0; b < L.NB; b++)
-                            conv_nhwc_block_tile_f32(geo, &L, plane, x, wp, bias, ep, nep, later, n,
-                                                     g, oh0, b, r, c0, y);
+                            c0 = conv_nhwc_span_f32(geo, &L, plane, x, wp, bias, ep, nep, later, n,
+                                                    g, oh0, b, r, c, y);
                         if (later) {
                             const int64_t at = ((n * OH + oh0 + r) * OW + c0) * L.ys;
-                            const int64_t live = OW - c0 < L.J ? OW - c0 : L.J;
+                            const int64_t live = (OW - c < L.J ? OW : c + L.J) - c0;
                             conv_epilogue_f32(ep, nep, at, live * L.OC, y + (at - L.y0));
                         }
                     }

@@ -323,6 +323,14 @@ static const ConvCase cases[] = {
     {"3x3 96->40 4x20 (edge rows by rows)", 1, 96, 4, 20, 40, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"3x3 8->12 5x31 (16-position tiles, the last one partial)", 1, 8, 5, 31, 12, 1, 3, 3, 1, 1, 1,
      1, 1, 1, 1, 1},
+    /* a row's last positions as tiles of their own (conv_nhwc_split), else a last tile that
+     * starts at OW - J (conv_nhwc_tile_start) */
+    {"3x3 24->40 5x13 (a row's 13 as 8 + 5, a partial block)", 1, 24, 5, 13, 40, 1, 3, 3, 1, 1, 1,
+     1, 1, 1, 1, 1},
+    {"3x3 24->64 4x26 (rows of 14 + 7 + 5)", 1, 24, 4, 26, 64, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"3x3 24->32 3x10 (rows of 5 + 5)", 1, 24, 3, 10, 32, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"3x3 3->32 4x27 (27 steps: rows of 14 + 13 as 14 and 14 from position 13)", 1, 3, 4, 27, 32, 1,
+     3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"groups 2, 16->16 each, 16 wide (16-position tiles, no plane: on the stack)", 1, 32, 4, 16, 32,
      2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"3x3 16->16 5x48 (16-position edge tiles: a plane row over the stack's)", 1, 16, 5, 48, 16, 1,
