@@ -16,31 +16,12 @@
  */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
-#include <time.h>
 
-#if defined(__AVX512F__)
-#define VEC_BYTES 64
-#elif defined(__AVX__)
-#define VEC_BYTES 32
-#else
-#define VEC_BYTES 16
-#endif
-#define LANES   (VEC_BYTES / 4)
+#include "peak_vec.h"
+
 #define CHAINS  24
 #define ITERS   100000L /* per run: 2.4 M vector FMAs, well under a millisecond */
 #define REPEATS 400
-
-typedef float vec __attribute__((vector_size(VEC_BYTES)));
-
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* sink keeps the results alive, so the loop cannot be removed. */
-static volatile float sink;
 
 /* One run of ITERS rounds of CHAINS FMAs; returns its CPU seconds. */
 static double run(vec m, vec c, vec start)

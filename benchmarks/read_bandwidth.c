@@ -15,29 +15,10 @@
 #define _POSIX_C_SOURCE 200112L
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-#if defined(__AVX512F__)
-#define VEC_BYTES 64
-#elif defined(__AVX__)
-#define VEC_BYTES 32
-#else
-#define VEC_BYTES 16
-#endif
-#define LANES   (VEC_BYTES / 4)
+#include "peak_vec.h"
+
 #define REPEATS 20
-
-typedef float vec __attribute__((vector_size(VEC_BYTES)));
-
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* sink keeps the sums alive, so the loop cannot be removed. */
-static volatile float sink;
 
 /* passes sums over v[0 .. n-1] (n a multiple of 8); returns its CPU seconds. */
 static double run(const vec *v, long n, long passes)
