@@ -308,8 +308,8 @@ O2C_KERNEL const struct ConvEpilogue *conv_epilogue_add(const struct ConvEpilogu
  * residual): yat is element `at` of the output. Only then do the stores take the stack copy
  * below; otherwise they store and the epilogues run on the stored run (measured 1.2x faster
  * on tiny_dscnn_kws, whose 1x1 convs have few channels per tile). */
-O2C_KERNEL int conv_epilogues_read_y(const struct ConvEpilogue *ep, int nep, int64_t at,
-                                     const float *yat)
+static int conv_epilogues_read_y(const struct ConvEpilogue *ep, int nep, int64_t at,
+                                 const float *yat)
 {
     for (int e = 0; e < nep; e++)
         if (ep[e].op == CONV_EP_ADD && ep[e].r + at == yat)

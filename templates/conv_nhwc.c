@@ -76,8 +76,6 @@ O2C_KERNEL const struct ConvEpilogue *conv_epilogue_clip(const struct ConvEpilog
                                                          float *lo, float *hi);
 O2C_KERNEL const struct ConvEpilogue *conv_epilogue_add(const struct ConvEpilogue *ep, int *nep,
                                                         const float **r, int *r_first);
-O2C_KERNEL int conv_epilogues_read_y(const struct ConvEpilogue *ep, int nep, int64_t at,
-                                     const float *yat);
 
 /* ---- the method ----
  *
@@ -675,25 +673,18 @@ typedef struct ConvNhwcLoop {
     int rfirst;       /* its Add's order (ConvEpilogue's r_first) */
     const float *y;   /* the output buffer: element y0 of the output, whose offsets res's are */
     int64_t y0; /* the output's element at y[0] (a row range's first row: conv_nhwc_rows_f32) */
-    int shift;  /* a row's last tile may start at OW - J (conv_nhwc_tile_start) */
 } ConvNhwcLoop;
-
-/* Whether L's Add or an Add of ep[0 .. nep-1] reads y itself (conv_nhwc_f32 does not allow
- * it; the kernel checks rather than store a position twice over its residual). */
-static int conv_nhwc_adds_read_y(const ConvNhwcLoop *L, const struct ConvEpilogue *ep, int nep)
-{
-    return (L->res && L->res + L->y0 == L->y) || conv_epilogues_read_y(ep, nep, L->y0, L->y);
-}
 
 /* The first position of the tile at c0 of a row: c0, or for a last tile that the row's OW - c0
  * positions do not fill, OW - J where OW >= J. Its first positions are then computed again,
  * the same fmas in the same order, and stored again (with their epilogues, on the values the
  * tile stores), so that it runs as a whole tile stored from its registers instead of through
- * its sums in memory (SqueezeNet's 55- and 27-position rows, 3 x 14 + 13 and 14 + 13). Not
- * when an Add reads y itself (L.shift): a position stored once must not be stored again. */
+ * its sums in memory (SqueezeNet's 55- and 27-position rows, 3 x 14 + 13 and 14 + 13). Safe
+ * because y overlaps no epilogue's operand (conv_nhwc_f32): storing a position again reads
+ * the same residual. */
 static int64_t conv_nhwc_tile_start(const ConvNhwcLoop *L, int64_t OW, int64_t c0)
 {
-    return L->shift && c0 + L->J > OW && OW >= L->J ? OW - L->J : c0;
+    return c0 + L->J > OW && OW >= L->J ? OW - L->J : c0;
 }
 
 /* The residual a tile stored at yt adds (L's Add epilogue, indexed as y), or NULL. */
@@ -1082,7 +1073,6 @@ static ConvNhwcLoop conv_nhwc_loop(const int64_t *geo)
     L.rfirst = 0;
     L.y = NULL;
     L.y0 = 0;
-    L.shift = 0;
     return L;
 }
 
@@ -1106,7 +1096,6 @@ static void conv_nhwc_bands_f32(const int64_t *geo, const float *x, const float 
     L.y0 = ob * OW * L.ys;
     ep = conv_epilogue_add(ep, &nep, &L.res, &L.rfirst);
     ep = conv_epilogue_clip(ep, &nep, &L.lo, &L.hi);
-    L.shift = !conv_nhwc_adds_read_y(&L, ep, nep);
     const float *plane = work;
     const int tiles_outer = !conv_nhwc_blocks_outer(geo);
     /* the epilogues once per tile, on its positions' channels as one run */

@@ -437,7 +437,6 @@ void convtranspose_f32(int64_t N, int64_t C, int64_t G, int64_t OCg, const int64
                        const int64_t *pad, const int64_t *dil, const float *x, const float *w,
                        float *y);
 void conv_epilogue_f32(const struct ConvEpilogue *ep, int nep, int64_t at, int64_t len, float *yr);
-int conv_epilogues_read_y(const struct ConvEpilogue *ep, int nep, int64_t at, const float *yat);
 const struct ConvEpilogue *conv_epilogue_clip(const struct ConvEpilogue *ep, int *nep, float *lo,
                                               float *hi);
 /* depthwise_nhwc.c — depthwise conv (multiplier 1), channels last: x [N][H][W][C] ->
