@@ -153,23 +153,72 @@ static int64_t conv_nhwc_positions(const int64_t *geo)
     return J;
 }
 
-/* Floats of the packed weight: [G][NB][KH*KW][Cg][OB], NB = ceil(OCg/OB). */
-O2C_KERNEL int64_t conv_nhwc_packed_floats(const int64_t *geo)
+/* Floats of the weight blocks: [G][NB][KH*KW][Cg][OB], NB = ceil(OCg/OB). */
+static int64_t conv_nhwc_weight_floats(const int64_t *geo)
 {
     const int64_t G = geo[CONV_NHWC_G], OCg = geo[CONV_NHWC_OCG], ob = conv_nhwc_ob(geo);
     const int64_t Cg = geo[CONV_NHWC_C] / G, taps = geo[CONV_NHWC_KH] * geo[CONV_NHWC_KW];
     return G * ((OCg + ob - 1) / ob) * taps * Cg * ob;
 }
 
+/* Floats of the packed weight: the weight blocks, the padding tails [G][NB][KH][OB] and the
+ * skip flag (conv_nhwc_pack_f32). */
+O2C_KERNEL int64_t conv_nhwc_packed_floats(const int64_t *geo)
+{
+    const int64_t ob = conv_nhwc_ob(geo), NB = (geo[CONV_NHWC_OCG] + ob - 1) / ob;
+    return conv_nhwc_weight_floats(geo) + geo[CONV_NHWC_G] * NB * geo[CONV_NHWC_KH] * ob + 1;
+}
+
+/* ---- Kernel rows in the padding ----
+ *
+ * A kernel row whose input row lies in the top or bottom padding adds fmaf(w, 0.0f, acc) for
+ * each of its steps: with finite weights that leaves every acc as it is but -0.0f, so the
+ * tiles skip such rows (a 3x3 conv's first and last output rows: 8% of the fmas of an 8x8
+ * map, 10% of a 7x7 one) and keep the bits:
+ * - rows before the first live one (the top padding) come first in k order, when acc is still
+ *   +0.0f, which fmaf(w, 0.0f, +0.0f) leaves +0.0f for any finite w;
+ * - rows after the last live one (the bottom padding) come last; they turn an acc of -0.0f
+ *   (a sum that underflowed from below) into +0.0f when one of their weights has its sign bit
+ *   clear (+0.0f + -0.0f or -0.0f + +0.0f), and leave every other acc as it is. That is
+ *   acc + tail, where tail is those rows' fmas run from -0.0f (+0.0f or -0.0f): the tile adds
+ *   the tail of its first skipped row to its sums before it stores them.
+ * An inf or NaN weight makes a padded tap NaN: then no row is skipped (the flag). The same
+ * bits as with the rows, so the other kernels (conv.c, the plain loop) need not skip them. */
+
+/* Where the tails of (group g, block b) start: [KH][OB] after the weight blocks. */
+static int64_t conv_nhwc_tails_at(const int64_t *geo, int64_t NB, int64_t g, int64_t b)
+{
+    return conv_nhwc_weight_floats(geo) + (g * NB + b) * geo[CONV_NHWC_KH] * conv_nhwc_ob(geo);
+}
+
 /* The ONNX weight w [G*OCg][Cg][KH][KW] in blocks of OB output channels (conv.c's
  * conv_weight_pack_f32): wp[g][b][t][ic][o] = w[g*OCg + b*OB + o][ic][t] (t = kh*KW + kw),
  * 0.0f for the missing channels of a group's last block, so that a (tap, channel) step reads
- * its OB weights contiguously. wp [conv_nhwc_packed_floats(geo)]. */
+ * its OB weights contiguously; then per block and kernel row h the tail of the rows h .. KH-1
+ * (their fmaf(w, 0.0f, s) in k order from s = -0.0f, per output channel), then the skip flag:
+ * 1.0f when every weight is finite, else 0.0f. wp [conv_nhwc_packed_floats(geo)]. */
 O2C_KERNEL void conv_nhwc_pack_f32(const int64_t *geo, const float *w, float *wp)
 {
-    const int64_t G = geo[CONV_NHWC_G];
-    conv_weight_pack_f32(G, geo[CONV_NHWC_OCG], geo[CONV_NHWC_C] / G,
-                         geo[CONV_NHWC_KH] * geo[CONV_NHWC_KW], conv_nhwc_ob(geo), w, wp);
+    const int64_t G = geo[CONV_NHWC_G], KH = geo[CONV_NHWC_KH], ob = conv_nhwc_ob(geo);
+    const int64_t NB = (geo[CONV_NHWC_OCG] + ob - 1) / ob;
+    const int64_t rowf = geo[CONV_NHWC_KW] * (geo[CONV_NHWC_C] / G) * ob; /* a kernel row's */
+    conv_weight_pack_f32(G, geo[CONV_NHWC_OCG], geo[CONV_NHWC_C] / G, KH * geo[CONV_NHWC_KW], ob,
+                         w, wp);
+    float finite = 1.0f;
+    for (int64_t i = 0; i < G * NB * KH * rowf; i++)
+        finite = isfinite(wp[i]) ? finite : 0.0f;
+    for (int64_t gb = 0; gb < G * NB; gb++)
+        for (int64_t h = 0; h < KH; h++) {
+            float *tail = wp + conv_nhwc_tails_at(geo, NB, gb / NB, gb % NB) + h * ob;
+            const float *wr = wp + (gb * KH + h) * rowf;
+            for (int64_t o = 0; o < ob; o++) {
+                float s = -0.0f;
+                for (int64_t i = 0; i < (KH - h) * rowf; i += ob)
+                    s = fmaf(wr[i + o], 0.0f, s);
+                tail[o] = s;
+            }
+        }
+    wp[conv_nhwc_tails_at(geo, NB, G, 0)] = finite;
 }
 
 /* Columns of a band plane row: those the last tile of an output row reads. */
@@ -243,7 +292,7 @@ O2C_KERNEL int64_t conv_nhwc_rows(const int64_t *geo, int64_t max_floats)
 /* Whether a conv runs the blocks outer (its group's weight over CONV_NHWC_TILES_OUTER_BYTES). */
 static int conv_nhwc_blocks_outer(const int64_t *geo)
 {
-    return conv_nhwc_packed_floats(geo) / geo[CONV_NHWC_G] * (int64_t)sizeof(float) >
+    return conv_nhwc_weight_floats(geo) / geo[CONV_NHWC_G] * (int64_t)sizeof(float) >
            CONV_NHWC_TILES_OUTER_BYTES;
 }
 
@@ -673,7 +722,38 @@ typedef struct ConvNhwcLoop {
     int rfirst;       /* its Add's order (ConvEpilogue's r_first) */
     const float *y;   /* the output buffer: element y0 of the output, whose offsets res's are */
     int64_t y0; /* the output's element at y[0] (a row range's first row: conv_nhwc_rows_f32) */
+    const float *tails; /* the packed weight's padding tails, or NULL: no row skipped */
 } ConvNhwcLoop;
+
+/* The kernel rows [*h0, *h1) that output row oh runs: those whose input rows lie inside the
+ * image where L skips the others ("Kernel rows in the padding"), else all; all as well where
+ * every row is padding (rare: pads of a kernel's size). */
+static void conv_nhwc_live_rows(const int64_t *geo, const ConvNhwcLoop *L, int64_t oh,
+                                int64_t *h0, int64_t *h1)
+{
+    const int64_t KH = geo[CONV_NHWC_KH], DH = geo[CONV_NHWC_DH];
+    const int64_t ih = oh * geo[CONV_NHWC_SH] - geo[CONV_NHWC_PT]; /* kernel row 0's input row */
+    int64_t a = 0, e = KH;
+    if (L->tails) {
+        while (a < KH && ih + a * DH < 0)
+            a++;
+        while (e > a && ih + (e - 1) * DH >= geo[CONV_NHWC_H])
+            e--;
+    }
+    *h0 = a < e ? a : 0;
+    *h1 = a < e ? e : KH;
+}
+
+/* acc[j][o] + the tail of kernel rows h1 .. KH-1 of (group g, block b), for the live
+ * positions j of a tile that skipped those rows. */
+static void conv_nhwc_add_tail(const int64_t *geo, const ConvNhwcLoop *L, int64_t g, int64_t b,
+                               int64_t h1, int64_t live, float acc[][CONV_NHWC_OB])
+{
+    const float *tail = L->tails + ((g * L->NB + b) * geo[CONV_NHWC_KH] + h1) * L->ob;
+    for (int64_t j = 0; j < live; j++)
+        for (int64_t o = 0; o < L->ob; o++)
+            acc[j][o] = acc[j][o] + tail[o];
+}
 
 /* The first position of the tile at c0 of a row: c0, or for a last tile that the row's OW - c0
  * positions do not fill, OW - J where OW >= J. Its first positions are then computed again,
@@ -883,9 +963,14 @@ static void conv_nhwc_block_tile_f32(const int64_t *geo, const ConvNhwcLoop *L, 
                                    wb, bb, yt, L->ys, acc, 0);
         }
     } else {
-        const float *xt = plane + r * geo[CONV_NHWC_SH] * L->rs + c0 * L->xs;
-        conv_nhwc_run_tile_f32(L, KH, L->nk, L->Ck, L->th, L->tw, L->xs, xt, wb, bb, yt, L->ys, acc,
-                               0);
+        int64_t h0, h1;
+        conv_nhwc_live_rows(geo, L, oh0 + r, &h0, &h1);
+        const float *xt = plane + r * geo[CONV_NHWC_SH] * L->rs + c0 * L->xs + h0 * L->th;
+        yt = h1 == KH ? yt : NULL; /* the tail goes into the sums before they are stored */
+        conv_nhwc_run_tile_f32(L, h1 - h0, L->nk, L->Ck, L->th, L->tw, L->xs, xt,
+                               wb + h0 * L->nk * L->Ck * ob, bb, yt, L->ys, acc, 0);
+        if (h1 < KH)
+            conv_nhwc_add_tail(geo, L, g, b, h1, live, acc);
     }
     conv_nhwc_finish_f32(L, ep, nep, later, acc, yt != NULL, bb, at, live, nob, y);
 }
@@ -1008,8 +1093,6 @@ static void conv_nhwc_chunked_band_f32(const int64_t *geo, const ConvNhwcLoop *L
                 for (int64_t u = 0; u < L->nk; u++)
                     for (int64_t k0 = 0; k0 < L->Ck; k0 += CONV_NHWC_KC) {
                         const int64_t kc = L->Ck - k0 < CONV_NHWC_KC ? L->Ck - k0 : CONV_NHWC_KC;
-                        const int first = t == 0 && u == 0 && k0 == 0;
-                        const int last = t == KH - 1 && u == L->nk - 1 && k0 + kc == L->Ck;
                         const float *wk = wb + ((t * L->nk + u) * L->Ck + k0) * ob;
                         /* the next chunk of weight, a part in each tile of the group */
                         const float *next = wk + kc * ob;
@@ -1022,17 +1105,30 @@ static void conv_nhwc_chunked_band_f32(const int64_t *geo, const ConvNhwcLoop *L
                             const int64_t c0 =
                                 pairs ? 0 : conv_nhwc_tile_start(L, OW, (i0 + i) % nc * J);
                             const int two = pairs && r + 1 < Rb;
+                            int64_t h0, h1; /* the tile's kernel rows (both rows': their union) */
+                            conv_nhwc_live_rows(geo, L, oh0 + r + two, &h0, &h1);
+                            if (two) {
+                                int64_t h0r;
+                                conv_nhwc_live_rows(geo, L, oh0 + r, &h0r, &h1);
+                            }
+                            if (t < h0 || t >= h1)
+                                continue;
+                            const int first = t == h0 && u == 0 && k0 == 0;
+                            const int last = t == h1 - 1 && u == L->nk - 1 && k0 + kc == L->Ck;
                             const int64_t live = (two ? 2 : 1) * (OW - c0 < J ? OW - c0 : J);
                             const int64_t at =
                                 ((n * geo[CONV_NHWC_OH] + oh0 + r) * OW + c0) * L->ys + oc0;
-                            float *yt = last && live == (two ? 2 * J : J) && nob == ob
-                                            ? y + (at - L->y0)
-                                            : NULL;
+                            float *yt =
+                                last && h1 == KH && live == (two ? 2 * J : J) && nob == ob
+                                    ? y + (at - L->y0)
+                                    : NULL;
                             const float *xk =
                                 plane + r * SH * L->rs + c0 * L->xs + t * L->th + u * L->tw + k0;
                             conv_nhwc_run_chunk_f32(L, two, kc, SH * L->rs, xk, wk, yt ? bb : NULL,
                                                     yt, acc + i * tj, !first, next + i * part * 16,
                                                     pfn);
+                            if (last && h1 < KH)
+                                conv_nhwc_add_tail(geo, L, g, b, h1, live, acc + i * tj);
                             if (last)
                                 conv_nhwc_finish_f32(L, ep, nep, 0, acc + i * tj, yt != NULL, bb,
                                                      at, live, nob, y);
@@ -1073,6 +1169,7 @@ static ConvNhwcLoop conv_nhwc_loop(const int64_t *geo)
     L.rfirst = 0;
     L.y = NULL;
     L.y0 = 0;
+    L.tails = NULL;
     return L;
 }
 
@@ -1090,6 +1187,8 @@ static void conv_nhwc_bands_f32(const int64_t *geo, const float *x, const float 
     const int64_t OH = geo[CONV_NHWC_OH], OW = geo[CONV_NHWC_OW];
     const int64_t R = geo[CONV_NHWC_R] > 0 ? geo[CONV_NHWC_R] : 1;
     ConvNhwcLoop L = conv_nhwc_loop(geo);
+    if (wp[conv_nhwc_tails_at(geo, L.NB, G, 0)] != 0.0f) /* every weight finite */
+        L.tails = wp + conv_nhwc_tails_at(geo, L.NB, 0, 0);
     /* a leading Add, then a Relu or Clip, in the tiles' stores (no pass over each tile for
      * them: tiny_resnet8's and ResNet's residual convs read their residual in the store) */
     L.y = y;

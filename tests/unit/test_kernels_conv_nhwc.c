@@ -386,6 +386,55 @@ static void test_special_weights(void)
           "conv_nhwc_f32 on an NCHW x, inf/NaN weights = NCHW im2col + gemm");
 }
 
+/* Kernel rows in the padding, which the tiles skip (templates/conv_nhwc.c, "Kernel rows in
+ * the padding"): x of 1e-30 and weights of -1e-30 on every kernel row but the last make sums
+ * that underflow to -0.0f; the last row's weights are -0.5 for the even output channels and
+ * +0.5 for the odd ones, so that where that row reads the bottom padding its fmaf(w, 0.0f,
+ * -0.0f) leaves -0.0f in the even channels and makes +0.0f of the odd ones. The kernel must
+ * give those signs (the tail it adds for the skipped rows), without a bias, in every band size
+ * (a stack plane for the 2-group case) and through the chunked band (256 -> 128 in row pairs,
+ * 200 -> 150 and 160 -> 200). */
+static void test_padding_rows(void)
+{
+    static const int which[] = {1, 3, 19, 21, 22, 24, 25, 36, 39, 40};
+    for (size_t k = 0; k < sizeof which / sizeof which[0]; k++) {
+        const ConvCase *c = &cases[which[k]];
+        int64_t geo[CONV_NHWC_NGEO];
+        case_geo(c, 1, geo);
+        const int64_t OH = geo[CONV_NHWC_OH], OW = geo[CONV_NHWC_OW];
+        const int64_t total = c->N * c->OC * OH * OW, Cg = c->C / c->groups;
+        for (int64_t i = 0; i < c->N * c->C * c->H * c->W; i++)
+            XC[i] = 1e-30f;
+        to_nhwc(c->N, c->C, c->H * c->W, XC, XN);
+        for (int64_t oc = 0; oc < c->OC; oc++)
+            for (int64_t t = 0; t < Cg * c->KH * c->KW; t++)
+                Wt[oc * Cg * c->KH * c->KW + t] = t % (c->KH * c->KW) / c->KW < c->KH - 1 ? -1e-30f
+                                                  : oc % 2                              ? 0.5f
+                                                                                        : -0.5f;
+        for (int64_t i = 0; i < c->OC; i++)
+            B[i] = -0.0f;
+        conv_nchw_ref(c, geo, REF);
+        int64_t neg = 0, pos = 0;
+        for (int64_t i = 0; i < total; i++) {
+            neg += REF[i] == 0.0f && signbit(REF[i]);
+            pos += REF[i] == 0.0f && !signbit(REF[i]);
+        }
+        char what[200];
+        snprintf(what, sizeof what, "%s: the bottom padding gives -0.0f and +0.0f sums", c->name);
+        check(neg > 0 && pos > 0, what);
+        const int64_t rows[4] = {0, 1, 2, OH};
+        for (int i = 0; i < 4; i++) {
+            case_geo(c, rows[i], geo);
+            run_kernel(c, geo, NULL, NULL, 0, D);
+            snprintf(what, sizeof what,
+                     "conv_nhwc_f32 %s R=%d, sums of -0.0f before the bottom padding: the bits of "
+                     "NCHW im2col + gemm",
+                     c->name, (int)rows[i]);
+            check(same_bits(D, REF, total, 0), what);
+        }
+    }
+}
+
 /* ---- conv_pointwise_nhwc_f32: 1x1 convs as products by row blocks ---- */
 
 /* Stand-ins for the generated code's libxsmm products of a fixed row count: the plain loop,
@@ -575,6 +624,7 @@ int main(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);
     test_special_weights();
+    test_padding_rows();
     test_pointwise();
     test_sensitivity();
     printf("%d passed, %d failed\n", n_passed, n_failed);
