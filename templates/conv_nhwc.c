@@ -202,8 +202,8 @@ O2C_KERNEL void conv_nhwc_pack_f32(const int64_t *geo, const float *w, float *wp
     const int64_t G = geo[CONV_NHWC_G], KH = geo[CONV_NHWC_KH], ob = conv_nhwc_ob(geo);
     const int64_t NB = (geo[CONV_NHWC_OCG] + ob - 1) / ob;
     const int64_t rowf = geo[CONV_NHWC_KW] * (geo[CONV_NHWC_C] / G) * ob; /* a kernel row's */
-    conv_weight_pack_f32(G, geo[CONV_NHWC_OCG], geo[CONV_NHWC_C] / G, KH * geo[CONV_NHWC_KW], ob,
-                         w, wp);
+    conv_weight_pack_f32(G, geo[CONV_NHWC_OCG], geo[CONV_NHWC_C] / G, KH * geo[CONV_NHWC_KW], ob, w,
+                         wp);
     float finite = 1.0f;
     for (int64_t i = 0; i < G * NB * KH * rowf; i++)
         finite = isfinite(wp[i]) ? finite : 0.0f;
@@ -728,8 +728,8 @@ typedef struct ConvNhwcLoop {
 /* The kernel rows [*h0, *h1) that output row oh runs: those whose input rows lie inside the
  * image where L skips the others ("Kernel rows in the padding"), else all; all as well where
  * every row is padding (rare: pads of a kernel's size). */
-static void conv_nhwc_live_rows(const int64_t *geo, const ConvNhwcLoop *L, int64_t oh,
-                                int64_t *h0, int64_t *h1)
+static void conv_nhwc_live_rows(const int64_t *geo, const ConvNhwcLoop *L, int64_t oh, int64_t *h0,
+                                int64_t *h1)
 {
     const int64_t KH = geo[CONV_NHWC_KH], DH = geo[CONV_NHWC_DH];
     const int64_t ih = oh * geo[CONV_NHWC_SH] - geo[CONV_NHWC_PT]; /* kernel row 0's input row */
@@ -1118,10 +1118,9 @@ static void conv_nhwc_chunked_band_f32(const int64_t *geo, const ConvNhwcLoop *L
                             const int64_t live = (two ? 2 : 1) * (OW - c0 < J ? OW - c0 : J);
                             const int64_t at =
                                 ((n * geo[CONV_NHWC_OH] + oh0 + r) * OW + c0) * L->ys + oc0;
-                            float *yt =
-                                last && h1 == KH && live == (two ? 2 * J : J) && nob == ob
-                                    ? y + (at - L->y0)
-                                    : NULL;
+                            float *yt = last && h1 == KH && live == (two ? 2 * J : J) && nob == ob
+                                            ? y + (at - L->y0)
+                                            : NULL;
                             const float *xk =
                                 plane + r * SH * L->rs + c0 * L->xs + t * L->th + u * L->tw + k0;
                             conv_nhwc_run_chunk_f32(L, two, kc, SH * L->rs, xk, wk, yt ? bb : NULL,

@@ -409,8 +409,8 @@ static void test_padding_rows(void)
         for (int64_t oc = 0; oc < c->OC; oc++)
             for (int64_t t = 0; t < Cg * c->KH * c->KW; t++)
                 Wt[oc * Cg * c->KH * c->KW + t] = t % (c->KH * c->KW) / c->KW < c->KH - 1 ? -1e-30f
-                                                  : oc % 2                              ? 0.5f
-                                                                                        : -0.5f;
+                                                  : oc % 2                                ? 0.5f
+                                                                                          : -0.5f;
         for (int64_t i = 0; i < c->OC; i++)
             B[i] = -0.0f;
         conv_nchw_ref(c, geo, REF);
