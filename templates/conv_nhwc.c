@@ -1105,32 +1105,46 @@ static void conv_nhwc_chunked_band_f32(const int64_t *geo, const ConvNhwcLoop *L
                             const int64_t c0 =
                                 pairs ? 0 : conv_nhwc_tile_start(L, OW, (i0 + i) % nc * J);
                             const int two = pairs && r + 1 < Rb;
-                            int64_t h0, h1; /* the tile's kernel rows (both rows': their union) */
-                            conv_nhwc_live_rows(geo, L, oh0 + r + two, &h0, &h1);
-                            if (two) {
-                                int64_t h0r;
-                                conv_nhwc_live_rows(geo, L, oh0 + r, &h0r, &h1);
-                            }
+                            /* each row's kernel rows; a row pair runs a chunk that only one of
+                             * its rows reads as a tile of that row, from sums zeroed before */
+                            int64_t a0, a1, b0, b1;
+                            conv_nhwc_live_rows(geo, L, oh0 + r, &a0, &a1);
+                            conv_nhwc_live_rows(geo, L, oh0 + r + two, &b0, &b1);
+                            const int64_t h0 = a0 < b0 ? a0 : b0, h1 = a1 > b1 ? a1 : b1;
                             if (t < h0 || t >= h1)
                                 continue;
+                            const int same = a0 == b0 && a1 == b1;
                             const int first = t == h0 && u == 0 && k0 == 0;
                             const int last = t == h1 - 1 && u == L->nk - 1 && k0 + kc == L->Ck;
-                            const int64_t live = (two ? 2 : 1) * (OW - c0 < J ? OW - c0 : J);
+                            const int64_t row = OW - c0 < J ? OW - c0 : J, live = (two + 1) * row;
                             const int64_t at =
                                 ((n * geo[CONV_NHWC_OH] + oh0 + r) * OW + c0) * L->ys + oc0;
-                            float *yt = last && h1 == KH && live == (two ? 2 * J : J) && nob == ob
-                                            ? y + (at - L->y0)
-                                            : NULL;
+                            float *yt =
+                                last && same && h1 == KH && live == (two + 1) * J && nob == ob
+                                    ? y + (at - L->y0)
+                                    : NULL;
+                            float(*ai)[CONV_NHWC_OB] = acc + i * tj;
+                            if (first && !same)
+                                memset(ai, 0, (size_t)(2 * J) * sizeof ai[0]);
                             const float *xk =
                                 plane + r * SH * L->rs + c0 * L->xs + t * L->th + u * L->tw + k0;
-                            conv_nhwc_run_chunk_f32(L, two, kc, SH * L->rs, xk, wk, yt ? bb : NULL,
-                                                    yt, acc + i * tj, !first, next + i * part * 16,
-                                                    pfn);
-                            if (last && h1 < KH)
-                                conv_nhwc_add_tail(geo, L, g, b, h1, live, acc + i * tj);
-                            if (last)
-                                conv_nhwc_finish_f32(L, ep, nep, 0, acc + i * tj, yt != NULL, bb,
-                                                     at, live, nob, y);
+                            const int inA = t >= a0 && t < a1, inB = t >= b0 && t < b1;
+                            const float *pf = next + i * part * 16;
+                            if (same || (inA && inB))
+                                conv_nhwc_run_chunk_f32(L, two, kc, SH * L->rs, xk, wk,
+                                                        yt ? bb : NULL, yt, ai, !first || !same, pf,
+                                                        pfn);
+                            else
+                                conv_nhwc_run_chunk_f32(L, 0, kc, 0, inA ? xk : xk + SH * L->rs, wk,
+                                                        NULL, NULL, inA ? ai : ai + J, 1, pf, pfn);
+                            if (!last)
+                                continue;
+                            if (a1 < KH)
+                                conv_nhwc_add_tail(geo, L, g, b, a1, row, ai);
+                            if (two && b1 < KH)
+                                conv_nhwc_add_tail(geo, L, g, b, b1, row, ai + J);
+                            conv_nhwc_finish_f32(L, ep, nep, 0, ai, yt != NULL, bb, at, live, nob,
+                                                 y);
                         }
                     }
         }

@@ -343,6 +343,10 @@ static const ConvCase cases[] = {
      1, 2, 1, 2, 1, 2},
     {"3x3 stride 2 160->200 15x15, 2 images (chunked, kernel rows)", 2, 160, 15, 15, 200, 1, 3, 3,
      2, 2, 1, 1, 1, 1, 1, 1},
+    /* chunked row pairs (conv_nhwc_tile7r2_f32) whose last pair's second row has a kernel row
+     * in the bottom padding: that row's chunk runs as a tile of the first row alone */
+    {"3x3 256->128 8x7 (chunked row pairs, one row of a pair in the padding)", 1, 256, 8, 7, 128, 1,
+     3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
 };
 
 /* inf and NaN weights, on taps that are padding for some outputs: channel 3 has an inf weight
@@ -396,7 +400,7 @@ static void test_special_weights(void)
  * 200 -> 150 and 160 -> 200). */
 static void test_padding_rows(void)
 {
-    static const int which[] = {1, 3, 19, 21, 22, 24, 25, 36, 39, 40};
+    static const int which[] = {1, 3, 19, 21, 22, 24, 25, 36, 39, 40, 41};
     for (size_t k = 0; k < sizeof which / sizeof which[0]; k++) {
         const ConvCase *c = &cases[which[k]];
         int64_t geo[CONV_NHWC_NGEO];
