@@ -440,17 +440,17 @@ static CONV_NHWC_INLINE void conv_nhwc_store_f32(const float *acc, const float *
  * zeroed the accumulators through the stack with narrow stores that the vector loads could not
  * forward from (tiny_resnet8's 3 -> 16 channel conv1 1.27x, its 16-channel convs 1.08x faster). */
 static CONV_NHWC_INLINE void
-conv_nhwc_tile_f32(int J, int H, int OB, int64_t nt, int64_t nk, int64_t Ck, int64_t th, int64_t tw,
-                   int64_t xs, int64_t x2, const float *xt, const float *wb,
+conv_nhwc_tile_f32(int J, int H, int OB, int WS, int64_t nt, int64_t nk, int64_t Ck, int64_t th,
+                   int64_t tw, int64_t xs, int64_t x2, const float *xt, const float *wb,
                    const float *restrict bias, float *restrict yt, int64_t ys,
-                   const float *restrict rt, int rfirst, float lo, float hi,
-                   float (*restrict acc)[CONV_NHWC_OB], int more, const float *pf, int64_t pfn)
+                   const float *restrict rt, int rfirst, float lo, float hi, float *restrict acc,
+                   int more, const float *pf, int64_t pfn)
 {
     float a[CONV_NHWC_JMAX][CONV_NHWC_OB]; /* local, so that it lives in registers */
     if (more)
         for (int j = 0; j < J; j++)
             for (int o = 0; o < OB; o++)
-                a[j][o] = acc[j][o];
+                a[j][o] = acc[j * CONV_NHWC_OB + o];
     else
         for (int j = 0; j < J; j++)
             for (int o = 0; o < OB; o++)
@@ -458,13 +458,13 @@ conv_nhwc_tile_f32(int J, int H, int OB, int64_t nt, int64_t nk, int64_t Ck, int
     for (int64_t t = 0; t < nt; t++)
         for (int64_t u = 0; u < nk; u++) {
             const float *xu = xt + t * th + u * tw;
-            const float *wu = wb + (t * nk + u) * Ck * OB;
+            const float *wu = wb + (t * nk + u) * Ck * WS;
             for (int64_t ic = 0; ic < Ck; ic++) {
                 if (ic < pfn) /* pfn lines of pf, up to two a step */
                     conv_nhwc_prefetch_line(pf + ic * 16);
                 if (ic + Ck < pfn)
                     conv_nhwc_prefetch_line(pf + (ic + Ck) * 16);
-                const float *restrict wv = wu + ic * OB;
+                const float *restrict wv = wu + ic * WS;
                 const float *restrict xv = xu + ic, *restrict xv2 = xv + x2;
 #if defined(__clang__)
 #pragma clang loop vectorize(disable) unroll(full)
@@ -481,7 +481,7 @@ conv_nhwc_tile_f32(int J, int H, int OB, int64_t nt, int64_t nk, int64_t Ck, int
     if (!yt) {
         for (int j = 0; j < J; j++)
             for (int o = 0; o < OB; o++)
-                acc[j][o] = a[j][o];
+                acc[j * CONV_NHWC_OB + o] = a[j][o];
         return;
     }
     if (rt) {
@@ -660,7 +660,98 @@ CONV_NHWC_VTILE_FN(conv_nhwc_vtile16x1, CONV_NHWC_J16, 1)
  * arguments after J, H and OB) */
 #define CONV_NHWC_TILE(J, H, OB, VT, ...) VT(H, __VA_ARGS__)
 #else
-#define CONV_NHWC_TILE(J, H, OB, VT, ...) conv_nhwc_tile_f32(J, H, OB, __VA_ARGS__)
+/* ---- Sub-tiles (AVX and AVX2 without AVX-512) ----
+ *
+ * With 16 vector registers of 8 lanes a tile of J positions x OB channels has more
+ * accumulators than registers (7 x 32: 28), and gcc kept them on the stack: ResNet-18's convs
+ * ran at 43% of the FMA peak of an AVX2 machine (AMD Zen 3), 75% as sub-tiles. A tile runs as
+ * sub-tiles of at most CONV_NHWC_SUB_FLOATS accumulators: channel halves of 16, each in runs of
+ * up to 4 sub-tiles of JS positions, each the same steps in the same order on its part of the
+ * tile (the same bits), reading the tile's inputs again from L1. A sub-tile's positions lie in
+ * one of the tile's two runs (the first H, from xt, and the others, from xt + x2; one run where
+ * x2 = H*xs). Other targets without AVX-512 run the whole tile (NEON's 32 registers of 4 lanes
+ * would want sub-tiles too: not measured). */
+#if defined(__AVX__)
+#define CONV_NHWC_SUB_FLOATS 112 /* 14 of the 16 registers of 8 lanes */
+#define CONV_NHWC_SUB_OB     16
+
+/* Positions p + p0 .. p + p0 + js - 1 of the tile, from xb + p0*xs, channels o0 .. o0 + OS - 1. */
+static CONV_NHWC_INLINE void
+conv_nhwc_sub_tile_f32(int js, int p, int p0, int o0, int OS, int OB, int64_t nt, int64_t nk,
+                       int64_t Ck, int64_t th, int64_t tw, int64_t xs, const float *xb,
+                       const float *wb, const float *restrict bias, float *restrict yt, int64_t ys,
+                       const float *restrict rt, int rfirst, float lo, float hi,
+                       float (*restrict acc)[CONV_NHWC_OB], int more, const float *pf, int64_t pfn)
+{
+    const int64_t at = (p + p0) * ys + o0;
+    const int first = o0 == 0 && p + p0 == 0; /* the prefetches in the first sub-tile */
+    conv_nhwc_tile_f32(js, CONV_NHWC_JMAX, OS, OB, nt, nk, Ck, th, tw, xs, 0, xb + p0 * xs, wb + o0,
+                       bias ? bias + o0 : NULL, yt ? yt + at : NULL, ys, rt ? rt + at : NULL,
+                       rfirst, lo, hi, acc ? acc[p + p0] + o0 : NULL, more, pf, first ? pfn : 0);
+}
+
+/* Positions p .. p+n-1 of the tile, one run from xb, in up to 4 sub-tiles of JS positions
+ * (calls under constant tests, not a loop: gcc unrolls the tiles' loops only where their
+ * bounds are constants when it inlines them). */
+static CONV_NHWC_INLINE void
+conv_nhwc_sub_run_f32(int n, int p, int JS, int o0, int OS, int OB, int64_t nt, int64_t nk,
+                      int64_t Ck, int64_t th, int64_t tw, int64_t xs, const float *xb,
+                      const float *wb, const float *restrict bias, float *restrict yt, int64_t ys,
+                      const float *restrict rt, int rfirst, float lo, float hi,
+                      float (*restrict acc)[CONV_NHWC_OB], int more, const float *pf, int64_t pfn)
+{
+#define CONV_NHWC_SUB(k)                                                                           \
+    if (n > (k)*JS)                                                                                \
+        conv_nhwc_sub_tile_f32(n - (k)*JS < JS ? n - (k)*JS : JS, p, (k)*JS, o0, OS, OB, nt, nk,   \
+                               Ck, th, tw, xs, xb, wb, bias, yt, ys, rt, rfirst, lo, hi, acc,      \
+                               more, pf, pfn);
+    CONV_NHWC_SUB(0) CONV_NHWC_SUB(1) CONV_NHWC_SUB(2) CONV_NHWC_SUB(3)
+#undef CONV_NHWC_SUB
+}
+
+/* conv_nhwc_tile_f32's tile (J, H and OB constants) as sub-tiles: one run of positions where
+ * x2 = H*xs, else the first H positions and the others apart. */
+static CONV_NHWC_INLINE void
+conv_nhwc_sub_tiles_f32(int J, int H, int OB, int64_t nt, int64_t nk, int64_t Ck, int64_t th,
+                        int64_t tw, int64_t xs, int64_t x2, const float *xt, const float *wb,
+                        const float *restrict bias, float *restrict yt, int64_t ys,
+                        const float *restrict rt, int rfirst, float lo, float hi,
+                        float (*restrict acc)[CONV_NHWC_OB], int more, const float *pf, int64_t pfn)
+{
+    /* (expressions, not a loop: constants that gcc folds before it unrolls the tiles) */
+    const int OS = OB < CONV_NHWC_SUB_OB ? OB : CONV_NHWC_SUB_OB;
+    const int JS = J * OS <= CONV_NHWC_SUB_FLOATS ? J
+                   : (J + 1) / 2 * OS <= CONV_NHWC_SUB_FLOATS ? (J + 1) / 2
+                   : (J + 3) / 4 * OS <= CONV_NHWC_SUB_FLOATS ? (J + 3) / 4
+                                                              : (J + 7) / 8;
+    const int one = H >= J || x2 == H * xs;      /* one run of positions */
+#define CONV_NHWC_SUB_HALF(o0)                                                                     \
+    if ((o0) < OB && one)                                                                          \
+        conv_nhwc_sub_run_f32(J, 0, JS, o0, OS, OB, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys,  \
+                              rt, rfirst, lo, hi, acc, more, pf, pfn);                             \
+    else if ((o0) < OB) {                                                                          \
+        conv_nhwc_sub_run_f32(H, 0, JS, o0, OS, OB, nt, nk, Ck, th, tw, xs, xt, wb, bias, yt, ys,  \
+                              rt, rfirst, lo, hi, acc, more, pf, pfn);                             \
+        conv_nhwc_sub_run_f32(J - H, H, JS, o0, OS, OB, nt, nk, Ck, th, tw, xs, xt + x2, wb, bias, \
+                              yt, ys, rt, rfirst, lo, hi, acc, more, pf, pfn);                     \
+    }
+    CONV_NHWC_SUB_HALF(0) CONV_NHWC_SUB_HALF(OS) /* the channel halves, or one */
+#undef CONV_NHWC_SUB_HALF
+}
+#define CONV_NHWC_TILE(J, H, OB, VT, ...) conv_nhwc_sub_tiles_f32(J, H, OB, __VA_ARGS__)
+#else
+/* (other targets: the whole tile; not measured split) */
+static CONV_NHWC_INLINE void conv_nhwc_whole_tile_f32(
+    int J, int H, int OB, int64_t nt, int64_t nk, int64_t Ck, int64_t th, int64_t tw, int64_t xs,
+    int64_t x2, const float *xt, const float *wb, const float *restrict bias, float *restrict yt,
+    int64_t ys, const float *restrict rt, int rfirst, float lo, float hi,
+    float (*restrict acc)[CONV_NHWC_OB], int more, const float *pf, int64_t pfn)
+{
+    conv_nhwc_tile_f32(J, H, OB, OB, nt, nk, Ck, th, tw, xs, x2, xt, wb, bias, yt, ys, rt, rfirst,
+                       lo, hi, acc ? acc[0] : NULL, more, pf, pfn);
+}
+#define CONV_NHWC_TILE(J, H, OB, VT, ...) conv_nhwc_whole_tile_f32(J, H, OB, __VA_ARGS__)
+#endif
 #endif
 
 /* One tile function per J and OB (conv_nhwc_tile_f32's arguments after those two). */
@@ -689,8 +780,13 @@ static CONV_NHWC_NOINLINE void conv_nhwc_tile16x8_f32(int64_t nt, int64_t nk, in
                                                       const float *rt, int rfirst, float lo,
                                                       float hi, float acc[][CONV_NHWC_OB], int more)
 {
-    conv_nhwc_tile_f32(16, 8, 8, nt, nk, Ck, th, tw, xs, 8 * xs, xt, wb, bias, yt, ys, rt, rfirst,
-                       lo, hi, acc, more, NULL, 0);
+#ifdef CONV_NHWC_VTILES
+    conv_nhwc_tile_f32(16, 8, 8, 8, nt, nk, Ck, th, tw, xs, 8 * xs, xt, wb, bias, yt, ys, rt,
+                       rfirst, lo, hi, acc ? acc[0] : NULL, more, NULL, 0);
+#else
+    CONV_NHWC_TILE(16, 8, 8, 0, nt, nk, Ck, th, tw, xs, 8 * xs, xt, wb, bias, yt, ys, rt, rfirst,
+                   lo, hi, acc, more, NULL, 0);
+#endif
 }
 
 /* The tiles of conv_nhwc_chunked_band_f32 with 32-channel blocks: one tap of Ck steps, which
