@@ -4,7 +4,7 @@
  *        -lxsmm -lxsmmnoblas -lm          (or -DNO_XSMM ... -lm without libxsmm)
  *     ./gemm_kernels [rounds]
  *
- * Peak: 24 independent chains of 16-float fmas (the compiler's vector extension), so neither
+ * Peak: 24 independent chains of fmas of the widest vectors (peak_vec.h) (the compiler's vector extension), so neither
  * latency nor memory limits them; the fastest of 400 short repetitions (fma_peak.c's 16 chains
  * measure less here: 225 against 275 GFLOP/s on the AVX-512 EPYC, so this peak is the higher).
  * Products (row-major Y[M][N] = A[M][K] x B[K][N], the generated code's layout): the portable
@@ -33,16 +33,10 @@
 #include "../runtime_min/xsmm_glue.c"
 #endif
 
-/* CPU time of this thread (as in fma_peak.c): time the scheduler gives to other processes on
- * a shared machine does not count. */
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-typedef float v16 __attribute__((vector_size(64)));
+/* The vector type of the widest registers -march allows, and CPU time of this thread (time
+ * the scheduler gives to other processes on a shared machine does not count): peak_vec.h. */
+#include "peak_vec.h"
+#define now_s cpu_seconds
 
 /* FP32 fma throughput of one core in GFLOP/s. x * a + b must be one fma: gcc -std=c99 does not
  * contract it (ISO mode), and on an Intel core with two FMA units the separate multiply and add
@@ -56,8 +50,8 @@ measure_peak(void)
 #if defined(__clang__)
 #pragma clang fp contract(fast)
 #endif
-    v16 a, b, x[24];
-    for (int i = 0; i < 16; i++) {
+    vec a, b, x[24];
+    for (int i = 0; i < LANES; i++) {
         a[i] = 0.999999f;
         b[i] = 1e-7f;
     }
@@ -66,7 +60,7 @@ measure_peak(void)
     const long iters = 200000;
     double best = 1e30;
     for (int rep = 0; rep < 400; rep++) {
-        v16 x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5], x6 = x[6], x7 = x[7],
+        vec x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5], x6 = x[6], x7 = x[7],
             x8 = x[8], x9 = x[9], x10 = x[10], x11 = x[11], x12 = x[12], x13 = x[13], x14 = x[14],
             x15 = x[15], x16 = x[16], x17 = x[17], x18 = x[18], x19 = x[19], x20 = x[20],
             x21 = x[21], x22 = x[22], x23 = x[23];
@@ -86,8 +80,7 @@ measure_peak(void)
         x[0] = x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7 + x8 + x9 + x10 + x11;
         x[0] += x12 + x13 + x14 + x15 + x16 + x17 + x18 + x19 + x20 + x21 + x22 + x23;
     }
-    volatile float sink = x[0][0];
-    (void)sink;
+    sink = x[0][0];
     return 2.0 * 24 * 16 * (double)iters / best / 1e9;
 }
 

@@ -35,15 +35,21 @@
  * gcc and clang keep the accumulators in vector registers: with AVX-512 12 x 32 in 24 of the 32
  * zmm registers, each k step 12 broadcasts of A, 2 loads of B and 24 independent fmas (6 rows:
  * 256^3 and 1024^3 at 54% and 40% of the two-FMA-unit Xeon's peak, 12 rows: 64% and 46%;
- * mlp_b64 portable 0.64x the time); elsewhere 6 x 32. GEMM_KC keeps a KC x NR panel of B
- * in L1 and GEMM_MC an MC x KC block of A in L2 while they are reused. No buffer is allocated:
- * the tiles read A and B in place. */
+ * mlp_b64 portable 0.64x the time); elsewhere 6 x 32, and with AVX (16 registers of 8 lanes,
+ * where 6 x 32 spilled its 24 accumulators) 6 x 16 in 12 (AMD Zen 3, benchmarks/gemm_kernels.c:
+ * 256^3 830 -> 413 us, ResNet-18's 196x128 x 128x256 236 -> 152 us). GEMM_KC keeps a KC x NR
+ * panel of B in L1 and GEMM_MC an MC x KC block of A in L2 while they are reused. No buffer is
+ * allocated: the tiles read A and B in place. */
 #if defined(__AVX512F__)
 #define GEMM_MR 12
+#define GEMM_NR 32
+#elif defined(__AVX__)
+#define GEMM_MR 6
+#define GEMM_NR 16
 #else
 #define GEMM_MR 6
-#endif
 #define GEMM_NR 32
+#endif
 #define GEMM_KC 256
 #define GEMM_MC 120
 
