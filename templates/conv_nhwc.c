@@ -665,8 +665,9 @@ CONV_NHWC_VTILE_FN(conv_nhwc_vtile16x1, CONV_NHWC_J16, 1)
  * With 16 vector registers of 8 lanes a tile of J positions x OB channels has more
  * accumulators than registers (7 x 32: 28), and gcc kept them on the stack: ResNet-18's convs
  * ran at 43% of the FMA peak of an AVX2 machine (AMD Zen 3), 75% as sub-tiles. A tile runs as
- * sub-tiles of at most CONV_NHWC_SUB_FLOATS accumulators: channel halves of 16, each in runs of
- * up to 4 sub-tiles of JS positions, each the same steps in the same order on its part of the
+ * sub-tiles of at most CONV_NHWC_SUB_FLOATS accumulators: channel halves of 16, each in
+ * balanced sub-tiles of JS positions (16 as 6 + 6 + 4: 4 + 4 + 4 + 4 left tiny_resnet8's
+ * 16-channel convs 1.3x slower), each the same steps in the same order on its part of the
  * tile (the same bits), reading the tile's inputs again from L1. A sub-tile's positions lie in
  * one of the tile's two runs (the first H, from xt, and the others, from xt + x2; one run where
  * x2 = H*xs). Other targets without AVX-512 run the whole tile (NEON's 32 registers of 4 lanes
@@ -720,10 +721,8 @@ conv_nhwc_sub_tiles_f32(int J, int H, int OB, int64_t nt, int64_t nk, int64_t Ck
 {
     /* (expressions, not a loop: constants that gcc folds before it unrolls the tiles) */
     const int OS = OB < CONV_NHWC_SUB_OB ? OB : CONV_NHWC_SUB_OB;
-    const int JS = J * OS <= CONV_NHWC_SUB_FLOATS ? J
-                   : (J + 1) / 2 * OS <= CONV_NHWC_SUB_FLOATS ? (J + 1) / 2
-                   : (J + 3) / 4 * OS <= CONV_NHWC_SUB_FLOATS ? (J + 3) / 4
-                                                              : (J + 7) / 8;
+    const int runs = (J * OS + CONV_NHWC_SUB_FLOATS - 1) / CONV_NHWC_SUB_FLOATS;
+    const int JS = (J + runs - 1) / runs;        /* balanced: 16 as 6 + 6 + 4 */
     const int one = H >= J || x2 == H * xs;      /* one run of positions */
 #define CONV_NHWC_SUB_HALF(o0)                                                                     \
     if ((o0) < OB && one)                                                                          \
