@@ -500,6 +500,17 @@ conv_nhwc_tile_f32(int J, int H, int OB, int WS, int64_t nt, int64_t nk, int64_t
     }
 }
 
+/* The array tile with its weight rows of OB floats and sums in acc (NULL: none). */
+static CONV_NHWC_INLINE void conv_nhwc_whole_tile_f32(
+    int J, int H, int OB, int64_t nt, int64_t nk, int64_t Ck, int64_t th, int64_t tw, int64_t xs,
+    int64_t x2, const float *xt, const float *wb, const float *restrict bias, float *restrict yt,
+    int64_t ys, const float *restrict rt, int rfirst, float lo, float hi,
+    float (*restrict acc)[CONV_NHWC_OB], int more, const float *pf, int64_t pfn)
+{
+    conv_nhwc_tile_f32(J, H, OB, OB, nt, nk, Ck, th, tw, xs, x2, xt, wb, bias, yt, ys, rt, rfirst,
+                       lo, hi, acc ? acc[0] : NULL, more, pf, pfn);
+}
+
 /* ---- The tiles in named vector registers (gcc and clang with AVX-512) ----
  *
  * The same tiles, the same steps and the same fmaf per lane (so the same bits), with each
@@ -659,6 +670,7 @@ CONV_NHWC_VTILE_FN(conv_nhwc_vtile16x1, CONV_NHWC_J16, 1)
 /* a tile of J positions and OB channels: the vector tile VT (H, then the array tile's
  * arguments after J, H and OB) */
 #define CONV_NHWC_TILE(J, H, OB, VT, ...) VT(H, __VA_ARGS__)
+#define CONV_NHWC_ARRAY_TILE              conv_nhwc_whole_tile_f32
 #else
 /* ---- Sub-tiles (AVX and AVX2 without AVX-512) ----
  *
@@ -676,21 +688,6 @@ CONV_NHWC_VTILE_FN(conv_nhwc_vtile16x1, CONV_NHWC_J16, 1)
 #define CONV_NHWC_SUB_FLOATS 112 /* 14 of the 16 registers of 8 lanes */
 #define CONV_NHWC_SUB_OB     16
 
-/* Positions p + p0 .. p + p0 + js - 1 of the tile, from xb + p0*xs, channels o0 .. o0 + OS - 1. */
-static CONV_NHWC_INLINE void
-conv_nhwc_sub_tile_f32(int js, int p, int p0, int o0, int OS, int OB, int64_t nt, int64_t nk,
-                       int64_t Ck, int64_t th, int64_t tw, int64_t xs, const float *xb,
-                       const float *wb, const float *restrict bias, float *restrict yt, int64_t ys,
-                       const float *restrict rt, int rfirst, float lo, float hi,
-                       float (*restrict acc)[CONV_NHWC_OB], int more, const float *pf, int64_t pfn)
-{
-    const int64_t at = (p + p0) * ys + o0;
-    const int first = o0 == 0 && p + p0 == 0; /* the prefetches in the first sub-tile */
-    conv_nhwc_tile_f32(js, CONV_NHWC_JMAX, OS, OB, nt, nk, Ck, th, tw, xs, 0, xb + p0 * xs, wb + o0,
-                       bias ? bias + o0 : NULL, yt ? yt + at : NULL, ys, rt ? rt + at : NULL,
-                       rfirst, lo, hi, acc ? acc[p + p0] + o0 : NULL, more, pf, first ? pfn : 0);
-}
-
 /* Positions p .. p+n-1 of the tile, one run from xb, in up to 4 sub-tiles of JS positions
  * (calls under constant tests, not a loop: gcc unrolls the tiles' loops only where their
  * bounds are constants when it inlines them). */
@@ -701,11 +698,17 @@ conv_nhwc_sub_run_f32(int n, int p, int JS, int o0, int OS, int OB, int64_t nt, 
                       const float *restrict rt, int rfirst, float lo, float hi,
                       float (*restrict acc)[CONV_NHWC_OB], int more, const float *pf, int64_t pfn)
 {
+    /* sub-tile k: positions p + k JS .. (at most JS), channels o0 .. o0 + OS - 1; the
+     * prefetches in the tile's first sub-tile */
 #define CONV_NHWC_SUB(k)                                                                           \
-    if (n > (k)*JS)                                                                                \
-        conv_nhwc_sub_tile_f32(n - (k)*JS < JS ? n - (k)*JS : JS, p, (k)*JS, o0, OS, OB, nt, nk,   \
-                               Ck, th, tw, xs, xb, wb, bias, yt, ys, rt, rfirst, lo, hi, acc,      \
-                               more, pf, pfn);
+    if (n > (k)*JS) {                                                                              \
+        const int64_t at = (p + (k)*JS) * ys + o0;                                                 \
+        conv_nhwc_tile_f32(n - (k)*JS < JS ? n - (k)*JS : JS, CONV_NHWC_JMAX, OS, OB, nt, nk, Ck,  \
+                           th, tw, xs, 0, xb + (k)*JS * xs, wb + o0, bias ? bias + o0 : NULL,      \
+                           yt ? yt + at : NULL, ys, rt ? rt + at : NULL, rfirst, lo, hi,           \
+                           acc ? acc[p + (k)*JS] + o0 : NULL, more, pf,                            \
+                           o0 == 0 && p + (k)*JS == 0 ? pfn : 0);                                  \
+    }
     CONV_NHWC_SUB(0) CONV_NHWC_SUB(1) CONV_NHWC_SUB(2) CONV_NHWC_SUB(3)
 #undef CONV_NHWC_SUB
 }
@@ -737,20 +740,11 @@ conv_nhwc_sub_tiles_f32(int J, int H, int OB, int64_t nt, int64_t nk, int64_t Ck
     CONV_NHWC_SUB_HALF(0) CONV_NHWC_SUB_HALF(OS) /* the channel halves, or one */
 #undef CONV_NHWC_SUB_HALF
 }
-#define CONV_NHWC_TILE(J, H, OB, VT, ...) conv_nhwc_sub_tiles_f32(J, H, OB, __VA_ARGS__)
+#define CONV_NHWC_ARRAY_TILE conv_nhwc_sub_tiles_f32
 #else
-/* (other targets: the whole tile; not measured split) */
-static CONV_NHWC_INLINE void conv_nhwc_whole_tile_f32(
-    int J, int H, int OB, int64_t nt, int64_t nk, int64_t Ck, int64_t th, int64_t tw, int64_t xs,
-    int64_t x2, const float *xt, const float *wb, const float *restrict bias, float *restrict yt,
-    int64_t ys, const float *restrict rt, int rfirst, float lo, float hi,
-    float (*restrict acc)[CONV_NHWC_OB], int more, const float *pf, int64_t pfn)
-{
-    conv_nhwc_tile_f32(J, H, OB, OB, nt, nk, Ck, th, tw, xs, x2, xt, wb, bias, yt, ys, rt, rfirst,
-                       lo, hi, acc ? acc[0] : NULL, more, pf, pfn);
-}
-#define CONV_NHWC_TILE(J, H, OB, VT, ...) conv_nhwc_whole_tile_f32(J, H, OB, __VA_ARGS__)
+#define CONV_NHWC_ARRAY_TILE conv_nhwc_whole_tile_f32 /* (other targets: not measured split) */
 #endif
+#define CONV_NHWC_TILE(J, H, OB, VT, ...) CONV_NHWC_ARRAY_TILE(J, H, OB, __VA_ARGS__)
 #endif
 
 /* One tile function per J and OB (conv_nhwc_tile_f32's arguments after those two). */
@@ -779,13 +773,8 @@ static CONV_NHWC_NOINLINE void conv_nhwc_tile16x8_f32(int64_t nt, int64_t nk, in
                                                       const float *rt, int rfirst, float lo,
                                                       float hi, float acc[][CONV_NHWC_OB], int more)
 {
-#ifdef CONV_NHWC_VTILES
-    conv_nhwc_tile_f32(16, 8, 8, 8, nt, nk, Ck, th, tw, xs, 8 * xs, xt, wb, bias, yt, ys, rt,
-                       rfirst, lo, hi, acc ? acc[0] : NULL, more, NULL, 0);
-#else
-    CONV_NHWC_TILE(16, 8, 8, 0, nt, nk, Ck, th, tw, xs, 8 * xs, xt, wb, bias, yt, ys, rt, rfirst,
-                   lo, hi, acc, more, NULL, 0);
-#endif
+    CONV_NHWC_ARRAY_TILE(16, 8, 8, nt, nk, Ck, th, tw, xs, 8 * xs, xt, wb, bias, yt, ys, rt, rfirst,
+                         lo, hi, acc, more, NULL, 0);
 }
 
 /* The tiles of conv_nhwc_chunked_band_f32 with 32-channel blocks: one tap of Ck steps, which
