@@ -20,8 +20,9 @@
  * 16 output channels, zero padded): a tile of up to QNHWC_T consecutive output pixels and
  * up to QNHWC_NOB blocks of 16 output channels adds, per tap and quad of input channels, the
  * four bytes of each pixel (one 32-bit lane, contiguous in x) times the 16x4 weights: what
- * vpdpbusd does per 32-bit lane. With AVX512-VNNI (-march) that step is its intrinsic, else
- * the plain loop; both give the same exact integers. Layers with 1 or 3 channels run the band
+ * vpdpbusd does per 32-bit lane. With AVX512-VNNI (-march) that step is its intrinsic, with
+ * AVX2 exact 16-bit products (qnhwc_core_avx2), else the plain loop; all give the same exact
+ * integers. Layers with 1 or 3 channels run the band
  * form (qnhwc_band_rows: quads of a padded kernel row instead of (tap, channel)); with
  * O2C_SMALL_CODE one plain loop reads the same packed weights (qnhwc_widx, qnhwc_dw_widx).
  *
@@ -38,6 +39,9 @@
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512F__)
 #include <immintrin.h>
 #define QNHWC_VNNI 1
+#elif defined(__AVX2__)
+#include <immintrin.h>
+#define QNHWC_AVX2 1 /* the exact 16-bit products of qnhwc_core_avx2 */
 #endif
 
 /* From quant.c, which the generated file pastes before this one. */
@@ -52,6 +56,9 @@ O2C_KERNEL int qconv_s8_pointwise(const int64_t *geo);
 #define QNHWC_T    8  /* most output pixels per tile */
 #define QNHWC_DWB  64 /* most channels per depthwise block */
 #define QNHWC_TAPS 64 /* most taps of the direct form */
+#ifndef QNHWC_WQ      /* (the unit test lowers it to cover several chunks) */
+#define QNHWC_WQ 128  /* quads of a tile's activations widened at once (AVX2: 8 KiB) */
+#endif
 
 static int qnhwc_depthwise(const int64_t *geo)
 {
@@ -325,6 +332,39 @@ static void qnhwc_requant16_v(int64_t n, __m512i a, const double *restrict m, do
 }
 #endif
 
+#ifdef QNHWC_AVX2
+/* qnhwc_requant16 with AVX2: the same values, 4 doubles at a time (a * m is exact, so the
+ * product and the add round as qconv_s8_round's; the conversion rounds as nearbyint, in the
+ * current direction), narrowed by the saturating packs, which clamp as the int32 and byte
+ * ranges do. */
+static void qnhwc_requant16_avx2(int64_t n, const int32_t *restrict acc, const double *restrict m,
+                                 double yz, int y_type, int small, uint8_t *restrict y)
+{
+    const __m256d z = _mm256_set1_pd(yz);
+    const __m256d lo = _mm256_set1_pd(y_type == 2 ? 0.0 : -128.0);
+    const __m256d hi = _mm256_set1_pd(y_type == 2 ? 255.0 : 127.0);
+    __m128i r[4];
+    for (int i = 0; i < 4; i++) {
+        const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(acc + 4 * i));
+        __m256d p =
+            _mm256_add_pd(_mm256_mul_pd(_mm256_cvtepi32_pd(a), _mm256_loadu_pd(m + 4 * i)), z);
+        if (!small) /* the double clamp of qconv_s8_round: p may be past int32 */
+            p = _mm256_min_pd(_mm256_max_pd(p, lo), hi);
+        r[i] = _mm256_cvtpd_epi32(p);
+    }
+    const __m128i h0 = _mm_packs_epi32(r[0], r[1]), h1 = _mm_packs_epi32(r[2], r[3]);
+    const __m128i q = y_type == 2 ? _mm_packus_epi16(h0, h1) : _mm_packs_epi16(h0, h1);
+    if (n == 16) {
+        _mm_storeu_si128((__m128i *)(void *)y, q);
+        return;
+    }
+    uint8_t v[16];
+    _mm_storeu_si128((__m128i *)(void *)v, q);
+    for (int64_t j = 0; j < n; j++)
+        y[j] = v[j];
+}
+#endif
+
 /* y[0..n) = the requantisation of qconv_s8 (qconv_s8_round) of 16 sums acc of consecutive output
  * channels with multipliers m[16], as bytes (uint8, or int8's two's complement); small: every
  * channel qconv_s8_fits, so the int32 clamp of qconv_s8_round_small gives the same values.
@@ -334,6 +374,8 @@ static void qnhwc_requant16(int64_t n, const int32_t *restrict acc, const double
 {
 #ifdef QNHWC_VNNI
     qnhwc_requant16_v(n, _mm512_loadu_si512((const void *)acc), m, yz, y_type, small, y);
+#elif defined(QNHWC_AVX2)
+    qnhwc_requant16_avx2(n, acc, m, yz, y_type, small, y);
 #else
     uint8_t v[16];
     if (small) {
@@ -502,6 +544,116 @@ static void qnhwc_depthwise_image(const int64_t *geo, const uint8_t *xn, const u
 #define QNHWC_INLINE inline
 #endif
 
+#ifdef QNHWC_AVX2
+/* AVX2 without VNNI: vpmaddubsw (u8 x s8, what onnxruntime uses there) saturates its 16-bit pair
+ * sums, so both operands are widened to int16 and vpmaddwd adds exact pairs into int32. A tile
+ * runs by groups of 8 output channels (half a block) and runs of 4 pixels: 8 accumulators of 8
+ * lanes, in vpmaddwd's order (lane 2j + i: channel j of 4, k = 2i, 2i + 1 of each quad), added
+ * pairwise at the end. The activations are widened once per tile, in chunks of QNHWC_WQ quads;
+ * the weights (16 bytes: 4 channels x 4 k) as they are loaded. */
+
+/* d[0..4m) = the bytes x[0..4m) offset to uint8 (f: flip in every byte) and widened: 8 bytes a
+ * step (two quads; a pixel's run of quads in a source is mostly 4 to 16 of them). */
+static void qnhwc_widen_run(int64_t m, const uint8_t *x, __m128i f, int16_t *d)
+{
+    int64_t j = 0;
+    for (; j + 2 <= m; j += 2) {
+        const __m128i v = _mm_loadl_epi64((const __m128i *)(const void *)(x + 4 * j));
+        _mm_storeu_si128((__m128i *)(void *)(d + 4 * j), _mm_cvtepu8_epi16(_mm_xor_si128(v, f)));
+    }
+    if (j < m) {
+        int32_t v;
+        memcpy(&v, x + 4 * j, 4);
+        _mm_storel_epi64((__m128i *)(void *)(d + 4 * j),
+                         _mm_cvtepu8_epi16(_mm_xor_si128(_mm_cvtsi32_si128(v), f)));
+    }
+}
+
+/* xw[t][4i + k] = byte k of quad u0 + i (quad q of source s: u = s * qper + q) of pixel t,
+ * offset to uint8 (flip) and widened, i < n. */
+static void qnhwc_widen(int64_t qper, const uint8_t *const (*src)[QNHWC_T], uint8_t flip,
+                        int64_t u0, int64_t n, int16_t (*xw)[4 * QNHWC_WQ])
+{
+    const __m128i f = _mm_set1_epi8((char)flip);
+    for (int64_t i = 0, s = u0 / qper, q = u0 % qper; i < n; s++, q = 0) {
+        const int64_t m = qper - q < n - i ? qper - q : n - i;
+        for (int t = 0; t < QNHWC_T; t++)
+            qnhwc_widen_run(m, src[s][t] + 4 * q, f, xw[t] + 4 * i);
+        i += m;
+    }
+}
+
+static __m256i qnhwc_quad16(const int16_t *x)
+{
+    int64_t v;
+    memcpy(&v, x, 8);
+    return _mm256_set1_epi64x(v);
+}
+
+/* c[2r], c[2r + 1] (channels 0-3, 4-7) += pixel r's products of n quads (x [4][4 QNHWC_WQ], the
+ * tile's widened activations from its run's first pixel) with one group's weights w (8 channels
+ * x 4 bytes, each quad 64 bytes on). */
+static void qnhwc_run4_avx2(int64_t n, const int16_t *x, const int8_t *w, __m256i *c)
+{
+    enum {
+        X = 4 * QNHWC_WQ
+    }; /* (pointers stepped, constant offsets: with an index i < n, n
+        * known >= 1, gcc 12 hoisted the broadcasts and spilled) */
+    __m256i c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4], c5 = c[5], c6 = c[6], c7 = c[7];
+    for (const int8_t *end = w + n * 4 * QNHWC_OB; w < end; w += 4 * QNHWC_OB, x += 4) {
+        const __m256i w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)w));
+        const __m256i w1 =
+            _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(w + 16)));
+        __m256i a = qnhwc_quad16(x);
+        c0 = _mm256_add_epi32(_mm256_madd_epi16(a, w0), c0);
+        c1 = _mm256_add_epi32(_mm256_madd_epi16(a, w1), c1);
+        a = qnhwc_quad16(x + X);
+        c2 = _mm256_add_epi32(_mm256_madd_epi16(a, w0), c2);
+        c3 = _mm256_add_epi32(_mm256_madd_epi16(a, w1), c3);
+        a = qnhwc_quad16(x + 2 * X);
+        c4 = _mm256_add_epi32(_mm256_madd_epi16(a, w0), c4);
+        c5 = _mm256_add_epi32(_mm256_madd_epi16(a, w1), c5);
+        a = qnhwc_quad16(x + 3 * X);
+        c6 = _mm256_add_epi32(_mm256_madd_epi16(a, w0), c6);
+        c7 = _mm256_add_epi32(_mm256_madd_epi16(a, w1), c7);
+    }
+    c[0] = c0, c[1] = c1, c[2] = c2, c[3] = c3, c[4] = c4, c[5] = c5, c[6] = c6, c[7] = c7;
+}
+
+/* qnhwc_core's sums for ngrp groups of 8 output channels (group g: block g / 2's half g % 2,
+ * bias + 8g) of QNHWC_T pixels; pixel t of group g goes to acc + (g / 2 * QNHWC_T + t) * 16 +
+ * g % 2 * 8, or with pairs (one group, qnhwc_core_pairs) to acc + 8t. */
+static void qnhwc_core_avx2(int ngrp, int64_t nsrc, int64_t qper,
+                            const uint8_t *const (*src)[QNHWC_T], uint32_t flip4, const int8_t *wb,
+                            int64_t bs, const int32_t *bias, int32_t *restrict acc, int pairs)
+{
+    int16_t xw[QNHWC_T][4 * QNHWC_WQ];
+    __m256i c[2 * QNHWC_NOB][2 * QNHWC_T];
+    const int64_t nq = nsrc * qper;
+    for (int g = 0; g < ngrp; g++)
+        for (int t = 0; t < 2 * QNHWC_T; t++)
+            c[g][t] = _mm256_setzero_si256();
+    for (int64_t u0 = 0; u0 < nq; u0 += QNHWC_WQ) {
+        const int64_t n = nq - u0 < QNHWC_WQ ? nq - u0 : QNHWC_WQ;
+        qnhwc_widen(qper, src, (uint8_t)flip4, u0, n, xw);
+        for (int g = 0; g < ngrp; g++) {
+            const int8_t *w = wb + g / 2 * bs + g % 2 * 32 + u0 * 4 * QNHWC_OB;
+            for (int t0 = 0; t0 < QNHWC_T; t0 += 4)
+                qnhwc_run4_avx2(n, xw[t0], w, c[g] + 2 * t0);
+        }
+    }
+    for (int g = 0; g < ngrp; g++) {
+        const __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(bias + 8 * g));
+        for (int t = 0; t < QNHWC_T; t++) { /* lanes (0 1 4 5 | 2 3 6 7), then in order */
+            const __m256i h = _mm256_hadd_epi32(c[g][2 * t], c[g][2 * t + 1]);
+            const __m256i v = _mm256_add_epi32(_mm256_permute4x64_epi64(h, 0xD8), b);
+            int32_t *r = pairs ? acc + 8 * t : acc + (g / 2 * QNHWC_T + t) * QNHWC_OB + g % 2 * 8;
+            _mm256_storeu_si256((__m256i *)(void *)r, v);
+        }
+    }
+}
+#endif
+
 /* acc [nob][QNHWC_T][16] = bias + the sums over nsrc sources of qper quads each: source s of
  * pixel t starts at src[s][t], its quad q is the lane at byte 4q (offset to uint8 by flip4);
  * wb the first block's weights [Kq][16][4], blocks bs bytes apart. */
@@ -510,7 +662,11 @@ static QNHWC_INLINE void qnhwc_core(int nob, int64_t nsrc, int64_t qper,
                                     const int8_t *wb, int64_t bs, const int32_t *bias,
                                     int32_t *restrict acc)
 {
+#ifdef QNHWC_AVX2
+    qnhwc_core_avx2(2 * nob, nsrc, qper, src, flip4, wb, bs, bias, acc, 0);
+#else
     const int8_t *w = wb;
+#endif
 #ifdef QNHWC_VNNI
     __m512i c[QNHWC_NOB][QNHWC_T];
     const __m512i f = _mm512_set1_epi32((int)flip4);
@@ -535,7 +691,7 @@ static QNHWC_INLINE void qnhwc_core(int nob, int64_t nsrc, int64_t qper,
     for (int b = 0; b < nob; b++)
         for (int t = 0; t < QNHWC_T; t++)
             _mm512_storeu_si512((void *)(acc + (b * QNHWC_T + t) * QNHWC_OB), c[b][t]);
-#else
+#elif !defined(QNHWC_AVX2)
     for (int b = 0; b < nob; b++)
         for (int t = 0; t < QNHWC_T; t++)
             for (int j = 0; j < QNHWC_OB; j++)
@@ -577,7 +733,11 @@ static void qnhwc_core_pairs(int64_t nsrc, int64_t qper, const uint8_t *const (*
                              uint32_t flip4, const int8_t *wb, const int32_t *bias,
                              int32_t *restrict acc)
 {
+#ifdef QNHWC_AVX2
+    qnhwc_core_avx2(1, nsrc, qper, src, flip4, wb, 0, bias, acc, 1);
+#else
     const int8_t *w = wb;
+#endif
 #ifdef QNHWC_VNNI
     __m512i c[QNHWC_T / 2];
     const __m512i f = _mm512_set1_epi32((int)flip4);
@@ -596,7 +756,7 @@ static void qnhwc_core_pairs(int64_t nsrc, int64_t qper, const uint8_t *const (*
         }
     for (int p = 0; p < QNHWC_T / 2; p++)
         _mm512_storeu_si512((void *)(acc + p * QNHWC_OB), c[p]);
-#else
+#elif !defined(QNHWC_AVX2)
     for (int p = 0; p < QNHWC_T / 2; p++)
         for (int j = 0; j < QNHWC_OB; j++)
             acc[p * QNHWC_OB + j] = bias[j];

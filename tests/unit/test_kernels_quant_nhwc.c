@@ -1,12 +1,14 @@
 /* Unit test of templates/quant_nhwc.c: qconv_nhwc_s8 on random geometries (1-D to 3-D, padding,
  * strides, dilations, groups, depthwise, one-pixel products; uint8 and int8 activations and
- * outputs, per-tensor and per-channel scales, multipliers past the int32 clamp) gives exactly
+ * outputs, per-tensor and per-channel scales, multipliers past the int32 clamp, extreme bytes
+ * whose pairs of products overflow 16 bits) gives exactly
  * the bytes of quant.c's plain qconv on the same data transposed to channels-first. The
  * templates are compiled after kernels.h with extern kernels, so the prototypes are checked. */
 #include "../../templates/kernels.h"
 
 #define O2C_KERNEL
 #define QNHWC_BAND_BYTES 256 /* several bands per image in the band form */
+#define QNHWC_WQ         22  /* several chunks of widened quads (AVX2), split inside a source */
 #include "../../templates/quant.c"
 #include "../../templates/quant_nhwc.c"
 #include "qconv_cases.h"
@@ -39,6 +41,7 @@ static void test_conv_nhwc(void)
     static float ws[512];
     int failures = 0, runs = 0, depthwise = 0, wide = 0, grouped = 0, pixel1 = 0, clamp = 0;
     int tails = 0, dw_rows = 0, dw_pixels = 0, patch = 0, bands = 0, budgeted = 0, pairs = 0;
+    int extreme = 0, chunked = 0;
     for (int trial = 0; trial < 800; trial++) {
         const int sp = trial % 4 == 0 ? 1 + (int)(qrand() % 3) : 2; /* mostly 2-D */
         int64_t G = qrand() % 3 == 0 ? 1 + qrand() % 8 : 1;
@@ -63,6 +66,16 @@ static void test_conv_nhwc(void)
         QConvCase c;
         qconv_case_data(trial, geo, x, w, bias, ws, &c);
         const int x_type = c.x_type, y_type = c.y_type, per_channel = c.per_channel;
+        if (trial % 9 == 7) { /* activations at 255 once offset, weights +-127, -128 by pairs of
+                               * channels: a pair of products sums to +-64770, past int16 (what
+                               * vpmaddubsw would saturate) */
+            for (int64_t i = 0; i < xn; i++)
+                x[i] = i % 7 ? (x_type == 2 ? 255 : 127) : x[i];
+            const int64_t Cg = geo[1] / geo[6], taps = K / Cg; /* w [OC][Cg][taps] */
+            for (int64_t i = 0; i < geo[5] * K; i++)
+                w[i] = (int8_t)(i / taps % Cg / 2 % 2 ? -128 : 127);
+            extreme++;
+        }
         const uint8_t xz = c.xz, yz = c.yz;
         const float xs = c.xs, ys = c.ys;
         const int32_t *b = c.b;
@@ -97,6 +110,7 @@ static void test_conv_nhwc(void)
         wide += qnhwc_depthwise(geo) ? geo[1] > QNHWC_DWB : geo[5] / geo[6] > QNHWC_NOB * QNHWC_OB;
         grouped += !qnhwc_depthwise(geo) && geo[6] > 1;
         pixel1 += P == 1;
+        chunked += !qnhwc_depthwise(geo) && qnhwc_kq(geo) > QNHWC_WQ;
         tails += !qnhwc_depthwise(geo) && geo[1] / geo[6] % 4 && geo[1] / geo[6] > 4;
         for (int64_t oc = 0; oc < geo[5]; oc++)
             if (!qconv_s8_fits(geo, bias_adj[oc], mult[oc], (double)yz)) {
@@ -112,12 +126,13 @@ static void test_conv_nhwc(void)
     printf("  qconv_nhwc_s8: %d geometries (%d depthwise: %d strided by rows, %d by pixels; %d "
            "wider than a tile, %d grouped, %d with channel tails, %d in the patch form, %d in "
            "several bands, %d of one pixel, %d with multipliers past the int32 clamp, %d copies "
-           "under a scratch budget, %d of 8 channels by pixel pairs)\n",
+           "under a scratch budget, %d of 8 channels by pixel pairs, %d of extreme bytes, %d "
+           "of more than %d quads)\n",
            runs, depthwise, dw_rows, dw_pixels, wide, grouped, tails, patch, bands, pixel1, clamp,
-           budgeted, pairs);
+           budgeted, pairs, extreme, chunked, QNHWC_WQ);
     check(!failures && runs > 300 && depthwise > 30 && dw_rows > 10 && dw_pixels > 10 &&
               wide > 20 && grouped > 20 && tails > 20 && patch > 50 && bands > 20 && pixel1 > 20 &&
-              clamp > 20 && budgeted > 20 && pairs > 10,
+              clamp > 20 && budgeted > 20 && pairs > 10 && extreme > 30 && chunked > 10,
           "qconv_nhwc_s8 equals qconv byte for byte (channels-last)");
 }
 
