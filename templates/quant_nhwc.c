@@ -307,15 +307,18 @@ static __m128i qnhwc_requant16_q(__m512i a, const double *restrict m, double yz,
         return _mm512_cvtusepi32_epi8(_mm512_max_epi32(r, _mm512_setzero_si512()));
     return _mm512_cvtsepi32_epi8(r);
 }
+#endif
 
+#if defined(QNHWC_VNNI) || defined(QNHWC_AVX2)
 /* y[0..n) = the first n of the 16 bytes q (n <= 16). */
 static void qnhwc_store16(int64_t n, __m128i q, uint8_t *restrict y)
 {
-#ifdef __AVX512VL__ /* the n bytes, masked (a masked store costs more than a whole one) */
-    if (n == 16)
+    if (n == 16) { /* (a masked store costs more than a whole one) */
         _mm_storeu_si128((__m128i *)(void *)y, q);
-    else
-        _mm_mask_storeu_epi8((void *)y, (__mmask16)((1u << n) - 1), q);
+        return;
+    }
+#ifdef __AVX512VL__ /* the n bytes, masked */
+    _mm_mask_storeu_epi8((void *)y, (__mmask16)((1u << n) - 1), q);
 #else
     uint8_t v[16];
     _mm_storeu_si128((__m128i *)(void *)v, q);
@@ -323,7 +326,9 @@ static void qnhwc_store16(int64_t n, __m128i q, uint8_t *restrict y)
         y[j] = v[j];
 #endif
 }
+#endif
 
+#ifdef QNHWC_VNNI
 /* qnhwc_requant16 of the 16 sums in a, stored. */
 static void qnhwc_requant16_v(int64_t n, __m512i a, const double *restrict m, double yz, int y_type,
                               int small, uint8_t *restrict y)
@@ -333,35 +338,28 @@ static void qnhwc_requant16_v(int64_t n, __m512i a, const double *restrict m, do
 #endif
 
 #ifdef QNHWC_AVX2
-/* qnhwc_requant16 with AVX2: the same values, 4 doubles at a time (a * m is exact, so the
- * product and the add round as qconv_s8_round's; the conversion rounds as nearbyint, in the
- * current direction), narrowed by the saturating packs, which clamp as the int32 and byte
- * ranges do. */
-static void qnhwc_requant16_avx2(int64_t n, const int32_t *restrict acc, const double *restrict m,
-                                 double yz, int y_type, int small, uint8_t *restrict y)
+/* The bytes of qnhwc_requant16 of the 16 sums in a0, a1 with AVX2: the same values, 4 doubles at
+ * a time (a * m is exact, so the product and the add round as qconv_s8_round's; the conversion
+ * rounds as nearbyint, in the current direction), narrowed by the saturating packs, which clamp as
+ * the int32 and byte ranges do. */
+static __m128i qnhwc_requant16_q8(__m256i a0, __m256i a1, const double *restrict m, double yz,
+                                  int y_type, int small)
 {
     const __m256d z = _mm256_set1_pd(yz);
     const __m256d lo = _mm256_set1_pd(y_type == 2 ? 0.0 : -128.0);
     const __m256d hi = _mm256_set1_pd(y_type == 2 ? 255.0 : 127.0);
+    const __m128i a[4] = {_mm256_castsi256_si128(a0), _mm256_extracti128_si256(a0, 1),
+                          _mm256_castsi256_si128(a1), _mm256_extracti128_si256(a1, 1)};
     __m128i r[4];
     for (int i = 0; i < 4; i++) {
-        const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(acc + 4 * i));
-        __m256d p =
-            _mm256_add_pd(_mm256_mul_pd(_mm256_cvtepi32_pd(a), _mm256_loadu_pd(m + 4 * i)), z);
+        const __m256d v = _mm256_cvtepi32_pd(a[i]);
+        __m256d p = _mm256_add_pd(_mm256_mul_pd(v, _mm256_loadu_pd(m + 4 * i)), z);
         if (!small) /* the double clamp of qconv_s8_round: p may be past int32 */
             p = _mm256_min_pd(_mm256_max_pd(p, lo), hi);
         r[i] = _mm256_cvtpd_epi32(p);
     }
     const __m128i h0 = _mm_packs_epi32(r[0], r[1]), h1 = _mm_packs_epi32(r[2], r[3]);
-    const __m128i q = y_type == 2 ? _mm_packus_epi16(h0, h1) : _mm_packs_epi16(h0, h1);
-    if (n == 16) {
-        _mm_storeu_si128((__m128i *)(void *)y, q);
-        return;
-    }
-    uint8_t v[16];
-    _mm_storeu_si128((__m128i *)(void *)v, q);
-    for (int64_t j = 0; j < n; j++)
-        y[j] = v[j];
+    return y_type == 2 ? _mm_packus_epi16(h0, h1) : _mm_packs_epi16(h0, h1);
 }
 #endif
 
@@ -375,7 +373,11 @@ static void qnhwc_requant16(int64_t n, const int32_t *restrict acc, const double
 #ifdef QNHWC_VNNI
     qnhwc_requant16_v(n, _mm512_loadu_si512((const void *)acc), m, yz, y_type, small, y);
 #elif defined(QNHWC_AVX2)
-    qnhwc_requant16_avx2(n, acc, m, yz, y_type, small, y);
+    const __m256i *a = (const __m256i *)(const void *)acc;
+    qnhwc_store16(
+        n,
+        qnhwc_requant16_q8(_mm256_loadu_si256(a), _mm256_loadu_si256(a + 1), m, yz, y_type, small),
+        y);
 #else
     uint8_t v[16];
     if (small) {
@@ -465,6 +467,58 @@ static void qnhwc_dw_sums_v(int64_t taps, const uint8_t *const *src, int64_t at,
 }
 #endif
 
+#ifdef QNHWC_AVX2
+/* qnhwc_dw_lanes_v's sums with AVX2, s[2j + h] = its sum j's lanes 8h .. 8h + 7: vpmaddubsw of row
+ * j (whose other bytes weigh 0) puts one exact product (|x w| <= 32640) in every other 16-bit lane,
+ * vpmaddwd with ones widens it in place. The block's 64 bytes are read whole (n < 64: copied). */
+static void qnhwc_dw_lanes_avx2(int64_t taps, const uint8_t *const *src, int64_t at, int64_t n,
+                                uint8_t flip, const int8_t *wb, __m256i *s)
+{
+    const __m256i f = _mm256_set1_epi8((char)flip), one = _mm256_set1_epi16(1);
+    __m256i c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0;
+    __m256i c7 = c0;
+    uint8_t part[64] = {0};
+    for (int64_t k = 0; k < taps; k++) {
+        const uint8_t *px = src[k] + at;
+        if (n < 64)
+            px = (const uint8_t *)memcpy(part, px, (size_t)n);
+        const __m256i x0 =
+            _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)px), f);
+        const __m256i x1 =
+            _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(px + 32)), f);
+        const __m256i *w = (const __m256i *)(const void *)(wb + k * 256);
+#define QNHWC_DW_ROW(c, x, j)                                                                      \
+    c = _mm256_add_epi32(                                                                          \
+        _mm256_madd_epi16(_mm256_maddubs_epi16(x, _mm256_loadu_si256(w + j)), one), c)
+        QNHWC_DW_ROW(c0, x0, 0), QNHWC_DW_ROW(c1, x1, 1), QNHWC_DW_ROW(c2, x0, 2);
+        QNHWC_DW_ROW(c3, x1, 3), QNHWC_DW_ROW(c4, x0, 4), QNHWC_DW_ROW(c5, x1, 5);
+        QNHWC_DW_ROW(c6, x0, 6), QNHWC_DW_ROW(c7, x1, 7);
+#undef QNHWC_DW_ROW
+    }
+    s[0] = c0, s[1] = c1, s[2] = c2, s[3] = c3, s[4] = c4, s[5] = c5, s[6] = c6, s[7] = c7;
+}
+
+/* v[0..8) = the block's sums in order, 8 bytes each, from qnhwc_dw_lanes_avx2's (4 x 4 transposes
+ * of 32-bit lanes, then the 128-bit halves in place). */
+static void qnhwc_dw_sums_avx2(int64_t taps, const uint8_t *const *src, int64_t at, int64_t n,
+                               uint8_t flip, const int8_t *wb, __m256i *v)
+{
+    __m256i s[8];
+    qnhwc_dw_lanes_avx2(taps, src, at, n, flip, wb, s);
+    for (int h = 0; h < 2; h++) { /* bytes 32h .. 32h + 31 */
+        const __m256i a = s[h], b = s[2 + h], c = s[4 + h], d = s[6 + h];
+        const __m256i t0 = _mm256_unpacklo_epi32(a, b), t1 = _mm256_unpackhi_epi32(a, b);
+        const __m256i t2 = _mm256_unpacklo_epi32(c, d), t3 = _mm256_unpackhi_epi32(c, d);
+        const __m256i r0 = _mm256_unpacklo_epi64(t0, t2), r1 = _mm256_unpackhi_epi64(t0, t2);
+        const __m256i r2 = _mm256_unpacklo_epi64(t1, t3), r3 = _mm256_unpackhi_epi64(t1, t3);
+        v[4 * h] = _mm256_permute2x128_si256(r0, r1, 0x20);
+        v[4 * h + 1] = _mm256_permute2x128_si256(r2, r3, 0x20);
+        v[4 * h + 2] = _mm256_permute2x128_si256(r0, r1, 0x31);
+        v[4 * h + 3] = _mm256_permute2x128_si256(r2, r3, 0x31);
+    }
+}
+#endif
+
 static void qnhwc_dw_block(int64_t taps, const uint8_t *const *src, int64_t at, int64_t n,
                            uint8_t flip, const int8_t *wb, int32_t *restrict sums)
 {
@@ -474,6 +528,13 @@ static void qnhwc_dw_block(int64_t taps, const uint8_t *const *src, int64_t at, 
     for (int q = 0; q < 4; q++) {
         int32_t *r = sums + 16 * q;
         _mm512_storeu_si512((void *)r, _mm512_add_epi32(_mm512_loadu_si512((const void *)r), v[q]));
+    }
+#elif defined(QNHWC_AVX2)
+    __m256i v[8];
+    qnhwc_dw_sums_avx2(taps, src, at, n, flip, wb, v);
+    for (int q = 0; q < 8; q++) {
+        __m256i *r = (__m256i *)(void *)(sums + 8 * q);
+        _mm256_storeu_si256(r, _mm256_add_epi32(_mm256_loadu_si256(r), v[q]));
     }
 #else
     for (int64_t k = 0; k < taps; k++) {
@@ -774,17 +835,18 @@ static void qnhwc_core_pairs(int64_t nsrc, int64_t qper, const uint8_t *const (*
 }
 
 /* The block position (byte of 64) whose sum lane l of vector j holds, i = 16j + l (of the row's
- * i / 64-th block): 4l + j with AVX512-VNNI (qnhwc_dw_lanes_v), else i. */
+ * i / 64-th block): 4l + j with AVX512-VNNI (qnhwc_dw_lanes_v) or AVX2 (qnhwc_dw_lanes_avx2),
+ * else i. */
 static int64_t qnhwc_dw_pos(int64_t i)
 {
-#ifdef QNHWC_VNNI
+#if defined(QNHWC_VNNI) || defined(QNHWC_AVX2)
     return i / 64 * 64 + i % 16 * 4 + i % 64 / 16;
 #else
     return i;
 #endif
 }
 
-#ifdef QNHWC_VNNI
+#if defined(QNHWC_VNNI) || defined(QNHWC_AVX2)
 /* y[0..n) = the first n of the block's 64 bytes, q[j] lane l holding byte 4l + j: interleaved
  * byte by byte, then pairs by pairs (4 x 4 transposes of the 16-byte vectors). */
 static void qnhwc_dw_store_v(int64_t n, const __m128i *q, uint8_t *restrict y)
@@ -872,6 +934,18 @@ static void qnhwc_dw_rows_image(const int64_t *geo, const uint8_t *xn, uint8_t f
                 const __m512i bj = _mm512_loadu_si512((const void *)(brow + b + 16 * j));
                 q[j] = qnhwc_requant16_q(_mm512_add_epi32(s[j], bj), mrow + b + 16 * j, yz, y_type,
                                          small);
+            }
+            qnhwc_dw_store_v(nb, q, y + oh * n + i0);
+#elif defined(QNHWC_AVX2) /* the same, in halves of 8 lanes */
+            __m256i s[8];
+            __m128i q[4];
+            qnhwc_dw_lanes_avx2(taps, src, i0, 64, 0, w + b / 64 * taps * 256, s); /* xp: offset */
+            for (int j = 0; j < 4; j++) {
+                const __m256i *bj = (const __m256i *)(const void *)(brow + b + 16 * j);
+                q[j] =
+                    qnhwc_requant16_q8(_mm256_add_epi32(s[2 * j], _mm256_loadu_si256(bj)),
+                                       _mm256_add_epi32(s[2 * j + 1], _mm256_loadu_si256(bj + 1)),
+                                       mrow + b + 16 * j, yz, y_type, small);
             }
             qnhwc_dw_store_v(nb, q, y + oh * n + i0);
 #else
