@@ -124,8 +124,8 @@ O2C_INLINE float o2c_exp_poly(float r)
 /* e^x. x is clamped to [-104, 89] (e^-104 rounds to 0, e^89 overflows) so n fits. */
 O2C_INLINE float o2c_expf(float x)
 {
-    const float xc = x > 89.0f ? 89.0f : x < -104.0f ? -104.0f : x;
-    const float xs = x != x ? 0.0f : xc;
+    const float xc = o2c_select(x > 89.0f, 89.0f, o2c_select(x < -104.0f, -104.0f, x));
+    const float xs = o2c_select(x != x, 0.0f, xc);
     float r;
     const float kf = o2c_exp_reduce(xs, &r);
     const int32_t n = (int32_t)kf, n1 = n / 2;
@@ -133,7 +133,7 @@ O2C_INLINE float o2c_expf(float x)
     /* 2^n in two factors: the first product is exact, the second rounds once, also into
      * the denormals; n = 128 overflows to inf */
     const float y = e * o2c_pow2i(n1) * o2c_pow2i(n - n1);
-    return x != x ? x + x : y;
+    return o2c_select(x != x, x + x, y);
 }
 
 /* o2c_exp_reduce's steps and the polynomial, keeping the shifted sum t: e^x = e * 2^kf for the
@@ -182,14 +182,14 @@ O2C_INLINE float o2c_expf_within86(float x)
 O2C_INLINE float o2c_expf_normal(float x)
 {
     const float y = o2c_expf_finite(x);
-    return x != x ? x + x : y;
+    return o2c_select(x != x, x + x, y);
 }
 
 /* e^x - 1: 2^n * (e^r - 1) + (2^n - 1), exact in its last step's inputs for |n| <= 24. */
 O2C_INLINE float o2c_expm1f(float x)
 {
-    const float xc = x > 20.0f ? 20.0f : x < -20.0f ? -20.0f : x;
-    const float xs = x != x ? 0.0f : xc;
+    const float xc = o2c_select(x > 20.0f, 20.0f, o2c_select(x < -20.0f, -20.0f, x));
+    const float xs = o2c_select(x != x, 0.0f, xc);
     float r;
     const float kf = o2c_exp_reduce(xs, &r);
     const float t = o2c_pow2i((int32_t)kf);
@@ -197,7 +197,7 @@ O2C_INLINE float o2c_expm1f(float x)
     const float y = fmaf(t, pm, t - 1.0f);
     /* above 20, e^x - 1 rounds to e^x; below -20 the clamp gives -1 */
     const float big = o2c_expf(x);
-    return x != x ? x + x : x == 0.0f ? x : x > 20.0f ? big : y;
+    return o2c_select(x != x, x + x, o2c_select(x == 0.0f, x, o2c_select(x > 20.0f, big, y)));
 }
 
 /* log x: x = 2^k * m, m in [sqrt(1/2), sqrt(2)), log x = k ln2 + log m (Cephes logf). The
@@ -207,12 +207,12 @@ O2C_INLINE float o2c_logf(float x)
 {
     const uint32_t ux = o2c_bits(x);
     const int sub = ux < 0x00800000u; /* +0 or denormal: scaled by 2^23 */
-    const float xs = x * (sub ? 0x1p23f : 1.0f);
+    const float xs = x * o2c_select(sub, 0x1p23f, 1.0f);
     const uint32_t u = o2c_bits(xs);
     const float m0 = o2c_from_bits((u & 0x7fffffu) | 0x3f800000u); /* [1, 2) */
     const int big = (u & 0x7fffffu) > 0x3504f3u;                   /* m0 > sqrt(2) */
-    const float m = m0 * (big ? 0.5f : 1.0f);
-    const int32_t k = (int32_t)((u >> 23) & 0xffu) - (sub ? 150 : 127) + (big ? 1 : 0);
+    const float m = m0 * o2c_select(big, 0.5f, 1.0f);
+    const int32_t k = (int32_t)((u >> 23) & 0xffu) - 127 - 23 * sub + big;
     const float e = (float)k;
     const float f = m - 1.0f;
     const float z = f * f;
@@ -242,7 +242,7 @@ O2C_INLINE float o2c_log1pf(float x)
 {
     const float u = 1.0f + x;
     const float c = (u - 1.0f) - x;
-    const float q = c / (u == 0.0f ? 1.0f : u);
+    const float q = c / o2c_select(u == 0.0f, 1.0f, u);
     const float y = o2c_logf(u) - q;
     return o2c_select(x == 0.0f || x == INFINITY, x, y);
 }
@@ -259,10 +259,10 @@ O2C_INLINE float o2c_tanhf(float x)
     p = fmaf(p, z, 1.33314422036e-1f);
     p = fmaf(p, z, -3.33332819422e-1f);
     const float small = fmaf(p * z, a, a);
-    const float ac = a > 9.5f ? 9.5f : a;
+    const float ac = o2c_select(a > 9.5f, 9.5f, a);
     const float e = o2c_expf_normal(ac + ac);
     const float large = 1.0f - 2.0f / (e + 1.0f);
-    return o2c_with_sign(a < 0.625f ? small : large, x);
+    return o2c_with_sign(o2c_select(a < 0.625f, small, large), x);
 }
 
 /* 1 / (1 + e^-x): the exponential of -|x| never overflows; x > 0 gives 1 / (1 + e^-x),
@@ -272,7 +272,7 @@ O2C_INLINE float o2c_sigmoidf(float x)
 {
     const float e = o2c_expf(-fabsf(x));
     const float d = 1.0f + e;
-    return (x > 0.0f ? 1.0f : e) / d;
+    return o2c_select(x > 0.0f, 1.0f, e) / d;
 }
 
 /* o2c_sigmoidf for |x| <= 87, with its bits: e^-|x| is then o2c_expf_normal's. For loops
@@ -281,7 +281,7 @@ O2C_INLINE float o2c_sigmoidf_bounded(float x)
 {
     const float e = o2c_expf_normal(-fabsf(x));
     const float d = 1.0f + e;
-    return (x > 0.0f ? 1.0f : e) / d;
+    return o2c_select(x > 0.0f, 1.0f, e) / d;
 }
 
 /* o2c_sigmoidf_bounded for x that is not NaN, with its bits (o2c_expf_finite; swish_f32's
@@ -290,7 +290,7 @@ O2C_INLINE float o2c_sigmoidf_finite(float x)
 {
     const float e = o2c_expf_finite(-fabsf(x));
     const float d = 1.0f + e;
-    return (x > 0.0f ? 1.0f : e) / d;
+    return o2c_select(x > 0.0f, 1.0f, e) / d;
 }
 
 /* o2c_sigmoidf_finite for |x| < 86, with its bits (o2c_expf_within86; swish_f32's alpha-1
@@ -299,7 +299,7 @@ O2C_INLINE float o2c_sigmoidf_within86(float x)
 {
     const float e = o2c_expf_within86(-fabsf(x));
     const float d = 1.0f + e;
-    return (x > 0.0f ? 1.0f : e) / d;
+    return o2c_select(x > 0.0f, 1.0f, e) / d;
 }
 
 /* erf x: an odd polynomial up to 0.921875; above, 1 - e^(polynomial in |x|); erf rounds to
@@ -314,7 +314,7 @@ O2C_INLINE float o2c_erff(float x)
     r = fmaf(r, s, -3.76125336e-1f);
     r = fmaf(r, s, 1.28379166e-1f);
     const float small = fmaf(r, x, x);
-    const float t = a > 4.0f ? 4.0f : a, ts = t * t;
+    const float t = o2c_select(a > 4.0f, 4.0f, a), ts = t * t;
     float q = fmaf(-1.72853470e-5f, t, 3.83197126e-4f);
     const float v = fmaf(-3.88396438e-3f, t, 2.42546219e-2f);
     q = fmaf(q, ts, v);
@@ -323,7 +323,7 @@ O2C_INLINE float o2c_erff(float x)
     q = fmaf(q, t, -1.28717512e-1f);
     q = fmaf(q, t, -t);
     const float large = o2c_with_sign(1.0f - o2c_expf_normal(q), x); /* q in [-17, 0] */
-    return a <= 0.921875f ? small : large;
+    return o2c_select(a <= 0.921875f, small, large);
 }
 
 #endif
