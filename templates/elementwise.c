@@ -37,11 +37,12 @@ O2C_KERNEL void relu_f32(int64_t n, const float *x, float *y)
         y[i] = x[i] < 0.0f ? 0.0f : x[i];
 }
 
-/* ONNX LeakyRelu as the onnx reference computes it: x > 0 ? x : x * alpha. */
+/* ONNX LeakyRelu as the onnx reference computes it: x > 0 ? x : x * alpha (both computed, then
+ * chosen: o2c_select, so that gcc vectorises). */
 O2C_KERNEL void leaky_relu_f32(int64_t n, float alpha, const float *x, float *y)
 {
     for (int64_t i = 0; i < n; i++)
-        y[i] = x[i] > 0.0f ? x[i] : x[i] * alpha;
+        y[i] = o2c_select(x[i] > 0.0f, x[i], x[i] * alpha);
 }
 
 /* Numerically stable logistic, the onnx reference's formula:

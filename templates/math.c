@@ -126,7 +126,7 @@ O2C_KERNEL void elu_f32(int64_t n, float alpha, const float *x, float *y)
 {
     for (int64_t i = 0; i < n; i++) {
         const float v = x[i];
-        y[i] = v > 0.0f ? v : alpha * o2c_expm1f(v);
+        y[i] = o2c_select(v > 0.0f, v, alpha * o2c_expm1f(v));
     }
 }
 
@@ -205,7 +205,7 @@ O2C_KERNEL void selu_f32(int64_t n, float alpha, float gamma, const float *x, fl
 {
     for (int64_t i = 0; i < n; i++) {
         const float v = x[i];
-        y[i] = (v > 0.0f ? v : alpha * o2c_expm1f(v)) * gamma;
+        y[i] = o2c_select(v > 0.0f, v, alpha * o2c_expm1f(v)) * gamma;
     }
 }
 

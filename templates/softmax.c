@@ -52,7 +52,7 @@
 
 /* Softmax and LogSoftmax over lines x[0], x[inner], ..., x[(n-1)*inner], for float (expf,
  * logf) and double (exp, log): the same steps in the same order for both types. */
-#define O2C_SOFTMAX_KERNELS(SUF, T, EXP, EXP_NORMAL, HAS_NORMAL, LOG)                              \
+#define O2C_SOFTMAX_KERNELS(SUF, T, EXP, EXP_NORMAL, HAS_NORMAL, LOG, SELECT)                      \
     /* EXP_NORMAL: EXP on [-87, 87] at less cost, where HAS_NORMAL (float32) */                    \
     /* The lane max and min folded in halves like the sum (mathfn.c's o2c_lane_sum16): lane[c] =   \
      * "b > a ? b : a" (max) or "b < a ? b : a" (min) of a = lane[c], b = lane[c + w]. */          \
@@ -120,11 +120,14 @@
         return softmax_line_range_##SUF(n, inner, x, &lo);                                         \
     }                                                                                              \
                                                                                                    \
-    /* e^d as the line's pass takes it: EXP_NORMAL (+0 below -87) where normal. */                 \
+    /* e^d as the line's pass takes it: EXP_NORMAL (+0 below -87) where normal; the exp of         \
+     * every d is computed and then chosen (SELECT), so gcc if-converts and vectorises. */         \
     static inline T softmax_exp_##SUF(T d, int normal)                                             \
     {                                                                                              \
-        const T dc = d < -87 ? -87 : d;                                                            \
-        return normal ? (d < -87 ? 0 : EXP_NORMAL(dc)) : EXP(d);                                   \
+        if (!normal)                                                                               \
+            return EXP(d);                                                                         \
+        const T dc = SELECT(d < -87, -87, d);                                                      \
+        return SELECT(d < -87, 0, EXP_NORMAL(dc));                                                 \
     }                                                                                              \
                                                                                                    \
     /* y = the exps of the line and their lane sum (above: lane c adds the elements c, c+16, ...   \
@@ -206,7 +209,13 @@
         }                                                                                          \
     }
 
-O2C_SOFTMAX_KERNELS(f32, float, o2c_expf, o2c_expf_normal, 1, o2c_logf)
-O2C_SOFTMAX_KERNELS(f64, double, exp, exp, 0, log)
+/* c ? a : b for doubles (libm's exp: no vector loop to keep) */
+static inline double softmax_select_f64(int c, double a, double b)
+{
+    return c ? a : b;
+}
+
+O2C_SOFTMAX_KERNELS(f32, float, o2c_expf, o2c_expf_normal, 1, o2c_logf, o2c_select)
+O2C_SOFTMAX_KERNELS(f64, double, exp, exp, 0, log, softmax_select_f64)
 
 #undef O2C_SOFTMAX_KERNELS
