@@ -656,10 +656,9 @@ static __m256i qnhwc_quad16(const int16_t *x)
  * x 4 bytes, each quad 64 bytes on). */
 static void qnhwc_run4_avx2(int64_t n, const int16_t *x, const int8_t *w, __m256i *c)
 {
-    enum {
-        X = 4 * QNHWC_WQ
-    }; /* (pointers stepped, constant offsets: with an index i < n, n
-        * known >= 1, gcc 12 hoisted the broadcasts and spilled) */
+    /* pointers stepped and constant offsets: with an index i < n, n known to be >= 1, gcc 12
+     * hoisted the broadcasts and spilled */
+    enum { X = 4 * QNHWC_WQ };
     __m256i c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4], c5 = c[5], c6 = c[6], c7 = c[7];
     for (const int8_t *end = w + n * 4 * QNHWC_OB; w < end; w += 4 * QNHWC_OB, x += 4) {
         const __m256i w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)w));
@@ -723,12 +722,10 @@ static QNHWC_INLINE void qnhwc_core(int nob, int64_t nsrc, int64_t qper,
                                     const int8_t *wb, int64_t bs, const int32_t *bias,
                                     int32_t *restrict acc)
 {
-#ifdef QNHWC_AVX2
+#if defined(QNHWC_AVX2)
     qnhwc_core_avx2(2 * nob, nsrc, qper, src, flip4, wb, bs, bias, acc, 0);
-#else
+#elif defined(QNHWC_VNNI)
     const int8_t *w = wb;
-#endif
-#ifdef QNHWC_VNNI
     __m512i c[QNHWC_NOB][QNHWC_T];
     const __m512i f = _mm512_set1_epi32((int)flip4);
     for (int b = 0; b < nob; b++) {
@@ -752,7 +749,8 @@ static QNHWC_INLINE void qnhwc_core(int nob, int64_t nsrc, int64_t qper,
     for (int b = 0; b < nob; b++)
         for (int t = 0; t < QNHWC_T; t++)
             _mm512_storeu_si512((void *)(acc + (b * QNHWC_T + t) * QNHWC_OB), c[b][t]);
-#elif !defined(QNHWC_AVX2)
+#else
+    const int8_t *w = wb;
     for (int b = 0; b < nob; b++)
         for (int t = 0; t < QNHWC_T; t++)
             for (int j = 0; j < QNHWC_OB; j++)
@@ -794,12 +792,10 @@ static void qnhwc_core_pairs(int64_t nsrc, int64_t qper, const uint8_t *const (*
                              uint32_t flip4, const int8_t *wb, const int32_t *bias,
                              int32_t *restrict acc)
 {
-#ifdef QNHWC_AVX2
+#if defined(QNHWC_AVX2)
     qnhwc_core_avx2(1, nsrc, qper, src, flip4, wb, 0, bias, acc, 1);
-#else
+#elif defined(QNHWC_VNNI)
     const int8_t *w = wb;
-#endif
-#ifdef QNHWC_VNNI
     __m512i c[QNHWC_T / 2];
     const __m512i f = _mm512_set1_epi32((int)flip4);
     for (int p = 0; p < QNHWC_T / 2; p++)
@@ -817,7 +813,8 @@ static void qnhwc_core_pairs(int64_t nsrc, int64_t qper, const uint8_t *const (*
         }
     for (int p = 0; p < QNHWC_T / 2; p++)
         _mm512_storeu_si512((void *)(acc + p * QNHWC_OB), c[p]);
-#elif !defined(QNHWC_AVX2)
+#else
+    const int8_t *w = wb;
     for (int p = 0; p < QNHWC_T / 2; p++)
         for (int j = 0; j < QNHWC_OB; j++)
             acc[p * QNHWC_OB + j] = bias[j];
