@@ -771,6 +771,60 @@ static inline const float *conv_band_tap(const float *plane, int64_t rh, int64_t
     return plane + ((rh % sh) * npw + rw % sw) * Cg * S + (rh / sh) * Wq + rw / sw;
 }
 
+/* With AVX but not AVX-512 (16 registers of 8 lanes) the tile's 32 vectors of sums stayed on the
+ * stack; it runs as four sub-tiles of 4 channels x 16 q (8 accumulators, the fmas in flight that
+ * two pipes of latency 4 need), each the same steps in the same order on its part of the tile
+ * (the same bits), reading the tile's inputs again from L1. Named vectors (gcc unrolled an array
+ * sub-tile's 16 q in full before it vectorised, and ran them as scalars); calls under constant
+ * arguments, not a loop. */
+#if defined(__GNUC__) && defined(__AVX__) && !defined(__AVX512F__)
+#define CONVB_SUB 1
+typedef float ConvBandV __attribute__((vector_size(32)));
+
+static inline __attribute__((always_inline)) ConvBandV conv_band_vload(const float *p)
+{
+    ConvBandV r;
+    memcpy(&r, p, sizeof r);
+    return r;
+}
+
+static inline __attribute__((always_inline)) ConvBandV conv_band_vfma(float w, ConvBandV x,
+                                                                      ConvBandV a)
+{
+    for (int l = 0; l < 8; l++)
+        a[l] = fmaf(w, x[l], a[l]);
+    return a;
+}
+
+/* acc[o0 + o][j0 + j] for o < 4, j < 16: conv_band_tile_f32's sums. */
+static inline __attribute__((always_inline)) void
+conv_band_sub_f32(int o0, int j0, int64_t Cg, int64_t KH, int64_t KW, int64_t sh, int64_t sw,
+                  int64_t dil_h, int64_t dil_w, int64_t Wq, int64_t S, const float *plane,
+                  const float *wb, float acc[CONV_OB][CONVB_T])
+{
+    ConvBandV a00 = {0}, a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00;
+    ConvBandV a31 = a00;
+    for (int64_t kh = 0; kh < KH; kh++)
+        for (int64_t kw = 0; kw < KW; kw++) {
+            const float *xt = conv_band_tap(plane, kh * dil_h, kw * dil_w, sh, sw,
+                                            conv_band_phases(KW, sw), Cg, Wq, S) +
+                              j0;
+            const float *wt = wb + (kh * KW + kw) * Cg * CONV_OB + o0;
+            for (int64_t ic = 0; ic < Cg; ic++) {
+                const float *xv = xt + ic * S, *wv = wt + ic * CONV_OB;
+                const ConvBandV x0 = conv_band_vload(xv), x1 = conv_band_vload(xv + 8);
+                a00 = conv_band_vfma(wv[0], x0, a00), a01 = conv_band_vfma(wv[0], x1, a01);
+                a10 = conv_band_vfma(wv[1], x0, a10), a11 = conv_band_vfma(wv[1], x1, a11);
+                a20 = conv_band_vfma(wv[2], x0, a20), a21 = conv_band_vfma(wv[2], x1, a21);
+                a30 = conv_band_vfma(wv[3], x0, a30), a31 = conv_band_vfma(wv[3], x1, a31);
+            }
+        }
+    const ConvBandV v[4][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}};
+    for (int o = 0; o < 4; o++)
+        memcpy(&acc[o0 + o][j0], v[o], sizeof v[o]);
+}
+#endif
+
 /* The sums of one band tile: acc[o][j] for channel o of the block at q = q0 + j, taps in
  * row-major order, for each tap the channels in order, from +0.0f.
  *   plane: the band plane from q0 on (slabs S floats apart), wb [taps][Cg][CONV_OB]. */
@@ -779,6 +833,12 @@ O2C_KERNEL CONV_NOINLINE void conv_band_tile_f32(int64_t Cg, int64_t KH, int64_t
                                                  int64_t Wq, int64_t S, const float *plane,
                                                  const float *wb, float acc[CONV_OB][CONVB_T])
 {
+#ifdef CONVB_SUB
+    conv_band_sub_f32(0, 0, Cg, KH, KW, sh, sw, dil_h, dil_w, Wq, S, plane, wb, acc);
+    conv_band_sub_f32(0, 16, Cg, KH, KW, sh, sw, dil_h, dil_w, Wq, S, plane, wb, acc);
+    conv_band_sub_f32(4, 0, Cg, KH, KW, sh, sw, dil_h, dil_w, Wq, S, plane, wb, acc);
+    conv_band_sub_f32(4, 16, Cg, KH, KW, sh, sw, dil_h, dil_w, Wq, S, plane, wb, acc);
+#else
     for (int o = 0; o < CONV_OB; o++)
         for (int j = 0; j < CONVB_T; j++)
             acc[o][j] = 0.0f;
@@ -790,6 +850,7 @@ O2C_KERNEL CONV_NOINLINE void conv_band_tile_f32(int64_t Cg, int64_t KH, int64_t
             for (int64_t ic = 0; ic < Cg; ic++)
                 conv_band_step_f32(wt + ic * CONV_OB, xt + ic * S, acc);
         }
+#endif
 }
 
 /* y[r][c] = acc[j] (+ b) for the q = q0 + j = r*Wq + c below qend with c < OW, in runs of one
