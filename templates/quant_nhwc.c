@@ -477,7 +477,9 @@ static void qnhwc_dw_lanes_avx2(int64_t taps, const uint8_t *const *src, int64_t
     const __m256i f = _mm256_set1_epi8((char)flip), one = _mm256_set1_epi16(1);
     __m256i c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0;
     __m256i c7 = c0;
-    uint8_t part[64] = {0};
+    uint8_t part[64]; /* (n < 64: the block's bytes, then zeros) */
+    if (n < 64)
+        memset(part + n, 0, (size_t)(64 - n));
     for (int64_t k = 0; k < taps; k++) {
         const uint8_t *px = src[k] + at;
         if (n < 64)

@@ -71,9 +71,11 @@ static void test_conv_nhwc(void)
                                * vpmaddubsw would saturate) */
             for (int64_t i = 0; i < xn; i++)
                 x[i] = i % 7 ? (x_type == 2 ? 255 : 127) : x[i];
-            const int64_t Cg = geo[1] / geo[6], taps = K / Cg; /* w [OC][Cg][taps] */
+            /* w [OC][ci][taps], ci the channels per group as geo has them (not Cg: a one-pixel
+             * case changed them) */
+            const int64_t ci = geo[1] / geo[6], taps = K / ci;
             for (int64_t i = 0; i < geo[5] * K; i++)
-                w[i] = (int8_t)(i / taps % Cg / 2 % 2 ? -128 : 127);
+                w[i] = (int8_t)(i / taps % ci / 2 % 2 ? -128 : 127);
             extreme++;
         }
         const uint8_t xz = c.xz, yz = c.yz;
