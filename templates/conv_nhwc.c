@@ -424,6 +424,37 @@ static CONV_NHWC_INLINE void conv_nhwc_store_f32(const float *acc, const float *
     }
 }
 
+/* Sub-tiles (AVX and AVX2 without AVX-512, below): a tile runs as sub-tiles of at most
+ * CONV_NHWC_SUB_FLOATS accumulators and CONV_NHWC_SUB_OB channels: 12 registers of 8 lanes,
+ * with a step's 2 weight vectors and 1 broadcast input 15 of the 16. */
+#if !(defined(__GNUC__) && defined(__AVX512F__)) && defined(__AVX__)
+#define CONV_NHWC_SUB_FLOATS 96
+#define CONV_NHWC_SUB_OB     16
+
+/* The OB <= 16 weights of one step of a sub-tile, wr[o] = wv[o], through vector registers that
+ * the empty asm pins: gcc 12 otherwise read each weight vector from memory again as an operand
+ * of each of its J fmas (3 loads per 2 fmas, the load ports' limit on AMD Zen 3; 2 + J loads
+ * now). With 14 accumulators the pinned weights did not fit, hence 12. Same values, same fmas:
+ * tiny_resnet8's convs 1.45x, ResNet-18's 1.3x faster (benchmarks/conv_layers.c). */
+static CONV_NHWC_INLINE void conv_nhwc_step_weights(int OB, const float *wv, float *wr)
+{
+#if defined(__GNUC__)
+    typedef float V8 __attribute__((vector_size(32)));
+    V8 w0, w1;
+    memcpy(&w0, wv, sizeof w0);
+    if (OB > 8) {
+        memcpy(&w1, wv + 8, sizeof w1);
+        __asm__("" : "+x"(w0), "+x"(w1));
+        memcpy(wr + 8, &w1, sizeof w1);
+    } else
+        __asm__("" : "+x"(w0));
+    memcpy(wr, &w0, sizeof w0);
+#else
+    memcpy(wr, wv, (size_t)OB * sizeof *wr);
+#endif
+}
+#endif
+
 /* The sum of output channel o of the block at position j of the tile, from xt (the plane at the
  * tile's first position and tap (0, 0)): taps nt x nk (kernel rows x columns, or kernel rows x 1
  * folded), tap (a, b) at xt + a*th + b*tw, each tap Ck steps of consecutive channels, position j
@@ -464,7 +495,12 @@ conv_nhwc_tile_f32(int J, int H, int OB, int WS, int64_t nt, int64_t nk, int64_t
                     conv_nhwc_prefetch_line(pf + ic * 16);
                 if (ic + Ck < pfn)
                     conv_nhwc_prefetch_line(pf + (ic + Ck) * 16);
+#ifdef CONV_NHWC_SUB_FLOATS
+                float wv[CONV_NHWC_SUB_OB];
+                conv_nhwc_step_weights(OB, wu + ic * WS, wv);
+#else
                 const float *restrict wv = wu + ic * WS;
+#endif
                 const float *restrict xv = xu + ic, *restrict xv2 = xv + x2;
 #if defined(__clang__)
 #pragma clang loop vectorize(disable) unroll(full)
@@ -679,14 +715,13 @@ CONV_NHWC_VTILE_FN(conv_nhwc_vtile16x1, CONV_NHWC_J16, 1)
  * ran at 43% of the FMA peak of an AVX2 machine (AMD Zen 3), 75% as sub-tiles. A tile runs as
  * sub-tiles of at most CONV_NHWC_SUB_FLOATS accumulators: channel halves of 16, each in
  * balanced sub-tiles of JS positions (16 as 6 + 6 + 4: 4 + 4 + 4 + 4 left tiny_resnet8's
- * 16-channel convs 1.3x slower), each the same steps in the same order on its part of the
+ * 16-channel convs 1.3x slower; 14 as 5 + 5 + 4, 7 as 4 + 3, so that a step's weights stay in
+ * registers, conv_nhwc_step_weights), each the same steps in the same order on its part of the
  * tile (the same bits), reading the tile's inputs again from L1. A sub-tile's positions lie in
  * one of the tile's two runs (the first H, from xt, and the others, from xt + x2; one run where
  * x2 = H*xs). Other targets without AVX-512 run the whole tile (NEON's 32 registers of 4 lanes
  * would want sub-tiles too: not measured). */
 #if defined(__AVX__)
-#define CONV_NHWC_SUB_FLOATS 112 /* 14 of the 16 registers of 8 lanes */
-#define CONV_NHWC_SUB_OB     16
 
 /* Positions p .. p+n-1 of the tile, one run from xb, in up to 4 sub-tiles of JS positions
  * (calls under constant tests, not a loop: gcc unrolls the tiles' loops only where their
