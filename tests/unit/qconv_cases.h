@@ -34,10 +34,10 @@ static void qconv_case_spatial(int sp, int stride1, int64_t extra, int64_t *geo)
     }
 }
 
-/* A batch-1 product: one pixel, 1-3 images, up to 200 input and oc_max output channels. */
-static void qconv_case_pixel(int64_t oc_max, int64_t *geo)
+/* A batch-1 product: one pixel, 1-3 images, up to c_max input and oc_max output channels. */
+static void qconv_case_pixel(int64_t c_max, int64_t oc_max, int64_t *geo)
 {
-    const int64_t N = 1 + qrand() % 3, C = 1 + qrand() % 200, OC = 1 + qrand() % oc_max;
+    const int64_t N = 1 + qrand() % 3, C = 1 + qrand() % c_max, OC = 1 + qrand() % oc_max;
     const int64_t pg[22] = {N, C, 1, 1, 1, OC, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1};
     memcpy(geo, pg, sizeof pg);
 }

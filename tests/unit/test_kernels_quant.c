@@ -257,7 +257,7 @@ static void test_conv_s8(void)
     static double mult[256];
     static float ws[256];
     int failures = 0, fast = 0, depthwise = 0, plane = 0, blocked = 0, tb16 = 0, pixel1 = 0;
-    int plane_blocked = 0, dw_rows = 0, wide_m = 0, packed = 0;
+    int plane_blocked = 0, dw_rows = 0, wide_m = 0, packed = 0, pixel_long = 0;
     for (int trial = 0; trial < 600; trial++) {
         const int sp = 1 + (int)(qrand() % 3); /* spatial dims */
         const int64_t G = qrand() % 3 == 0 ? 1 + qrand() % 8 : 1;
@@ -270,8 +270,10 @@ static void test_conv_s8(void)
         int64_t geo[22] = {1 + qrand() % 2, G * Cg, 1, 1, 1, G * OCg, G};
         /* the plane form: stride 1 */
         qconv_case_spatial(sp, dw && trial % 2, sp == 1 ? 80 : 7, geo);
-        if (trial % 16 == 3) /* a batch-1 product: one pixel, up to 140 channels */
-            qconv_case_pixel(140, geo);
+        if (trial % 32 == 3) /* a batch-1 product: one pixel, up to 140 channels */
+            qconv_case_pixel(200, 140, geo);
+        if (trial % 32 == 19) /* ... with patches of several chunks (QCONV_GEMV_KC) */
+            qconv_case_pixel(1300, 40, geo);
         const int64_t K = geo[1] / geo[6] * geo[7] * geo[8] * geo[9];
         const int64_t xn = geo[0] * geo[1] * geo[2] * geo[3] * geo[4];
         const int64_t yn = geo[0] * geo[5] * geo[10] * geo[11] * geo[12];
@@ -307,6 +309,8 @@ static void test_conv_s8(void)
         packed += qconv_s8_blocked(geo) && !qconv_s8_plane_blocked(geo);
         wide_m += !qconv_s8_fits(geo, bias_adj[0], mult[0], (double)yz);
         pixel1 += !qconv_s8_depthwise(geo) && geo[10] * geo[11] * geo[12] == 1;
+        pixel_long += !qconv_s8_depthwise(geo) && geo[10] * geo[11] * geo[12] == 1 &&
+                      qconv_s8_row(geo) > QCONV_GEMV_KC;
         if (memcmp(y_ref, y_fast, (size_t)yn)) {
             failures++;
             printf("  trial %d differs (G %lld Cg %lld OCg %lld, K %lld)\n", trial, (long long)G,
@@ -316,11 +320,13 @@ static void test_conv_s8(void)
     printf("  qconv_s8: %d geometries (%d depthwise, %d of them strided planes, %d by rows; "
            "blocked: %d of more "
            "than 8 outputs, %d of 16-pixel tiles, %d in the plane form, %d packed per tile; %d of "
-           "one pixel; %d with "
+           "one pixel, %d of them longer than a chunk; %d with "
            "multipliers past the int32 clamp)\n",
-           fast, depthwise, plane, dw_rows, blocked, tb16, plane_blocked, packed, pixel1, wide_m);
+           fast, depthwise, plane, dw_rows, blocked, tb16, plane_blocked, packed, pixel1,
+           pixel_long, wide_m);
     check(!failures && fast > 200 && depthwise > 20 && plane > 5 && dw_rows > 5 && blocked > 5 &&
-              tb16 > 2 && plane_blocked > 20 && packed > 10 && wide_m > 20 && pixel1 > 20,
+              tb16 > 2 && plane_blocked > 20 && packed > 10 && wide_m > 20 && pixel1 > 20 &&
+              pixel_long > 3,
           "qconv_s8 equals qconv byte for byte");
 
     /* the prepare step refuses sums that could leave int32 */

@@ -54,7 +54,7 @@ static void test_conv_nhwc(void)
             geo[1] = geo[5] = geo[6] = G = 60 + qrand() % 140;
         qconv_case_spatial(sp, 0, sp == 1 ? 30 : 7, geo);
         if (trial % 16 == 3) /* a batch-1 product: one pixel, up to 200 channels */
-            qconv_case_pixel(200, geo);
+            qconv_case_pixel(200, 200, geo);
         if (trial % 3 == 1) /* a scratch budget: the copies take at most that, or fall back */
             geo[22] = 64 + qrand() % 4096;
         const int64_t K = geo[1] / geo[6] * geo[7] * geo[8] * geo[9];
