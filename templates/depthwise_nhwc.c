@@ -213,6 +213,16 @@ O2C_DWN_NOINLINE static void depthwise_nhwc_tile(int64_t KH, int64_t KW, int64_t
     depthwise_nhwc_store(DWN_P, ys, acc, bias, -INFINITY, INFINITY, y);
 }
 
+/* Tap row kh of a reuse tile: its first input column, and in *col the column stride cs; a
+ * row in the padding reads zeros at offset 0 (stride 0). */
+static DWN_INLINE const float *depthwise_nhwc_tap_row(const float *const *rows, int64_t kh,
+                                                      int64_t cs, int64_t *col)
+{
+    const int64_t in_row = rows[kh] != NULL;
+    *col = cs & -in_row;
+    return in_row ? rows[kh] : depthwise_nhwc_zeros;
+}
+
 /* depthwise_nhwc_tile for K x K-wide kernel rows with column stride S (1 or 2) and no column
  * dilation, as constants: the S*(DWN_P-1) + K input columns a kernel row's taps read are loaded
  * once per kernel row and each feeds up to K taps' fmas (stride 1: 10 vector loads instead of
@@ -233,9 +243,8 @@ static DWN_INLINE void depthwise_nhwc_tile_reuse(int K, int S, int64_t KH, int64
             acc[p][l] = 0.0f;
 #pragma GCC unroll 1
     for (int64_t kh = 0; kh < KH; kh++) {
-        const int64_t in_row = rows[kh] != NULL;
-        const float *r = in_row ? rows[kh] : depthwise_nhwc_zeros;
-        const int64_t col = cs & -in_row; /* a row in the padding reads zeros at offset 0 */
+        int64_t col;
+        const float *r = depthwise_nhwc_tap_row(rows, kh, cs, &col);
         float xv[DWN_NX][DWN_L];
 #if defined(__clang__)
 #pragma clang loop unroll(full)
@@ -298,6 +307,15 @@ static DWN_INLINE void depthwise_nhwc_vput(DwnV a, const float *restrict bias, f
 #define DWN_V_INIT(p) DwnV a##p = z;
 #define DWN_V_FMA(p)  a##p = depthwise_nhwc_vfma(wv, xv[(p)*S + kw], a##p);
 #define DWN_V_PUT(p)  depthwise_nhwc_vput(a##p, B, lo, hi, y + (p)*ys);
+/* the 8 positions' stores, with the bias test outside them (B a constant where inlined) */
+#define DWN_V_PUTS()                                                                               \
+    if (bias) {                                                                                    \
+        const float *const B = bias;                                                               \
+        DWN_P8(DWN_V_PUT)                                                                          \
+    } else {                                                                                       \
+        const float *const B = NULL;                                                               \
+        DWN_P8(DWN_V_PUT)                                                                          \
+    }
 
 static DWN_INLINE void depthwise_nhwc_vtile_reuse(int K, int S, int64_t KH, int64_t C, int64_t cs,
                                                   int64_t ys, const float *const *rows,
@@ -309,9 +327,8 @@ static DWN_INLINE void depthwise_nhwc_vtile_reuse(int K, int S, int64_t KH, int6
     DWN_P8(DWN_V_INIT)
 #pragma GCC unroll 1
     for (int64_t kh = 0; kh < KH; kh++) {
-        const int64_t in_row = rows[kh] != NULL;
-        const float *r = in_row ? rows[kh] : depthwise_nhwc_zeros;
-        const int64_t col = cs & -in_row; /* a row in the padding reads zeros at offset 0 */
+        int64_t col;
+        const float *r = depthwise_nhwc_tap_row(rows, kh, cs, &col);
 #pragma GCC unroll 19
         for (int j = 0; j < S * (DWN_P - 1) + K; j++)
             xv[j] = depthwise_nhwc_vload(r + j * col);
@@ -321,13 +338,7 @@ static DWN_INLINE void depthwise_nhwc_vtile_reuse(int K, int S, int64_t KH, int6
             DWN_P8(DWN_V_FMA)
         }
     }
-    if (bias) {
-        const float *const B = bias;
-        DWN_P8(DWN_V_PUT)
-    } else {
-        const float *const B = NULL;
-        DWN_P8(DWN_V_PUT)
-    }
+    DWN_V_PUTS()
 }
 
 /* With AVX but not AVX-512 (16 registers of 8 lanes) the 8 accumulators, the 10 input columns
@@ -359,10 +370,9 @@ static DWN_INLINE void depthwise_nhwc_vtile_slide(int K, int S, int64_t KH, int6
     DWN_P8(DWN_V_INIT)
 #pragma GCC unroll 1
     for (int64_t kh = 0; kh < KH; kh++) {
-        const int64_t in_row = rows[kh] != NULL;
-        const float *r = in_row ? rows[kh] : depthwise_nhwc_zeros;
-        const int64_t col = cs & -in_row; /* a row in the padding reads zeros at offset 0 */
-        DWN_K5(DWN_SLIDE_W)               /* the row's K weights (the others unused) */
+        int64_t col;
+        const float *r = depthwise_nhwc_tap_row(rows, kh, cs, &col);
+        DWN_K5(DWN_SLIDE_W) /* the row's K weights (the others unused) */
 #pragma GCC unroll 19
         for (int j = 0; j < S * (DWN_P - 1) + K; j++) {
             DwnV x = depthwise_nhwc_vload(r + j * col);
@@ -370,13 +380,7 @@ static DWN_INLINE void depthwise_nhwc_vtile_slide(int K, int S, int64_t KH, int6
             DWN_K5(DWN_SLIDE_TAP) /* column j: position (j - kw)/S of each tap kw that reads it */
         }
     }
-    if (bias) {
-        const float *const B = bias;
-        DWN_P8(DWN_V_PUT)
-    } else {
-        const float *const B = NULL;
-        DWN_P8(DWN_V_PUT)
-    }
+    DWN_V_PUTS()
 }
 #if defined(__AVX512F__)
 #define DWN_TILE_REUSE depthwise_nhwc_vtile_reuse
