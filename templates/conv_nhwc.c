@@ -721,7 +721,7 @@ CONV_NHWC_VTILE_FN(conv_nhwc_vtile16x1, CONV_NHWC_J16, 1)
  * one of the tile's two runs (the first H, from xt, and the others, from xt + x2; one run where
  * x2 = H*xs). Other targets without AVX-512 run the whole tile (NEON's 32 registers of 4 lanes
  * would want sub-tiles too: not measured). */
-#if defined(__AVX__)
+#ifdef CONV_NHWC_SUB_FLOATS /* AVX or AVX2 (above) */
 
 /* Positions p .. p+n-1 of the tile, one run from xb, in up to 4 sub-tiles of JS positions
  * (calls under constant tests, not a loop: gcc unrolls the tiles' loops only where their

@@ -277,7 +277,7 @@ static DWN_INLINE void depthwise_nhwc_tile_reuse(int K, int S, int64_t KH, int64
  * rows), 32 vector moves next to the 72 fmas of a 3x3 tile: the depthwise layers of
  * MobileNetV2 1035 -> 982 us, VWW 54.2 -> 52.0 (benchmarks/depthwise_layers.c). clang 14 split
  * these vectors' fmas into lanes (1.3x slower): it keeps the arrays. */
-#if defined(__GNUC__) && !defined(__clang__) && (defined(__AVX512F__) || defined(__AVX__))
+#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX__) /* AVX-512 included */
 #define DWN_VTILES 1
 typedef float DwnV __attribute__((vector_size(DWN_L * sizeof(float))));
 
