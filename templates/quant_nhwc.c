@@ -834,18 +834,109 @@ static void qnhwc_core_pairs(int64_t nsrc, int64_t qper, const uint8_t *const (*
 }
 
 /* The block position (byte of 64) whose sum lane l of vector j holds, i = 16j + l (of the row's
- * i / 64-th block): 4l + j with AVX512-VNNI (qnhwc_dw_lanes_v) or AVX2 (qnhwc_dw_lanes_avx2),
- * else i. */
+ * i / 64-th block): 4l + j with AVX512-VNNI (qnhwc_dw_lanes_v), else i (the AVX2 tap pairs and
+ * the plain loop keep the positions in order). */
 static int64_t qnhwc_dw_pos(int64_t i)
 {
-#if defined(QNHWC_VNNI) || defined(QNHWC_AVX2)
+#if defined(QNHWC_VNNI)
     return i / 64 * 64 + i % 16 * 4 + i % 64 / 16;
 #else
     return i;
 #endif
 }
 
-#if defined(QNHWC_VNNI) || defined(QNHWC_AVX2)
+#ifdef QNHWC_AVX2
+/* The AVX2 row form sums two taps per vpmaddwd: the bytes of taps 2p and 2p + 1 at one block
+ * position, interleaved and widened to an int16 pair, times the pair of their weights, is one
+ * exact int32 (|x w| <= 255 * 128). That is 4 multiplies per 64 products where the VNNI layout's
+ * rows (qnhwc_dw_lanes_avx2: one product per 16-bit lane, three of four weights 0) took 16, and
+ * the sums come out in position order. */
+
+/* wq[p][i] = the int16 weights of taps 2p, 2p + 1 (0 past the last tap) at block position i,
+ * from one block of the packed [taps][4][64] (its row i % 4 holds byte i; the others are 0). */
+static void qnhwc_dw_wpairs_avx2(int64_t taps, const int8_t *wb, int16_t (*wq)[64][2])
+{
+    for (int64_t p = 0; 2 * p < taps; p++)
+        for (int64_t q = 0; q < 4; q++) {
+            __m128i r[2];
+            for (int h = 0; h < 2; h++) {
+                const int8_t *wk = wb + (2 * p + h) * 256 + 16 * q;
+                r[h] = _mm_setzero_si128();
+                for (int j = 0; 2 * p + h < taps && j < 4; j++)
+                    r[h] = _mm_or_si128(
+                        r[h], _mm_loadu_si128((const __m128i *)(const void *)(wk + 64 * j)));
+            }
+            __m256i *d = (__m256i *)(void *)wq[p][16 * q];
+            _mm256_storeu_si256(d, _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(r[0], r[1])));
+            _mm256_storeu_si256(d + 1, _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(r[0], r[1])));
+        }
+}
+
+/* s[2q + h] += the sums of block positions 16q + 8h .. 16q + 8h + 7 over np tap pairs: the bytes
+ * src[2p][at ..], src[2p + 1][at ..] (64 of each, read whole) times wq[p]. */
+static void qnhwc_dw_pairsums_avx2(int64_t np, const uint8_t *const *src, int64_t at,
+                                   const int16_t (*wq)[64][2], __m256i *s)
+{
+    __m256i c0 = s[0], c1 = s[1], c2 = s[2], c3 = s[3], c4 = s[4], c5 = s[5], c6 = s[6];
+    __m256i c7 = s[7];
+    for (int64_t p = 0; p < np; p++) {
+        const uint8_t *a = src[2 * p] + at, *b = src[2 * p + 1] + at;
+        const __m256i *w = (const __m256i *)(const void *)wq[p];
+#define QNHWC_DW_PAIR(q, lo, hi)                                                                   \
+    {                                                                                              \
+        const __m128i xa = _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * q));           \
+        const __m128i xb = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * q));           \
+        lo = _mm256_add_epi32(_mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(xa, xb)),   \
+                                                _mm256_loadu_si256(w + 2 * q)),                    \
+                              lo);                                                                 \
+        hi = _mm256_add_epi32(_mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm_unpackhi_epi8(xa, xb)),   \
+                                                _mm256_loadu_si256(w + 2 * q + 1)),                \
+                              hi);                                                                 \
+    }
+        QNHWC_DW_PAIR(0, c0, c1)
+        QNHWC_DW_PAIR(1, c2, c3)
+        QNHWC_DW_PAIR(2, c4, c5)
+        QNHWC_DW_PAIR(3, c6, c7)
+#undef QNHWC_DW_PAIR
+    }
+    s[0] = c0, s[1] = c1, s[2] = c2, s[3] = c3, s[4] = c4, s[5] = c5, s[6] = c6, s[7] = c7;
+}
+
+/* The row form's loops (qnhwc_dw_rows_image) with the tap pairs: block by block of the weights'
+ * period Lw, so that each block's pairs are made once; srow the taps' offsets in an output row
+ * (off[taps] = off[0]: the odd tap's partner, weight 0). */
+static void qnhwc_dw_rows_avx2(const int64_t *geo, const uint8_t *xp, int64_t rstep,
+                               const int64_t *off, const int8_t *w, const int32_t *brow,
+                               const double *mrow, int y_type, double yz, int small, uint8_t *y)
+{
+    const int64_t taps = geo[8] * geo[9], np = (taps + 1) / 2, OH = geo[11];
+    const int64_t Lw = qnhwc_lw(geo[1]), n = geo[12] * geo[1];
+    int16_t wq[QNHWC_TAPS / 2][64][2];
+    const uint8_t *src[QNHWC_TAPS + 1];
+    for (int64_t b = 0; b < Lw && b < n; b += 64) {
+        qnhwc_dw_wpairs_avx2(taps, w + b / 64 * taps * 256, wq);
+        for (int64_t oh = 0; oh < OH; oh++) {
+            for (int64_t k = 0; k < 2 * np; k++)
+                src[k] = xp + oh * rstep + off[k];
+            for (int64_t i0 = b; i0 < n; i0 += Lw) {
+                __m256i s[8];
+                for (int j = 0; j < 8; j++)
+                    s[j] = _mm256_loadu_si256((const __m256i *)(const void *)(brow + b + 8 * j));
+                qnhwc_dw_pairsums_avx2(np, src, i0, (const int16_t(*)[64][2])wq, s);
+                for (int64_t j = 0; j < 4 && i0 + 16 * j < n; j++) {
+                    const int64_t left = n - i0 - 16 * j;
+                    qnhwc_store16(left < 16 ? left : 16,
+                                  qnhwc_requant16_q8(s[2 * j], s[2 * j + 1], mrow + b + 16 * j, yz,
+                                                     y_type, small),
+                                  y + oh * n + i0 + 16 * j);
+                }
+            }
+        }
+    }
+}
+#endif
+
+#ifdef QNHWC_VNNI
 /* y[0..n) = the first n of the block's 64 bytes, q[j] lane l holding byte 4l + j: interleaved
  * byte by byte, then pairs by pairs (4 x 4 transposes of the 16-byte vectors). */
 static void qnhwc_dw_store_v(int64_t n, const __m128i *q, uint8_t *restrict y)
@@ -908,7 +999,7 @@ static void qnhwc_dw_rows_image(const int64_t *geo, const uint8_t *xn, uint8_t f
     uint8_t *xp = scratch;
     int32_t *brow = (int32_t *)(void *)(scratch + qnhwc_up(e[2], 64));
     double *mrow = (double *)(void *)(brow + Lw);
-    int64_t off[QNHWC_TAPS];
+    int64_t off[QNHWC_TAPS + 1];
     const uint8_t *src[QNHWC_TAPS];
     qnhwc_dw_fill(geo, e, xn, flip, xz, xp);
     for (int64_t i = 0; i < Lw; i++) { /* channel i % C, in the lanes' order (qnhwc_dw_pos) */
@@ -919,6 +1010,11 @@ static void qnhwc_dw_rows_image(const int64_t *geo, const uint8_t *xn, uint8_t f
         const int64_t kh = k / KW, c0 = k % KW * dw;
         off[k] = ((c0 % sw * e[0] + kh * dh) * e[1] + c0 / sw) * C;
     }
+#ifdef QNHWC_AVX2
+    off[taps] = off[0];
+    qnhwc_dw_rows_avx2(geo, xp, sh * e[1] * C, off, w, brow, mrow, y_type, yz, small, y);
+    return;
+#endif
     for (int64_t oh = 0; oh < OH; oh++) {
         const uint8_t *row = xp + oh * sh * e[1] * C;
         for (int64_t k = 0; k < taps; k++)
@@ -933,18 +1029,6 @@ static void qnhwc_dw_rows_image(const int64_t *geo, const uint8_t *xn, uint8_t f
                 const __m512i bj = _mm512_loadu_si512((const void *)(brow + b + 16 * j));
                 q[j] = qnhwc_requant16_q(_mm512_add_epi32(s[j], bj), mrow + b + 16 * j, yz, y_type,
                                          small);
-            }
-            qnhwc_dw_store_v(nb, q, y + oh * n + i0);
-#elif defined(QNHWC_AVX2) /* the same, in halves of 8 lanes */
-            __m256i s[8];
-            __m128i q[4];
-            qnhwc_dw_lanes_avx2(taps, src, i0, 64, 0, w + b / 64 * taps * 256, s); /* xp: offset */
-            for (int j = 0; j < 4; j++) {
-                const __m256i *bj = (const __m256i *)(const void *)(brow + b + 16 * j);
-                q[j] =
-                    qnhwc_requant16_q8(_mm256_add_epi32(s[2 * j], _mm256_loadu_si256(bj)),
-                                       _mm256_add_epi32(s[2 * j + 1], _mm256_loadu_si256(bj + 1)),
-                                       mrow + b + 16 * j, yz, y_type, small);
             }
             qnhwc_dw_store_v(nb, q, y + oh * n + i0);
 #else
