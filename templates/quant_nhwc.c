@@ -684,12 +684,13 @@ static void qnhwc_run4_avx2(int64_t n, const int16_t *x, const int8_t *w, __m256
 
 /* qnhwc_core's sums for ngrp groups of 8 output channels (group g: block g / 2's half g % 2,
  * bias + 8g) of QNHWC_T pixels; pixel t of group g goes to acc + (g / 2 * QNHWC_T + t) * 16 +
- * g % 2 * 8, or with pairs (one group, qnhwc_core_pairs) to acc + 8t. */
+ * g % 2 * 8, or with pairs (one group, qnhwc_core_pairs) to acc + 8t. xw: the widened
+ * activations; widened: xw holds them already (a tile's later pass, all quads in one chunk). */
 static void qnhwc_core_avx2(int ngrp, int64_t nsrc, int64_t qper,
                             const uint8_t *const (*src)[QNHWC_T], uint32_t flip4, const int8_t *wb,
-                            int64_t bs, const int32_t *bias, int32_t *restrict acc, int pairs)
+                            int64_t bs, const int32_t *bias, int32_t *restrict acc, int pairs,
+                            int16_t (*xw)[4 * QNHWC_WQ], int widened)
 {
-    int16_t xw[QNHWC_T][4 * QNHWC_WQ];
     __m256i c[2 * QNHWC_NOB][2 * QNHWC_T];
     const int64_t nq = nsrc * qper;
     for (int g = 0; g < ngrp; g++)
@@ -697,7 +698,8 @@ static void qnhwc_core_avx2(int ngrp, int64_t nsrc, int64_t qper,
             c[g][t] = _mm256_setzero_si256();
     for (int64_t u0 = 0; u0 < nq; u0 += QNHWC_WQ) {
         const int64_t n = nq - u0 < QNHWC_WQ ? nq - u0 : QNHWC_WQ;
-        qnhwc_widen(qper, src, (uint8_t)flip4, u0, n, xw);
+        if (!widened || nq > QNHWC_WQ)
+            qnhwc_widen(qper, src, (uint8_t)flip4, u0, n, xw);
         for (int g = 0; g < ngrp; g++) {
             const int8_t *w = wb + g / 2 * bs + g % 2 * 32 + u0 * 4 * QNHWC_OB;
             for (int t0 = 0; t0 < QNHWC_T; t0 += 4)
@@ -718,15 +720,14 @@ static void qnhwc_core_avx2(int ngrp, int64_t nsrc, int64_t qper,
 
 /* acc [nob][QNHWC_T][16] = bias + the sums over nsrc sources of qper quads each: source s of
  * pixel t starts at src[s][t], its quad q is the lane at byte 4q (offset to uint8 by flip4);
- * wb the first block's weights [Kq][16][4], blocks bs bytes apart. */
+ * wb the first block's weights [Kq][16][4], blocks bs bytes apart (AVX2: qnhwc_core_n calls
+ * qnhwc_core_avx2). */
 static QNHWC_INLINE void qnhwc_core(int nob, int64_t nsrc, int64_t qper,
                                     const uint8_t *const (*src)[QNHWC_T], uint32_t flip4,
                                     const int8_t *wb, int64_t bs, const int32_t *bias,
                                     int32_t *restrict acc)
 {
-#if defined(QNHWC_AVX2)
-    qnhwc_core_avx2(2 * nob, nsrc, qper, src, flip4, wb, bs, bias, acc, 0);
-#elif defined(QNHWC_VNNI)
+#if defined(QNHWC_VNNI)
     const int8_t *w = wb;
     __m512i c[QNHWC_NOB][QNHWC_T];
     const __m512i f = _mm512_set1_epi32((int)flip4);
@@ -776,10 +777,17 @@ static QNHWC_INLINE void qnhwc_core(int nob, int64_t nsrc, int64_t qper,
 #endif
 }
 
+/* qnhwc_core for nob blocks; with AVX2 its loop over 2 * nob groups of qnhwc_core_avx2, to
+ * which xw and widened go (the others: NULL and 0). */
 static void qnhwc_core_n(int nob, int64_t nsrc, int64_t qper, const uint8_t *const (*src)[QNHWC_T],
                          uint32_t flip4, const int8_t *wb, int64_t bs, const int32_t *bias,
-                         int32_t *restrict acc)
+                         int32_t *restrict acc, int16_t (*xw)[4 * QNHWC_WQ], int widened)
 {
+#ifdef QNHWC_AVX2
+    qnhwc_core_avx2(2 * nob, nsrc, qper, src, flip4, wb, bs, bias, acc, 0, xw, widened);
+    return;
+#endif
+    (void)xw, (void)widened;
     if (nob == 1)
         qnhwc_core(1, nsrc, qper, src, flip4, wb, bs, bias, acc);
     else if (nob == 2)
@@ -795,7 +803,8 @@ static void qnhwc_core_pairs(int64_t nsrc, int64_t qper, const uint8_t *const (*
                              int32_t *restrict acc)
 {
 #if defined(QNHWC_AVX2)
-    qnhwc_core_avx2(1, nsrc, qper, src, flip4, wb, 0, bias, acc, 1);
+    int16_t xw[QNHWC_T][4 * QNHWC_WQ];
+    qnhwc_core_avx2(1, nsrc, qper, src, flip4, wb, 0, bias, acc, 1, xw, 0);
 #elif defined(QNHWC_VNNI)
     const int8_t *w = wb;
     __m512i c[QNHWC_T / 2];
@@ -1127,6 +1136,11 @@ static void qnhwc_tile(const int64_t *geo, int64_t g, int64_t T, int64_t Kq, int
     const int64_t nblk = (OCg + QNHWC_OB - 1) / QNHWC_OB,
                   npass = (nblk + QNHWC_NOB - 1) / QNHWC_NOB;
     const int64_t step = (nblk + npass - 1) / npass * QNHWC_OB;
+#ifdef QNHWC_AVX2
+    int16_t xw[QNHWC_T][4 * QNHWC_WQ]; /* widened in the first pass, read by the later ones */
+#else
+    int16_t(*xw)[4 * QNHWC_WQ] = NULL;
+#endif
     for (int64_t o0 = 0; o0 < OCg; o0 += step) {
         const int64_t no = OCg - o0 < step ? OCg - o0 : step;
         const int nob = (int)((no + QNHWC_OB - 1) / QNHWC_OB);
@@ -1138,7 +1152,8 @@ static void qnhwc_tile(const int64_t *geo, int64_t g, int64_t T, int64_t Kq, int
             qnhwc_mult_block(no, mm, mb);
             bb = bias, mm = mb;
         }
-        qnhwc_core_n(nob, nsrc, qper, src, flip4, w + (g * OCgp + o0) * 4 * Kq, bs, bb, acc);
+        qnhwc_core_n(nob, nsrc, qper, src, flip4, w + (g * OCgp + o0) * 4 * Kq, bs, bb, acc, xw,
+                     o0 > 0);
         for (int64_t t = 0; t < T; t++)
             for (int64_t b = 0; b < nob; b++) {
                 const int64_t n = no - b * QNHWC_OB < QNHWC_OB ? no - b * QNHWC_OB : QNHWC_OB;
