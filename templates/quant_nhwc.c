@@ -113,10 +113,18 @@ static int64_t qnhwc_dw_row_scratch(const int64_t *geo, const int64_t *e)
     return qnhwc_up(e[2], 64) + 12 * qnhwc_lw(geo[1]);
 }
 
+/* Whether the convolution is 2-D: one input plane, one tap and one output plane along depth, which
+ * reads input plane 0. The row and band forms copy rows of that plane; a 3-D convolution of depth 1
+ * may still pad it (depth padding 1: the output plane reads only padding). */
+static int qnhwc_plane(const int64_t *geo)
+{
+    return geo[2] == 1 && geo[7] == 1 && geo[10] == 1 && geo[16] == 0;
+}
+
 static int qnhwc_dw_rows(const int64_t *geo)
 {
     int64_t e[3];
-    if (!qnhwc_depthwise(geo) || (geo[1] > 64 && geo[1] % 64) || geo[2] != 1 || geo[7] != 1 ||
+    if (!qnhwc_depthwise(geo) || (geo[1] > 64 && geo[1] % 64) || !qnhwc_plane(geo) ||
         geo[8] * geo[9] > QNHWC_TAPS)
         return 0;
     qnhwc_dw_extents(geo, e);
@@ -177,8 +185,8 @@ static int64_t qnhwc_band_bytes(const int64_t *geo, int64_t R)
 /* Output rows per band (0: not the band form). */
 static int64_t qnhwc_band_rows(const int64_t *geo)
 {
-    if (qnhwc_depthwise(geo) || qnhwc_direct(geo) || geo[6] != 1 || geo[2] != 1 || geo[10] != 1 ||
-        geo[7] != 1 || geo[21] != 1 || geo[8] > QNHWC_TAPS ||
+    if (qnhwc_depthwise(geo) || qnhwc_direct(geo) || geo[6] != 1 || !qnhwc_plane(geo) ||
+        geo[21] != 1 || geo[8] > QNHWC_TAPS ||
         qnhwc_band_bytes(geo, 1) > qnhwc_cap(geo, QNHWC_BAND_BYTES))
         return 0;
     int64_t R = 1;

@@ -31,6 +31,29 @@ static void transpose(int64_t N, int64_t C, int64_t S, const uint8_t *src, uint8
             }
 }
 
+/* A 2-D depthwise window of 9 x 9 taps, more than QNHWC_TAPS: the taps in chunks (and, with
+ * AVX2, the plain loop instead of the tap pairs). */
+static void qnhwc_case_wide_taps(int64_t *geo)
+{
+    for (int j = 0; j < 3; j++)
+        geo[2 + j] = geo[7 + j] = geo[10 + j] = geo[13 + j] = geo[19 + j] = 1, geo[16 + j] = 0;
+    for (int j = 1; j < 3; j++) {
+        const int64_t in = 9 + qrand() % 4, st = 1 + qrand() % 2, pb = qrand() % 5;
+        const int64_t pe = qrand() % 5;
+        geo[2 + j] = in, geo[7 + j] = 9, geo[13 + j] = st, geo[16 + j] = pb;
+        geo[10 + j] = (in + pb + pe - 9) / st + 1;
+    }
+}
+
+/* A 3-D window over one input plane padded along depth (padding 1 before, 0 or 1 after): output
+ * planes of padding only, which the 2-D forms (band and row copies) must not take. */
+static void qnhwc_case_padded_plane(int64_t *geo)
+{
+    const int64_t pe = qrand() % 2, st = 1 + qrand() % 2;
+    geo[2] = geo[7] = geo[19] = 1, geo[13] = st, geo[16] = 1;
+    geo[10] = (1 + 1 + pe - 1) / st + 1;
+}
+
 static void test_conv_nhwc(void)
 {
     enum { MAXB = 1 << 16 };
@@ -41,7 +64,7 @@ static void test_conv_nhwc(void)
     static float ws[512];
     int failures = 0, runs = 0, depthwise = 0, wide = 0, grouped = 0, pixel1 = 0, clamp = 0;
     int tails = 0, dw_rows = 0, dw_pixels = 0, patch = 0, bands = 0, budgeted = 0, pairs = 0;
-    int extreme = 0, chunked = 0;
+    int extreme = 0, chunked = 0, wide_taps = 0, padded_plane = 0;
     for (int trial = 0; trial < 800; trial++) {
         const int sp = trial % 4 == 0 ? 1 + (int)(qrand() % 3) : 2; /* mostly 2-D */
         int64_t G = qrand() % 3 == 0 ? 1 + qrand() % 8 : 1;
@@ -53,6 +76,10 @@ static void test_conv_nhwc(void)
         if (dw && big)
             geo[1] = geo[5] = geo[6] = G = 60 + qrand() % 140;
         qconv_case_spatial(sp, 0, sp == 1 ? 30 : 7, geo);
+        if (dw && trial % 8 == 5)
+            qnhwc_case_wide_taps(geo);
+        if (trial % 16 == 9)
+            qnhwc_case_padded_plane(geo);
         if (trial % 16 == 3) /* a batch-1 product: one pixel, up to 200 channels */
             qconv_case_pixel(200, 200, geo);
         if (trial % 3 == 1) /* a scratch budget: the copies take at most that, or fall back */
@@ -107,6 +134,8 @@ static void test_conv_nhwc(void)
         depthwise += qnhwc_depthwise(geo) && geo[6] > 1;
         dw_rows += qnhwc_dw_rows(geo) && geo[6] > 1 && geo[15] > 1;
         dw_pixels += qnhwc_depthwise(geo) && geo[6] > 1 && !qnhwc_dw_rows(geo);
+        wide_taps += qnhwc_depthwise(geo) && geo[6] > 1 && geo[8] * geo[9] > QNHWC_TAPS;
+        padded_plane += geo[2] == 1 && geo[16] == 1;
         patch += !qnhwc_depthwise(geo) && !qnhwc_direct(geo) && !qnhwc_band_rows(geo) && P > 1;
         bands += qnhwc_band_rows(geo) && qnhwc_band_rows(geo) < geo[11];
         wide += qnhwc_depthwise(geo) ? geo[1] > QNHWC_DWB : geo[5] / geo[6] > QNHWC_NOB * QNHWC_OB;
@@ -129,12 +158,14 @@ static void test_conv_nhwc(void)
            "wider than a tile, %d grouped, %d with channel tails, %d in the patch form, %d in "
            "several bands, %d of one pixel, %d with multipliers past the int32 clamp, %d copies "
            "under a scratch budget, %d of 8 channels by pixel pairs, %d of extreme bytes, %d "
-           "of more than %d quads)\n",
+           "of more than %d quads, %d depthwise of more than %d taps, %d of one plane padded "
+           "along depth)\n",
            runs, depthwise, dw_rows, dw_pixels, wide, grouped, tails, patch, bands, pixel1, clamp,
-           budgeted, pairs, extreme, chunked, QNHWC_WQ);
+           budgeted, pairs, extreme, chunked, QNHWC_WQ, wide_taps, QNHWC_TAPS, padded_plane);
     check(!failures && runs > 300 && depthwise > 30 && dw_rows > 10 && dw_pixels > 10 &&
               wide > 20 && grouped > 20 && tails > 20 && patch > 50 && bands > 20 && pixel1 > 20 &&
-              clamp > 20 && budgeted > 20 && pairs > 10 && extreme > 30 && chunked > 10,
+              clamp > 20 && budgeted > 20 && pairs > 10 && extreme > 30 && chunked > 10 &&
+              wide_taps > 3 && padded_plane > 10,
           "qconv_nhwc_s8 equals qconv byte for byte (channels-last)");
 }
 
