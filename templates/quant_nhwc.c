@@ -475,60 +475,6 @@ static void qnhwc_dw_sums_v(int64_t taps, const uint8_t *const *src, int64_t at,
 }
 #endif
 
-#ifdef QNHWC_AVX2
-/* qnhwc_dw_lanes_v's sums with AVX2, s[2j + h] = its sum j's lanes 8h .. 8h + 7: vpmaddubsw of row
- * j (whose other bytes weigh 0) puts one exact product (|x w| <= 32640) in every other 16-bit lane,
- * vpmaddwd with ones widens it in place. The block's 64 bytes are read whole (n < 64: copied). */
-static void qnhwc_dw_lanes_avx2(int64_t taps, const uint8_t *const *src, int64_t at, int64_t n,
-                                uint8_t flip, const int8_t *wb, __m256i *s)
-{
-    const __m256i f = _mm256_set1_epi8((char)flip), one = _mm256_set1_epi16(1);
-    __m256i c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0;
-    __m256i c7 = c0;
-    uint8_t part[64]; /* (n < 64: the block's bytes, then zeros) */
-    if (n < 64)
-        memset(part + n, 0, (size_t)(64 - n));
-    for (int64_t k = 0; k < taps; k++) {
-        const uint8_t *px = src[k] + at;
-        if (n < 64)
-            px = (const uint8_t *)memcpy(part, px, (size_t)n);
-        const __m256i x0 =
-            _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)px), f);
-        const __m256i x1 =
-            _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(px + 32)), f);
-        const __m256i *w = (const __m256i *)(const void *)(wb + k * 256);
-#define QNHWC_DW_ROW(c, x, j)                                                                      \
-    c = _mm256_add_epi32(                                                                          \
-        _mm256_madd_epi16(_mm256_maddubs_epi16(x, _mm256_loadu_si256(w + j)), one), c)
-        QNHWC_DW_ROW(c0, x0, 0), QNHWC_DW_ROW(c1, x1, 1), QNHWC_DW_ROW(c2, x0, 2);
-        QNHWC_DW_ROW(c3, x1, 3), QNHWC_DW_ROW(c4, x0, 4), QNHWC_DW_ROW(c5, x1, 5);
-        QNHWC_DW_ROW(c6, x0, 6), QNHWC_DW_ROW(c7, x1, 7);
-#undef QNHWC_DW_ROW
-    }
-    s[0] = c0, s[1] = c1, s[2] = c2, s[3] = c3, s[4] = c4, s[5] = c5, s[6] = c6, s[7] = c7;
-}
-
-/* v[0..8) = the block's sums in order, 8 bytes each, from qnhwc_dw_lanes_avx2's (4 x 4 transposes
- * of 32-bit lanes, then the 128-bit halves in place). */
-static void qnhwc_dw_sums_avx2(int64_t taps, const uint8_t *const *src, int64_t at, int64_t n,
-                               uint8_t flip, const int8_t *wb, __m256i *v)
-{
-    __m256i s[8];
-    qnhwc_dw_lanes_avx2(taps, src, at, n, flip, wb, s);
-    for (int h = 0; h < 2; h++) { /* bytes 32h .. 32h + 31 */
-        const __m256i a = s[h], b = s[2 + h], c = s[4 + h], d = s[6 + h];
-        const __m256i t0 = _mm256_unpacklo_epi32(a, b), t1 = _mm256_unpackhi_epi32(a, b);
-        const __m256i t2 = _mm256_unpacklo_epi32(c, d), t3 = _mm256_unpackhi_epi32(c, d);
-        const __m256i r0 = _mm256_unpacklo_epi64(t0, t2), r1 = _mm256_unpackhi_epi64(t0, t2);
-        const __m256i r2 = _mm256_unpacklo_epi64(t1, t3), r3 = _mm256_unpackhi_epi64(t1, t3);
-        v[4 * h] = _mm256_permute2x128_si256(r0, r1, 0x20);
-        v[4 * h + 1] = _mm256_permute2x128_si256(r2, r3, 0x20);
-        v[4 * h + 2] = _mm256_permute2x128_si256(r0, r1, 0x31);
-        v[4 * h + 3] = _mm256_permute2x128_si256(r2, r3, 0x31);
-    }
-}
-#endif
-
 static void qnhwc_dw_block(int64_t taps, const uint8_t *const *src, int64_t at, int64_t n,
                            uint8_t flip, const int8_t *wb, int32_t *restrict sums)
 {
@@ -538,13 +484,6 @@ static void qnhwc_dw_block(int64_t taps, const uint8_t *const *src, int64_t at, 
     for (int q = 0; q < 4; q++) {
         int32_t *r = sums + 16 * q;
         _mm512_storeu_si512((void *)r, _mm512_add_epi32(_mm512_loadu_si512((const void *)r), v[q]));
-    }
-#elif defined(QNHWC_AVX2)
-    __m256i v[8];
-    qnhwc_dw_sums_avx2(taps, src, at, n, flip, wb, v);
-    for (int q = 0; q < 8; q++) {
-        __m256i *r = (__m256i *)(void *)(sums + 8 * q);
-        _mm256_storeu_si256(r, _mm256_add_epi32(_mm256_loadu_si256(r), v[q]));
     }
 #else
     for (int64_t k = 0; k < taps; k++) {
@@ -863,11 +802,12 @@ static int64_t qnhwc_dw_pos(int64_t i)
 }
 
 #ifdef QNHWC_AVX2
-/* The AVX2 row form sums two taps per vpmaddwd: the bytes of taps 2p and 2p + 1 at one block
- * position, interleaved and widened to an int16 pair, times the pair of their weights, is one
- * exact int32 (|x w| <= 255 * 128). That is 4 multiplies per 64 products where the VNNI layout's
- * rows (qnhwc_dw_lanes_avx2: one product per 16-bit lane, three of four weights 0) took 16, and
- * the sums come out in position order. */
+/* AVX2's depthwise sums (row and pixel forms, up to QNHWC_TAPS taps) take two taps per vpmaddwd:
+ * the bytes of taps 2p and 2p + 1 at one block position, interleaved and widened to an int16
+ * pair, times the pair of their weights, is one exact int32 (|x w| <= 255 * 128). That is 4
+ * multiplies per 64 products where vpmaddubsw of one VNNI weight row (one product per 16-bit lane,
+ * three of four weights 0) and vpmaddwd with ones took 16, and the sums come out in position
+ * order. More taps run the plain loop of qnhwc_dw_block. */
 
 /* wq[p][i] = the int16 weights of taps 2p, 2p + 1 (0 past the last tap) at block position i,
  * from one block of the packed [taps][4][64] (its row i % 4 holds byte i; the others are 0). */
@@ -890,10 +830,13 @@ static void qnhwc_dw_wpairs_avx2(int64_t taps, const int8_t *wb, int16_t (*wq)[6
 }
 
 /* s[2q + h] += the sums of block positions 16q + 8h .. 16q + 8h + 7 over np tap pairs: the bytes
- * src[2p][at ..], src[2p + 1][at ..] (64 of each, read whole) times wq[p]. */
-static void qnhwc_dw_pairsums_avx2(int64_t np, const uint8_t *const *src, int64_t at,
-                                   const int16_t (*wq)[64][2], __m256i *s)
+ * src[2p][at ..], src[2p + 1][at ..] (64 of each, read whole) offset to uint8 (flip) times wq[p].
+ * Inlined, so that the row form's flip 0 (its copy is offset) costs nothing. */
+static QNHWC_INLINE void qnhwc_dw_pairsums_avx2(int64_t np, const uint8_t *const *src, int64_t at,
+                                                uint8_t flip, const int16_t (*wq)[64][2],
+                                                __m256i *s)
 {
+    const __m128i f = _mm_set1_epi8((char)flip);
     __m256i c0 = s[0], c1 = s[1], c2 = s[2], c3 = s[3], c4 = s[4], c5 = s[5], c6 = s[6];
     __m256i c7 = s[7];
     for (int64_t p = 0; p < np; p++) {
@@ -901,8 +844,10 @@ static void qnhwc_dw_pairsums_avx2(int64_t np, const uint8_t *const *src, int64_
         const __m256i *w = (const __m256i *)(const void *)wq[p];
 #define QNHWC_DW_PAIR(q, lo, hi)                                                                   \
     {                                                                                              \
-        const __m128i xa = _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * q));           \
-        const __m128i xb = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * q));           \
+        __m128i xa = _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * q));                 \
+        __m128i xb = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * q));                 \
+        if (flip)                                                                                  \
+            xa = _mm_xor_si128(xa, f), xb = _mm_xor_si128(xb, f);                                  \
         lo = _mm256_add_epi32(_mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(xa, xb)),   \
                                                 _mm256_loadu_si256(w + 2 * q)),                    \
                               lo);                                                                 \
@@ -939,7 +884,7 @@ static void qnhwc_dw_rows_avx2(const int64_t *geo, const uint8_t *xp, int64_t rs
                 __m256i s[8];
                 for (int j = 0; j < 8; j++)
                     s[j] = _mm256_loadu_si256((const __m256i *)(const void *)(brow + b + 8 * j));
-                qnhwc_dw_pairsums_avx2(np, src, i0, (const int16_t(*)[64][2])wq, s);
+                qnhwc_dw_pairsums_avx2(np, src, i0, 0, (const int16_t(*)[64][2])wq, s);
                 for (int64_t j = 0; j < 4 && i0 + 16 * j < n; j++) {
                     const int64_t left = n - i0 - 16 * j;
                     qnhwc_store16(left < 16 ? left : 16,
@@ -948,6 +893,62 @@ static void qnhwc_dw_rows_avx2(const int64_t *geo, const uint8_t *xp, int64_t rs
                                   y + oh * n + i0 + 16 * j);
                 }
             }
+        }
+    }
+}
+
+/* The pixel form (qnhwc_depthwise_image) with the tap pairs, at most QNHWC_TAPS taps: block by
+ * block of 64 channels, whose pairs are made once; each pixel looks its window's taps up (the
+ * padding pixel across the border); a block of fewer than 64 channels copies its taps' bytes
+ * first, so that no read passes the image. */
+static void qnhwc_dw_pixels_avx2(const int64_t *geo, const uint8_t *xn, const uint8_t *pad,
+                                 uint8_t flip, const int8_t *w, const int32_t *bias_adj,
+                                 const double *mult, int y_type, double yz, int small, uint8_t *y)
+{
+    const int64_t C = geo[1], taps = geo[7] * geo[8] * geo[9], np = (taps + 1) / 2;
+    const int64_t D = geo[2], H = geo[3], W = geo[4], P = geo[10] * geo[11] * geo[12];
+    int16_t wq[QNHWC_TAPS / 2][64][2];
+    uint8_t part[QNHWC_TAPS][64];
+    int32_t bias[64];
+    double mb[64];
+    int64_t off[QNHWC_TAPS], span[3];
+    const uint8_t *px[QNHWC_TAPS + 1];
+    qnhwc_taps(geo, off, span);
+    memset(part, 0, sizeof part);
+    for (int64_t c0 = 0; c0 < C; c0 += 64) {
+        const int64_t cb = C - c0 < 64 ? C - c0 : 64;
+        qnhwc_dw_wpairs_avx2(taps, w + c0 / 64 * taps * 256, wq);
+        for (int64_t j = 0; j < 64; j++)
+            bias[j] = j < cb ? bias_adj[c0 + j] : 0, mb[j] = j < cb ? mult[c0 + j] : 0.0;
+        for (int64_t p = 0, od = 0, oh = 0, ow = 0; p < P; p++) {
+            const int64_t org[3] = {od * geo[13] - geo[16], oh * geo[14] - geo[17],
+                                    ow * geo[15] - geo[18]};
+            const int inside = org[0] >= 0 && org[0] + span[0] < D && org[1] >= 0 &&
+                               org[1] + span[1] < H && org[2] >= 0 && org[2] + span[2] < W;
+            const uint8_t *base = inside ? xn + ((org[0] * H + org[1]) * W + org[2]) * C : xn;
+            for (int64_t k = 0; k < taps; k++) {
+                const int64_t kw = k % geo[9], kh = k / geo[9] % geo[8], kd = k / geo[9] / geo[8];
+                px[k] = c0 + (inside ? base + off[k]
+                                     : qnhwc_pixel(geo, xn, pad, org[0] + kd * geo[19],
+                                                   org[1] + kh * geo[20], org[2] + kw * geo[21]));
+                if (cb < 64)
+                    px[k] = (const uint8_t *)memcpy(part[k], px[k], (size_t)cb);
+            }
+            px[taps] = px[0]; /* the odd tap's partner, weight 0 */
+            __m256i v[8];
+            for (int j = 0; j < 8; j++)
+                v[j] = _mm256_loadu_si256((const __m256i *)(const void *)(bias + 8 * j));
+            if (flip)
+                qnhwc_dw_pairsums_avx2(np, px, 0, 0x80, (const int16_t(*)[64][2])wq, v);
+            else
+                qnhwc_dw_pairsums_avx2(np, px, 0, 0, (const int16_t(*)[64][2])wq, v);
+            for (int64_t j = 0; 16 * j < cb; j++)
+                qnhwc_store16(
+                    cb - 16 * j < 16 ? cb - 16 * j : 16,
+                    qnhwc_requant16_q8(v[2 * j], v[2 * j + 1], mb + 16 * j, yz, y_type, small),
+                    y + p * C + c0 + 16 * j);
+            if (++ow == geo[12] && (ow = 0, ++oh == geo[11]))
+                oh = 0, od++;
         }
     }
 }
@@ -1334,6 +1335,10 @@ O2C_KERNEL void qconv_nhwc_s8(const int64_t *geo, int x_type, const void *x, con
                                 scratch);
         else if (qnhwc_band_rows(geo))
             qnhwc_band_image(geo, xn, flip, xz, w, bias_adj, mult, y_type, yz, small, yn, scratch);
+#ifdef QNHWC_AVX2
+        else if (qnhwc_depthwise(geo) && geo[7] * geo[8] * geo[9] <= QNHWC_TAPS)
+            qnhwc_dw_pixels_avx2(geo, xn, scratch, flip, w, bias_adj, mult, y_type, yz, small, yn);
+#endif
         else if (qnhwc_depthwise(geo))
             qnhwc_depthwise_image(geo, xn, scratch, flip, w, bias_adj, mult, y_type, yz, small, yn);
         else
