@@ -1,6 +1,6 @@
 /* qconv_layers.c — CPU time of the int8 conv kernels on the QLinearConv layers of the MLPerf Tiny
- * int8 models (benchmarks/gen_models.py: DS-CNN, MobileNetV1-0.25, ResNet-8), one layer at a
- * time: "nchw" qconv_s8 (templates/quant.c) on channels-first tensors, "nhwc" qconv_nhwc_s8
+ * int8 models (benchmarks/gen_models.py: DS-CNN, MobileNetV1-0.25, ResNet-8) and on depthwise
+ * layers of 224x224 int8 nets ("dw224"), one layer at a time: "nchw" qconv_s8 (templates/quant.c) on channels-first tensors, "nhwc" qconv_nhwc_s8
  * (templates/quant_nhwc.c) on the same data channels-last. Both give the same bytes; the program
  * checks that.
  *
@@ -64,6 +64,14 @@ static const Layer layers[] = {
     {"resnet8", 1, G2(32, 16, 16, 64, 1, 3, 8, 8, 2, 1)},
     {"resnet8", 1, G2(32, 16, 16, 64, 1, 1, 8, 8, 2, 0)},
     {"resnet8", 1, G2(64, 8, 8, 64, 1, 3, 8, 8, 1, 1)},
+    /* depthwise layers of 224x224 int8 nets (MobileNetV1-0.25's first, MobileNetV2's), whose
+     * padded image is past the row form's default scratch: bands of rows, or the pixel form
+     * (96 and 144 channels) */
+    {"dw224", 1, G2(8, 112, 112, 8, 8, 3, 112, 112, 1, 1)},
+    {"dw224", 1, G2(32, 112, 112, 32, 32, 3, 112, 112, 1, 1)},
+    {"dw224", 1, G2(96, 112, 112, 96, 96, 3, 56, 56, 2, 1)},
+    {"dw224", 1, G2(144, 56, 56, 144, 144, 3, 56, 56, 1, 1)},
+    {"dw224", 1, G2(192, 28, 28, 192, 192, 3, 28, 28, 1, 1)},
 };
 enum { NLAYERS = sizeof layers / sizeof layers[0], SAMPLES = 7 };
 
@@ -155,9 +163,9 @@ int main(int argc, char **argv)
             }
     printf("%-10s %5s %5s %3s %5s %4s %2s %6s %3s  %9s %9s  %s\n", "model", "C", "HxW", "K", "OC",
            "G", "S", "count", "", "nchw_us", "nhwc_us", "nhwc/nchw");
-    const char *models[] = {"dscnn", "mobilenet", "resnet8"};
+    const char *models[] = {"dscnn", "mobilenet", "resnet8", "dw224"};
     int bad = 0;
-    for (int mi = 0; mi < 3; mi++) {
+    for (int mi = 0; mi < 4; mi++) {
         double sum[2] = {0, 0};
         for (int l = 0; l < NLAYERS; l++) {
             const Layer *L = &layers[l];

@@ -71,13 +71,16 @@ static int64_t qnhwc_up(int64_t n, int64_t m)
 }
 
 /* The depthwise row form (2-D, fewer than 64 channels or a multiple of 64): the zero-point-
- * padded image is copied once, split by column phase (stride), xp [sw][Hp][Wq][C]; then each tap
- * of an output row is one contiguous run of OW*C bytes of xp, times the tap's weights repeated
- * along the row ([taps][Lw], Lw = lcm(C, 64): whole vectors of 64 bytes keep their channels),
- * summed into the row's OW*C accumulators, which are y's row: no per-pixel work. Up to
- * QNHWC_DW_BYTES of scratch, or the node's budget (qnhwc_cap); otherwise (and for other widths past
- * 64) each pixel sums its taps across its channels, looking up the border pixels (with the row form
- * at 64 channels, 25x5 maps, dscnn_int8 runs in 0.86x the time). */
+ * padded input rows of a band of output rows are copied once, split by column phase (stride), xp
+ * [sw][Hp][Wq][C]; then each tap of an output row is one contiguous run of OW*C bytes of xp, times
+ * the tap's weights repeated along the row ([taps][Lw], Lw = lcm(C, 64): whole vectors of 64
+ * bytes keep their channels), summed into the row's OW*C accumulators, which are y's row: no
+ * per-pixel work. The band is the whole image where its copy fits QNHWC_DW_BYTES of scratch, or
+ * the node's budget (qnhwc_cap), else as many output rows as fit (a band's copy repeats the
+ * kernel's rows shared with the band before); where not even one row fits (and for other widths
+ * past 64) each pixel sums its taps across its channels, looking up the border pixels (with the row
+ * form at 64 channels, 25x5 maps, dscnn_int8 runs in 0.86x the time; at 8 channels the pixel form
+ * took 8x the time of the NCHW kernel, 7 of 8 lanes of a block empty). */
 #ifndef QNHWC_DW_BYTES /* (the unit test lowers it to cover both forms) */
 #define QNHWC_DW_BYTES 131072
 #endif
@@ -98,11 +101,11 @@ static int64_t qnhwc_lw(int64_t C)
     return C * 64 / a;
 }
 
-/* {Hp, Wq, bytes of xp} of the row form. */
-static void qnhwc_dw_extents(const int64_t *geo, int64_t *e)
+/* {Hp, Wq, bytes of xp} of the row form's bands of R output rows. */
+static void qnhwc_dw_extents(const int64_t *geo, int64_t R, int64_t *e)
 {
     const int64_t sw = geo[15];
-    e[0] = (geo[11] - 1) * geo[14] + (geo[8] - 1) * geo[20] + 1;
+    e[0] = (R - 1) * geo[14] + (geo[8] - 1) * geo[20] + 1;
     e[1] = ((geo[12] - 1) * sw + (geo[9] - 1) * geo[21] + 1 + sw - 1) / sw;
     e[2] = sw * e[0] * e[1] * geo[1] + 64; /* the last run's vector reads past it */
 }
@@ -121,15 +124,29 @@ static int qnhwc_plane(const int64_t *geo)
     return geo[2] == 1 && geo[7] == 1 && geo[10] == 1 && geo[16] == 0;
 }
 
+/* Output rows per band of the row form: all where the whole image's copy fits the cap, else the
+ * most that fit (0: not the row form). */
+static int64_t qnhwc_dw_band(const int64_t *geo)
+{
+    int64_t e[3], R = geo[11];
+    if (!qnhwc_depthwise(geo) || (geo[1] > 64 && geo[1] % 64) || !qnhwc_plane(geo) ||
+        geo[8] * geo[9] > QNHWC_TAPS || qnhwc_lw(geo[1]) > 256)
+        return 0;
+    const int64_t cap = qnhwc_cap(geo, QNHWC_DW_BYTES);
+    qnhwc_dw_extents(geo, R, e);
+    if (qnhwc_dw_row_scratch(geo, e) <= cap)
+        return R;
+    for (R = 0; R < geo[11]; R++) { /* (the copy grows with R) */
+        qnhwc_dw_extents(geo, R + 1, e);
+        if (qnhwc_dw_row_scratch(geo, e) > cap)
+            break;
+    }
+    return R;
+}
+
 static int qnhwc_dw_rows(const int64_t *geo)
 {
-    int64_t e[3];
-    if (!qnhwc_depthwise(geo) || (geo[1] > 64 && geo[1] % 64) || !qnhwc_plane(geo) ||
-        geo[8] * geo[9] > QNHWC_TAPS)
-        return 0;
-    qnhwc_dw_extents(geo, e);
-    return qnhwc_lw(geo[1]) <= 256 &&
-           qnhwc_dw_row_scratch(geo, e) <= qnhwc_cap(geo, QNHWC_DW_BYTES);
+    return qnhwc_dw_band(geo) > 0;
 }
 
 /* Depthwise weights come in blocks of 64 bytes of a run (row form: Lw / 64, whose channels
@@ -276,7 +293,7 @@ O2C_KERNEL int64_t qconv_nhwc_s8_scratch(const int64_t *geo)
 {
     if (qnhwc_dw_rows(geo)) {
         int64_t e[3];
-        qnhwc_dw_extents(geo, e);
+        qnhwc_dw_extents(geo, qnhwc_dw_band(geo), e);
         return qnhwc_dw_row_scratch(geo, e);
     }
     if (qnhwc_band_rows(geo))
@@ -864,22 +881,24 @@ static QNHWC_INLINE void qnhwc_dw_pairsums_avx2(int64_t np, const uint8_t *const
     s[0] = c0, s[1] = c1, s[2] = c2, s[3] = c3, s[4] = c4, s[5] = c5, s[6] = c6, s[7] = c7;
 }
 
-/* The row form's loops (qnhwc_dw_rows_image) with the tap pairs: block by block of the weights'
- * period Lw, so that each block's pairs are made once; srow the taps' offsets in an output row
- * (off[taps] = off[0]: the odd tap's partner, weight 0). */
+/* The row form's loops (qnhwc_dw_rows_image) over the output rows oh0 .. oh1 - 1 of a band with
+ * the tap pairs: block by block of the weights' period Lw, so that each block's pairs are made
+ * once; off the taps' offsets in the band's first output row (off[taps] = off[0]: the odd tap's
+ * partner, weight 0), rstep bytes on per row. */
 static void qnhwc_dw_rows_avx2(const int64_t *geo, const uint8_t *xp, int64_t rstep,
                                const int64_t *off, const int8_t *w, const int32_t *brow,
-                               const double *mrow, int y_type, double yz, int small, uint8_t *y)
+                               const double *mrow, int y_type, double yz, int small, uint8_t *y,
+                               int64_t oh0, int64_t oh1)
 {
-    const int64_t taps = geo[8] * geo[9], np = (taps + 1) / 2, OH = geo[11];
+    const int64_t taps = geo[8] * geo[9], np = (taps + 1) / 2;
     const int64_t Lw = qnhwc_lw(geo[1]), n = geo[12] * geo[1];
     int16_t wq[QNHWC_TAPS / 2][64][2];
     const uint8_t *src[QNHWC_TAPS + 1];
     for (int64_t b = 0; b < Lw && b < n; b += 64) {
         qnhwc_dw_wpairs_avx2(taps, w + b / 64 * taps * 256, wq);
-        for (int64_t oh = 0; oh < OH; oh++) {
+        for (int64_t oh = oh0; oh < oh1; oh++) {
             for (int64_t k = 0; k < 2 * np; k++)
-                src[k] = xp + oh * rstep + off[k];
+                src[k] = xp + (oh - oh0) * rstep + off[k];
             for (int64_t i0 = b; i0 < n; i0 += Lw) {
                 __m256i s[8];
                 for (int j = 0; j < 8; j++)
@@ -968,25 +987,28 @@ static void qnhwc_dw_store_v(int64_t n, const __m128i *q, uint8_t *restrict y)
 }
 #endif
 
-/* xp (see qnhwc_dw_rows) = image xn [H][W][C] offset to uint8 (flip), zero-point padded. */
-static void qnhwc_dw_fill(const int64_t *geo, const int64_t *e, const uint8_t *xn, uint8_t flip,
-                          uint8_t xz, uint8_t *restrict xp)
+/* xp (see qnhwc_dw_rows) = the Hp rows from padded row r0 on of image xn [H][W][C] offset to
+ * uint8 (flip), zero-point padded. */
+static void qnhwc_dw_fill(const int64_t *geo, const int64_t *e, int64_t r0, const uint8_t *xn,
+                          uint8_t flip, uint8_t xz, uint8_t *restrict xp)
 {
     const int64_t H = geo[3], W = geo[4], C = geo[1], sw = geo[15], pt = geo[17], pl = geo[18];
     const int64_t Hp = e[0], Wq = e[1];
     const uint64_t flip8 = (uint64_t)flip * 0x0101010101010101u;
     memset(xp, xz, (size_t)e[2]);
-    for (int64_t ih = 0; ih < H && ih + pt < Hp; ih++) {
+    for (int64_t r = 0, ih = r0 - pt; r < Hp && ih < H; r++, ih++) {
+        if (ih < 0)
+            continue;
         const uint8_t *restrict src = xn + ih * W * C;
         if (sw == 1) {
             const int64_t n = (W < Wq - pl ? W : Wq - pl) * C;
-            uint8_t *restrict dst = xp + ((ih + pt) * Wq + pl) * C;
+            uint8_t *restrict dst = xp + (r * Wq + pl) * C;
             for (int64_t i = 0; i < n; i++)
                 dst[i] = (uint8_t)(src[i] ^ flip);
             continue;
         }
         for (int64_t b = 0; b < sw; b++) { /* padded column jq * sw + b = iw + pl */
-            uint8_t *restrict dst = xp + ((b * Hp + ih + pt) * Wq) * C;
+            uint8_t *restrict dst = xp + ((b * Hp + r) * Wq) * C;
             for (int64_t jq = 0, iw = b - pl; jq < Wq && iw < W; jq++, iw += sw, dst += C) {
                 if (iw < 0)
                     continue;
@@ -1004,37 +1026,22 @@ static void qnhwc_dw_fill(const int64_t *geo, const int64_t *e, const uint8_t *x
     }
 }
 
-/* The depthwise row form, one image: y [OH][OW][C] from xn [H][W][C]; w [Lw/64][taps][4][64]. */
-static void qnhwc_dw_rows_image(const int64_t *geo, const uint8_t *xn, uint8_t flip, uint8_t xz,
-                                const int8_t *w, const int32_t *bias_adj, const double *mult,
-                                int y_type, double yz, int small, uint8_t *y, uint8_t *scratch)
+/* The output rows oh0 .. oh1 - 1 of the row form from their band's copy xp (see
+ * qnhwc_dw_rows_image). */
+static void qnhwc_dw_band_rows(const int64_t *geo, const uint8_t *xp, const int64_t *e,
+                               const int64_t *off, const int8_t *w, const int32_t *brow,
+                               const double *mrow, int y_type, double yz, int small, uint8_t *y,
+                               int64_t oh0, int64_t oh1)
 {
-    const int64_t C = geo[1], KH = geo[8], KW = geo[9], OH = geo[11], OW = geo[12];
-    const int64_t sh = geo[14], sw = geo[15], dh = geo[20], dw = geo[21], taps = KH * KW;
-    const int64_t Lw = qnhwc_lw(C), n = OW * C;
-    int64_t e[3];
-    qnhwc_dw_extents(geo, e);
-    uint8_t *xp = scratch;
-    int32_t *brow = (int32_t *)(void *)(scratch + qnhwc_up(e[2], 64));
-    double *mrow = (double *)(void *)(brow + Lw);
-    int64_t off[QNHWC_TAPS + 1];
-    const uint8_t *src[QNHWC_TAPS];
-    qnhwc_dw_fill(geo, e, xn, flip, xz, xp);
-    for (int64_t i = 0; i < Lw; i++) { /* channel i % C, in the lanes' order (qnhwc_dw_pos) */
-        const int64_t c = qnhwc_dw_pos(i) % C;
-        brow[i] = bias_adj[c], mrow[i] = mult[c];
-    }
-    for (int64_t k = 0; k < taps; k++) { /* where the run of tap k starts in output row 0 */
-        const int64_t kh = k / KW, c0 = k % KW * dw;
-        off[k] = ((c0 % sw * e[0] + kh * dh) * e[1] + c0 / sw) * C;
-    }
+    const int64_t C = geo[1], taps = geo[8] * geo[9], Lw = qnhwc_lw(C), n = geo[12] * C;
+    const int64_t rstep = geo[14] * e[1] * C;
 #ifdef QNHWC_AVX2
-    off[taps] = off[0];
-    qnhwc_dw_rows_avx2(geo, xp, sh * e[1] * C, off, w, brow, mrow, y_type, yz, small, y);
+    qnhwc_dw_rows_avx2(geo, xp, rstep, off, w, brow, mrow, y_type, yz, small, y, oh0, oh1);
     return;
 #endif
-    for (int64_t oh = 0; oh < OH; oh++) {
-        const uint8_t *row = xp + oh * sh * e[1] * C;
+    const uint8_t *src[QNHWC_TAPS];
+    for (int64_t oh = oh0; oh < oh1; oh++) {
+        const uint8_t *row = xp + (oh - oh0) * rstep;
         for (int64_t k = 0; k < taps; k++)
             src[k] = row + off[k];
         for (int64_t i0 = 0; i0 < n; i0 += 64) {
@@ -1058,6 +1065,36 @@ static void qnhwc_dw_rows_image(const int64_t *geo, const uint8_t *xn, uint8_t f
                                 y + oh * n + i0 + j);
 #endif
         }
+    }
+}
+
+/* The depthwise row form, one image: y [OH][OW][C] from xn [H][W][C]; w [Lw/64][taps][4][64]. */
+static void qnhwc_dw_rows_image(const int64_t *geo, const uint8_t *xn, uint8_t flip, uint8_t xz,
+                                const int8_t *w, const int32_t *bias_adj, const double *mult,
+                                int y_type, double yz, int small, uint8_t *y, uint8_t *scratch)
+{
+    const int64_t C = geo[1], KH = geo[8], KW = geo[9], OH = geo[11];
+    const int64_t sh = geo[14], sw = geo[15], dh = geo[20], dw = geo[21], taps = KH * KW;
+    const int64_t Lw = qnhwc_lw(C), R = qnhwc_dw_band(geo);
+    int64_t e[3];
+    qnhwc_dw_extents(geo, R, e);
+    uint8_t *xp = scratch;
+    int32_t *brow = (int32_t *)(void *)(scratch + qnhwc_up(e[2], 64));
+    double *mrow = (double *)(void *)(brow + Lw);
+    int64_t off[QNHWC_TAPS + 1];
+    for (int64_t i = 0; i < Lw; i++) { /* channel i % C, in the lanes' order (qnhwc_dw_pos) */
+        const int64_t c = qnhwc_dw_pos(i) % C;
+        brow[i] = bias_adj[c], mrow[i] = mult[c];
+    }
+    for (int64_t k = 0; k < taps; k++) { /* where the run of tap k starts in a band's first row */
+        const int64_t kh = k / KW, c0 = k % KW * dw;
+        off[k] = ((c0 % sw * e[0] + kh * dh) * e[1] + c0 / sw) * C;
+    }
+    off[taps] = off[0];
+    for (int64_t oh0 = 0; oh0 < OH; oh0 += R) {
+        qnhwc_dw_fill(geo, e, oh0 * sh, xn, flip, xz, xp);
+        qnhwc_dw_band_rows(geo, xp, e, off, w, brow, mrow, y_type, yz, small, y, oh0,
+                           oh0 + R < OH ? oh0 + R : OH);
     }
 }
 

@@ -64,7 +64,7 @@ static void test_conv_nhwc(void)
     static float ws[512];
     int failures = 0, runs = 0, depthwise = 0, wide = 0, grouped = 0, pixel1 = 0, clamp = 0;
     int tails = 0, dw_rows = 0, dw_pixels = 0, patch = 0, bands = 0, budgeted = 0, pairs = 0;
-    int extreme = 0, chunked = 0, wide_taps = 0, padded_plane = 0;
+    int extreme = 0, chunked = 0, wide_taps = 0, padded_plane = 0, dw_bands = 0;
     for (int trial = 0; trial < 800; trial++) {
         const int sp = trial % 4 == 0 ? 1 + (int)(qrand() % 3) : 2; /* mostly 2-D */
         int64_t G = qrand() % 3 == 0 ? 1 + qrand() % 8 : 1;
@@ -84,6 +84,11 @@ static void test_conv_nhwc(void)
             qconv_case_pixel(200, 200, geo);
         if (trial % 3 == 1) /* a scratch budget: the copies take at most that, or fall back */
             geo[22] = 64 + qrand() % 4096;
+        if (dw && trial % 4 == 2 && qnhwc_dw_band(geo) > 2) { /* a budget of 1-2 output rows */
+            int64_t e[3];
+            qnhwc_dw_extents(geo, 1 + qrand() % 2, e);
+            geo[22] = qnhwc_dw_row_scratch(geo, e);
+        }
         const int64_t K = geo[1] / geo[6] * geo[7] * geo[8] * geo[9];
         const int64_t S = geo[2] * geo[3] * geo[4], P = geo[10] * geo[11] * geo[12];
         const int64_t xn = geo[0] * geo[1] * S, yn = geo[0] * geo[5] * P;
@@ -134,6 +139,7 @@ static void test_conv_nhwc(void)
         depthwise += qnhwc_depthwise(geo) && geo[6] > 1;
         dw_rows += qnhwc_dw_rows(geo) && geo[6] > 1 && geo[15] > 1;
         dw_pixels += qnhwc_depthwise(geo) && geo[6] > 1 && !qnhwc_dw_rows(geo);
+        dw_bands += qnhwc_dw_band(geo) && qnhwc_dw_band(geo) < geo[11];
         wide_taps += qnhwc_depthwise(geo) && geo[6] > 1 && geo[8] * geo[9] > QNHWC_TAPS;
         padded_plane += geo[2] == 1 && geo[16] == 1;
         patch += !qnhwc_depthwise(geo) && !qnhwc_direct(geo) && !qnhwc_band_rows(geo) && P > 1;
@@ -159,13 +165,14 @@ static void test_conv_nhwc(void)
            "several bands, %d of one pixel, %d with multipliers past the int32 clamp, %d copies "
            "under a scratch budget, %d of 8 channels by pixel pairs, %d of extreme bytes, %d "
            "of more than %d quads, %d depthwise of more than %d taps, %d of one plane padded "
-           "along depth)\n",
+           "along depth, %d depthwise rows in several bands)\n",
            runs, depthwise, dw_rows, dw_pixels, wide, grouped, tails, patch, bands, pixel1, clamp,
-           budgeted, pairs, extreme, chunked, QNHWC_WQ, wide_taps, QNHWC_TAPS, padded_plane);
+           budgeted, pairs, extreme, chunked, QNHWC_WQ, wide_taps, QNHWC_TAPS, padded_plane,
+           dw_bands);
     check(!failures && runs > 300 && depthwise > 30 && dw_rows > 10 && dw_pixels > 10 &&
               wide > 20 && grouped > 20 && tails > 20 && patch > 50 && bands > 20 && pixel1 > 20 &&
               clamp > 20 && budgeted > 20 && pairs > 10 && extreme > 30 && chunked > 10 &&
-              wide_taps > 3 && padded_plane > 10,
+              wide_taps > 3 && padded_plane > 10 && dw_bands > 5,
           "qconv_nhwc_s8 equals qconv byte for byte (channels-last)");
 }
 
