@@ -70,17 +70,17 @@ static int64_t qnhwc_up(int64_t n, int64_t m)
     return (n + m - 1) / m * m;
 }
 
-/* The depthwise row form (2-D, fewer than 64 channels or a multiple of 64): the zero-point-
+/* The depthwise row form (2-D, C channels with lcm(C, 64) <= 256): the zero-point-
  * padded input rows of a band of output rows are copied once, split by column phase (stride), xp
  * [sw][Hp][Wq][C]; then each tap of an output row is one contiguous run of OW*C bytes of xp, times
  * the tap's weights repeated along the row ([taps][Lw], Lw = lcm(C, 64): whole vectors of 64
  * bytes keep their channels), summed into the row's OW*C accumulators, which are y's row: no
  * per-pixel work. The band is the whole image where its copy fits QNHWC_DW_BYTES of scratch, or
  * the node's budget (qnhwc_cap), else as many output rows as fit (a band's copy repeats the
- * kernel's rows shared with the band before); where not even one row fits (and for other widths
- * past 64) each pixel sums its taps across its channels, looking up the border pixels (with the row
+ * kernel's rows shared with the band before); where not even one row fits (and for other channel
+ * counts) each pixel sums its taps across its channels, looking up the border pixels (with the row
  * form at 64 channels, 25x5 maps, dscnn_int8 runs in 0.86x the time; at 8 channels the pixel form
- * took 8x the time of the NCHW kernel, 7 of 8 lanes of a block empty). */
+ * took 8x the time of the NCHW kernel, 7 of 8 lanes of a block empty; at 96 channels 2x). */
 #ifndef QNHWC_DW_BYTES /* (the unit test lowers it to cover both forms) */
 #define QNHWC_DW_BYTES 131072
 #endif
@@ -129,8 +129,8 @@ static int qnhwc_plane(const int64_t *geo)
 static int64_t qnhwc_dw_band(const int64_t *geo)
 {
     int64_t e[3], R = geo[11];
-    if (!qnhwc_depthwise(geo) || (geo[1] > 64 && geo[1] % 64) || !qnhwc_plane(geo) ||
-        geo[8] * geo[9] > QNHWC_TAPS || qnhwc_lw(geo[1]) > 256)
+    if (!qnhwc_depthwise(geo) || !qnhwc_plane(geo) || geo[8] * geo[9] > QNHWC_TAPS ||
+        qnhwc_lw(geo[1]) > 256)
         return 0;
     const int64_t cap = qnhwc_cap(geo, QNHWC_DW_BYTES);
     qnhwc_dw_extents(geo, R, e);
