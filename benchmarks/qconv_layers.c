@@ -1,8 +1,8 @@
 /* qconv_layers.c — CPU time of the int8 conv kernels on the QLinearConv layers of the MLPerf Tiny
  * int8 models (benchmarks/gen_models.py: DS-CNN, MobileNetV1-0.25, ResNet-8) and on depthwise
- * layers of 224x224 int8 nets ("dw224"), one layer at a time: "nchw" qconv_s8 (templates/quant.c) on channels-first tensors, "nhwc" qconv_nhwc_s8
- * (templates/quant_nhwc.c) on the same data channels-last. Both give the same bytes; the program
- * checks that.
+ * layers of 224x224 int8 nets ("dw224"), one layer at a time: "nchw" qconv_s8
+ * (templates/quant.c) on channels-first tensors, "nhwc" qconv_nhwc_s8 (templates/quant_nhwc.c)
+ * on the same data channels-last. Both give the same bytes; the program checks that.
  *
  *     cc -std=c99 -O3 -march=native benchmarks/qconv_layers.c -o qconv_layers -lm
  *     ./qconv_layers [rounds]
