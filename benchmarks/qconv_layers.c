@@ -66,12 +66,14 @@ static const Layer layers[] = {
     {"resnet8", 1, G2(64, 8, 8, 64, 1, 3, 8, 8, 1, 1)},
     /* depthwise layers of 224x224 int8 nets (MobileNetV1-0.25's first, MobileNetV2's), whose
      * padded image is past the row form's default scratch: bands of rows, or the pixel form
-     * (96 and 144 channels) */
+     * (144 channels) */
     {"dw224", 1, G2(8, 112, 112, 8, 8, 3, 112, 112, 1, 1)},
     {"dw224", 1, G2(32, 112, 112, 32, 32, 3, 112, 112, 1, 1)},
     {"dw224", 1, G2(96, 112, 112, 96, 96, 3, 56, 56, 2, 1)},
     {"dw224", 1, G2(144, 56, 56, 144, 144, 3, 56, 56, 1, 1)},
     {"dw224", 1, G2(192, 28, 28, 192, 192, 3, 28, 28, 1, 1)},
+    {"dw224", 1, G2(384, 14, 14, 384, 384, 3, 14, 14, 1, 1)},
+    {"dw224", 1, G2(960, 7, 7, 960, 960, 3, 7, 7, 1, 1)},
 };
 enum { NLAYERS = sizeof layers / sizeof layers[0], SAMPLES = 7 };
 

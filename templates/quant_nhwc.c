@@ -70,7 +70,8 @@ static int64_t qnhwc_up(int64_t n, int64_t m)
     return (n + m - 1) / m * m;
 }
 
-/* The depthwise row form (2-D, C channels with lcm(C, 64) <= 256): the zero-point-
+/* The depthwise row form (2-D, C channels with lcm(C, 64) <= 256, or a multiple of 64): the
+ * zero-point-
  * padded input rows of a band of output rows are copied once, split by column phase (stride), xp
  * [sw][Hp][Wq][C]; then each tap of an output row is one contiguous run of OW*C bytes of xp, times
  * the tap's weights repeated along the row ([taps][Lw], Lw = lcm(C, 64): whole vectors of 64
@@ -124,13 +125,21 @@ static int qnhwc_plane(const int64_t *geo)
     return geo[2] == 1 && geo[7] == 1 && geo[10] == 1 && geo[16] == 0;
 }
 
+/* The longest weight period Lw the row form takes: 256, or C where C is a larger multiple of 64
+ * (its period is C, as many blocks of packed weights as the pixel form's); other periods would
+ * repeat a layer's weights more (144 channels: 576). */
+static int64_t qnhwc_dw_lw_max(int64_t C)
+{
+    return C > 256 && C % 64 == 0 ? C : 256;
+}
+
 /* Output rows per band of the row form: all where the whole image's copy fits the cap, else the
  * most that fit (0: not the row form). */
 static int64_t qnhwc_dw_band(const int64_t *geo)
 {
     int64_t e[3], R = geo[11];
     if (!qnhwc_depthwise(geo) || !qnhwc_plane(geo) || geo[8] * geo[9] > QNHWC_TAPS ||
-        qnhwc_lw(geo[1]) > 256)
+        qnhwc_lw(geo[1]) > qnhwc_dw_lw_max(geo[1]))
         return 0;
     const int64_t cap = qnhwc_cap(geo, QNHWC_DW_BYTES);
     qnhwc_dw_extents(geo, R, e);

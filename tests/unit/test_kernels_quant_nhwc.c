@@ -65,7 +65,7 @@ static void test_conv_nhwc(void)
     int failures = 0, runs = 0, depthwise = 0, wide = 0, grouped = 0, pixel1 = 0, clamp = 0;
     int tails = 0, dw_rows = 0, dw_pixels = 0, patch = 0, bands = 0, budgeted = 0, pairs = 0;
     int extreme = 0, chunked = 0, wide_taps = 0, padded_plane = 0, dw_bands = 0;
-    int dw_rows_wide = 0;
+    int dw_rows_wide = 0, dw_rows_many = 0;
     for (int trial = 0; trial < 800; trial++) {
         const int sp = trial % 4 == 0 ? 1 + (int)(qrand() % 3) : 2; /* mostly 2-D */
         int64_t G = qrand() % 3 == 0 ? 1 + qrand() % 8 : 1;
@@ -83,8 +83,10 @@ static void test_conv_nhwc(void)
             qnhwc_case_padded_plane(geo);
         if (trial % 16 == 3) /* a batch-1 product: one pixel, up to 200 channels */
             qconv_case_pixel(200, 200, geo);
-        if (trial % 20 == 17) { /* depthwise, 96 channels (by rows: 3 blocks of 64 positions) */
-            int64_t g[24] = {1, 96, 1, 1, 1, 96, 96};
+        if (trial % 20 == 17) { /* depthwise, 96 channels (by rows: 3 blocks of 64 positions) or
+                                 * 320 (by rows: a multiple of 64 past 256) */
+            const int64_t C = trial % 40 == 37 ? 320 : 96;
+            int64_t g[24] = {1, C, 1, 1, 1, C, C};
             qconv_case_spatial(2, 0, 7, g);
             memcpy(geo, g, sizeof g);
         }
@@ -147,6 +149,7 @@ static void test_conv_nhwc(void)
         dw_pixels += qnhwc_depthwise(geo) && geo[6] > 1 && !qnhwc_dw_rows(geo);
         dw_bands += qnhwc_dw_band(geo) && qnhwc_dw_band(geo) < geo[11];
         dw_rows_wide += qnhwc_dw_rows(geo) && geo[1] > 64 && geo[1] % 64;
+        dw_rows_many += qnhwc_dw_rows(geo) && geo[1] > 256;
         wide_taps += qnhwc_depthwise(geo) && geo[6] > 1 && geo[8] * geo[9] > QNHWC_TAPS;
         padded_plane += geo[2] == 1 && geo[16] == 1;
         patch += !qnhwc_depthwise(geo) && !qnhwc_direct(geo) && !qnhwc_band_rows(geo) && P > 1;
@@ -172,14 +175,16 @@ static void test_conv_nhwc(void)
            "several bands, %d of one pixel, %d with multipliers past the int32 clamp, %d copies "
            "under a scratch budget, %d of 8 channels by pixel pairs, %d of extreme bytes, %d "
            "of more than %d quads, %d depthwise of more than %d taps, %d of one plane padded "
-           "along depth, %d depthwise rows in several bands, %d by rows of 96 channels)\n",
+           "along depth, %d depthwise rows in several bands, %d by rows of 96 channels, %d of "
+           "320)\n",
            runs, depthwise, dw_rows, dw_pixels, wide, grouped, tails, patch, bands, pixel1, clamp,
            budgeted, pairs, extreme, chunked, QNHWC_WQ, wide_taps, QNHWC_TAPS, padded_plane,
-           dw_bands, dw_rows_wide);
+           dw_bands, dw_rows_wide, dw_rows_many);
     check(!failures && runs > 300 && depthwise > 30 && dw_rows > 10 && dw_pixels > 10 &&
               wide > 20 && grouped > 20 && tails > 20 && patch > 50 && bands > 20 && pixel1 > 20 &&
               clamp > 20 && budgeted > 20 && pairs > 10 && extreme > 30 && chunked > 10 &&
-              wide_taps > 3 && padded_plane > 10 && dw_bands > 5 && dw_rows_wide > 3,
+              wide_taps > 3 && padded_plane > 10 && dw_bands > 5 && dw_rows_wide > 3 &&
+              dw_rows_many > 3,
           "qconv_nhwc_s8 equals qconv byte for byte (channels-last)");
 }
 
