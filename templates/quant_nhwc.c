@@ -372,6 +372,35 @@ static void qnhwc_requant16_v(int64_t n, __m512i a, const double *restrict m, do
 #endif
 
 #ifdef QNHWC_AVX2
+/* qnhwc_requant16_q8 where small is 2 (qnhwc_add_rounds): a * m + (1.5 * 2^52 + yz) in one rounding
+ * lies in [2^52, 2^53), whose spacing is 1, so the add is the rounding to an integer (ties to
+ * even: the significand's last bit is the integer's) and the low 32 bits of the double are that
+ * integer, two's complement: no conversion back from double, which costs AVX2 two instructions
+ * per 4 values. The low halves are gathered by a shuffle and narrowed by the packs, which leave
+ * the bytes in the order 0 1 4 5 8 9 12 13 2 3 6 7 10 11 14 15; one byte shuffle restores it. */
+static __m128i qnhwc_requant16_add(__m256i a0, __m256i a1, const double *restrict m, double yz,
+                                   int y_type)
+{
+    const __m256d c = _mm256_set1_pd(0x1.8p52 + yz);
+    const __m128i a[4] = {_mm256_castsi256_si128(a0), _mm256_extracti128_si256(a0, 1),
+                          _mm256_castsi256_si128(a1), _mm256_extracti128_si256(a1, 1)};
+    __m256 d[4];
+    for (int i = 0; i < 4; i++) {
+        const __m256d v = _mm256_cvtepi32_pd(a[i]), mi = _mm256_loadu_pd(m + 4 * i);
+#ifdef __FMA__ /* a * m is exact (qconv_s8_fits): the fma rounds once, as the add */
+        d[i] = _mm256_castpd_ps(_mm256_fmadd_pd(v, mi, c));
+#else
+        d[i] = _mm256_castpd_ps(_mm256_add_pd(_mm256_mul_pd(v, mi), c));
+#endif
+    }
+    const __m256i lo = _mm256_castps_si256(_mm256_shuffle_ps(d[0], d[1], 0x88));
+    const __m256i hi = _mm256_castps_si256(_mm256_shuffle_ps(d[2], d[3], 0x88));
+    const __m256i h = _mm256_packs_epi32(lo, hi);
+    const __m128i h0 = _mm256_castsi256_si128(h), h1 = _mm256_extracti128_si256(h, 1);
+    const __m128i b = y_type == 2 ? _mm_packus_epi16(h0, h1) : _mm_packs_epi16(h0, h1);
+    return _mm_shuffle_epi8(b, _mm_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15));
+}
+
 /* The bytes of qnhwc_requant16 of the 16 sums in a0, a1 with AVX2: the same values, 4 doubles at
  * a time (a * m is exact, so the product and the add round as qconv_s8_round's; the conversion
  * rounds as nearbyint, in the current direction), narrowed by the saturating packs, which clamp as
@@ -379,6 +408,8 @@ static void qnhwc_requant16_v(int64_t n, __m512i a, const double *restrict m, do
 static __m128i qnhwc_requant16_q8(__m256i a0, __m256i a1, const double *restrict m, double yz,
                                   int y_type, int small)
 {
+    if (small == 2)
+        return qnhwc_requant16_add(a0, a1, m, yz, y_type);
     const __m256d z = _mm256_set1_pd(yz);
     const __m256d lo = _mm256_set1_pd(y_type == 2 ? 0.0 : -128.0);
     const __m256d hi = _mm256_set1_pd(y_type == 2 ? 255.0 : 127.0);
@@ -399,7 +430,8 @@ static __m128i qnhwc_requant16_q8(__m256i a0, __m256i a1, const double *restrict
 
 /* y[0..n) = the requantisation of qconv_s8 (qconv_s8_round) of 16 sums acc of consecutive output
  * channels with multipliers m[16], as bytes (uint8, or int8's two's complement); small: every
- * channel qconv_s8_fits, so the int32 clamp of qconv_s8_round_small gives the same values.
+ * channel qconv_s8_fits, so the int32 clamp of qconv_s8_round_small gives the same values (2:
+ * each multiplier also qnhwc_add_rounds, which AVX2 uses).
  * Always 16 values, so that the loop is whole vectors; n <= 16 are stored. */
 static void qnhwc_requant16(int64_t n, const int32_t *restrict acc, const double *restrict m,
                             double yz, int y_type, int small, uint8_t *restrict y)
@@ -1333,17 +1365,32 @@ static void qnhwc_plain_image(const int64_t *geo, const uint8_t *xn, uint8_t fli
 }
 #endif /* O2C_SMALL_CODE */
 
+/* Whether adding 1.5 * 2^52 + yz rounds a * m + yz (a an int32 sum, yz an integer zero point)
+ * as qconv_s8_round does, for every a whose byte the clamp does not decide: m is a multiple of
+ * 2^-42, so a * m and a * m + yz are multiples of 2^-42 too, exact in double below 2^11 in
+ * magnitude, where nearbyint and the add's rounding agree; larger values clamp either way (both
+ * roundings are monotonic). Float multipliers of 2^-19 and more are such multiples. */
+static int qnhwc_add_rounds(double m)
+{
+    const double t = m * 0x1p42;
+    return t == floor(t);
+}
+
 /* geo[23]: 1 when every output channel qconv_s8_fits (the requantisation's int32 clamp and single
- * fma hold), 2 when one does not: what the compiler finds once with this function; 0 for unknown,
- * which the kernel then finds out at each call. */
+ * fma hold), 3 when moreover each multiplier qnhwc_add_rounds, 2 when one does not fit: what the
+ * compiler finds once with this function; 0 for unknown, which the kernel then finds out at each
+ * call. The kernels' `small` is 0 (2 here), 1 or 2 (3 here). */
 O2C_KERNEL int qconv_nhwc_s8_small(const int64_t *geo, const int32_t *bias_adj, const double *mult,
                                    int y_type, const void *y_zp)
 {
     const double yz = (double)quant_load(y_type, y_zp, 0);
-    for (int64_t oc = 0; oc < geo[5]; oc++)
+    int add = 1;
+    for (int64_t oc = 0; oc < geo[5]; oc++) {
         if (!qconv_s8_fits(geo, bias_adj[oc], mult[oc], yz))
             return 2;
-    return 1;
+        add &= qnhwc_add_rounds(mult[oc]);
+    }
+    return add ? 3 : 1;
 }
 
 /* QLinearConv with int8 weights of zero point 0 on channels-last tensors: x [N][D][H][W][C]
@@ -1360,8 +1407,8 @@ O2C_KERNEL void qconv_nhwc_s8(const int64_t *geo, int x_type, const void *x, con
     const uint8_t flip = x_type == 3 ? 0x80 : 0;
     const uint8_t xz = (uint8_t)(quant_load(x_type, x_zp, 0) + (x_type == 3 ? 128 : 0));
     const double yz = (double)quant_load(y_type, y_zp, 0);
-    const int small =
-        (geo[23] ? geo[23] : qconv_nhwc_s8_small(geo, bias_adj, mult, y_type, y_zp)) == 1;
+    const int64_t fits = geo[23] ? geo[23] : qconv_nhwc_s8_small(geo, bias_adj, mult, y_type, y_zp);
+    const int small = fits == 3 ? 2 : fits == 1;
 #ifdef O2C_SMALL_CODE
     (void)scratch;
     for (int64_t n = 0; n < N; n++)

@@ -65,6 +65,7 @@ static void test_conv_nhwc(void)
     int failures = 0, runs = 0, depthwise = 0, wide = 0, grouped = 0, pixel1 = 0, clamp = 0;
     int tails = 0, dw_rows = 0, dw_pixels = 0, patch = 0, bands = 0, budgeted = 0, pairs = 0;
     int extreme = 0, chunked = 0, wide_taps = 0, padded_plane = 0, dw_bands = 0;
+    int add_rounds = 0, fine_mult = 0;
     int dw_rows_wide = 0, dw_rows_many = 0;
     for (int trial = 0; trial < 800; trial++) {
         const int sp = trial % 4 == 0 ? 1 + (int)(qrand() % 3) : 2; /* mostly 2-D */
@@ -118,6 +119,8 @@ static void test_conv_nhwc(void)
                 w[i] = (int8_t)(i / taps % ci / 2 % 2 ? -128 : 127);
             extreme++;
         }
+        if (trial % 11 == 3) /* a multiplier with bits below 2^-42: no rounding by the add */
+            ws[0] = 0x1.000002p-20f;
         const uint8_t xz = c.xz, yz = c.yz;
         const float xs = c.xs, ys = c.ys;
         const int32_t *b = c.b;
@@ -133,6 +136,8 @@ static void test_conv_nhwc(void)
         memset(y_fast, 0xA5, (size_t)yn);
         if (trial % 2) /* the int32 flag found before (as the compiler does), else by the kernel */
             geo[23] = qconv_nhwc_s8_small(geo, bias_adj, mult, y_type, &yz);
+        add_rounds += qconv_nhwc_s8_small(geo, bias_adj, mult, y_type, &yz) == 3;
+        fine_mult += qconv_nhwc_s8_small(geo, bias_adj, mult, y_type, &yz) == 1;
         qconv_nhwc_s8_weights(geo, w, wp);
         qconv_nhwc_s8(geo, x_type, x, &xz, wp, bias_adj, mult, y_type, &yz, y_fast, scratch);
         runs++;
@@ -176,15 +181,15 @@ static void test_conv_nhwc(void)
            "under a scratch budget, %d of 8 channels by pixel pairs, %d of extreme bytes, %d "
            "of more than %d quads, %d depthwise of more than %d taps, %d of one plane padded "
            "along depth, %d depthwise rows in several bands, %d by rows of 96 channels, %d of "
-           "320)\n",
+           "320, %d rounded by an add, %d within int32 not so)\n",
            runs, depthwise, dw_rows, dw_pixels, wide, grouped, tails, patch, bands, pixel1, clamp,
            budgeted, pairs, extreme, chunked, QNHWC_WQ, wide_taps, QNHWC_TAPS, padded_plane,
-           dw_bands, dw_rows_wide, dw_rows_many);
+           dw_bands, dw_rows_wide, dw_rows_many, add_rounds, fine_mult);
     check(!failures && runs > 300 && depthwise > 30 && dw_rows > 10 && dw_pixels > 10 &&
               wide > 20 && grouped > 20 && tails > 20 && patch > 50 && bands > 20 && pixel1 > 20 &&
               clamp > 20 && budgeted > 20 && pairs > 10 && extreme > 30 && chunked > 10 &&
               wide_taps > 3 && padded_plane > 10 && dw_bands > 5 && dw_rows_wide > 3 &&
-              dw_rows_many > 3,
+              dw_rows_many > 3 && add_rounds > 300 && fine_mult > 20,
           "qconv_nhwc_s8 equals qconv byte for byte (channels-last)");
 }
 
