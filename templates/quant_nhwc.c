@@ -1270,9 +1270,8 @@ static void qnhwc_image(const int64_t *geo, const uint8_t *xn, const uint8_t *pa
     else
         span[0] = geo[2], span[1] = geo[3], span[2] = geo[4]; /* no window is inside */
     for (int64_t g = 0; g < G; g++)
-        for (int64_t p0 = 0; p0 < P; p0 += QNHWC_T) {
+        for (int64_t p0 = 0, od = 0, oh = 0, ow = 0; p0 < P; p0 += QNHWC_T) {
             const int64_t T = P - p0 < QNHWC_T ? P - p0 : QNHWC_T;
-            int64_t od = p0 / (OH * OW), oh = p0 / OW % OH, ow = p0 % OW; /* then counted */
             for (int64_t t = 0; pointwise && t < QNHWC_T; t++) /* pixel p reads pixel p */
                 src[0][t] = xn + (p0 + (t < T ? t : T - 1)) * geo[1] + g * Cg;
             for (int64_t t = 0; !pointwise && t < QNHWC_T; t++) {
@@ -1284,6 +1283,8 @@ static void qnhwc_image(const int64_t *geo, const uint8_t *xn, const uint8_t *pa
                     if (ow = 0, ++oh == OH)
                         oh = 0, od++;
             }
+            if (++ow == OW && (ow = 0, ++oh == OH)) /* the next tile's first pixel (no divides) */
+                oh = 0, od++;
             qnhwc_tile(geo, g, T, Kq, direct ? taps : 1, direct ? Cg / 4 : Kq,
                        (const uint8_t *const(*)[QNHWC_T])src, flip4, w, bias_adj, mult, y_type, yz,
                        small, y + p0 * OC);
