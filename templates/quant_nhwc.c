@@ -620,14 +620,22 @@ static void qnhwc_depthwise_image(const int64_t *geo, const uint8_t *xn, const u
  * pairwise at the end. The activations are widened once per tile, in chunks of QNHWC_WQ quads;
  * the weights (16 bytes: 4 channels x 4 k) as they are loaded. */
 
-/* d[0..4m) = the bytes x[0..4m) offset to uint8 (f: flip in every byte) and widened: 8 bytes a
- * step (two quads; a pixel's run of quads in a source is mostly 4 to 16 of them). */
+/* d[0..4m) = the bytes x[0..4m) offset to uint8 (f: flip in every byte) and widened: 16 bytes a
+ * step (four quads; a pixel's run of quads in a source is mostly 4 to 16 of them), then 8, 4. */
 static void qnhwc_widen_run(int64_t m, const uint8_t *x, __m128i f, int16_t *d)
 {
     int64_t j = 0;
-    for (; j + 2 <= m; j += 2) {
+    for (; j + 4 <= m; j += 4) {
+        const __m128i v =
+            _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(x + 4 * j)), f);
+        _mm_storeu_si128((__m128i *)(void *)(d + 4 * j), _mm_cvtepu8_epi16(v));
+        _mm_storeu_si128((__m128i *)(void *)(d + 4 * j + 8),
+                         _mm_unpackhi_epi8(v, _mm_setzero_si128()));
+    }
+    if (j + 2 <= m) {
         const __m128i v = _mm_loadl_epi64((const __m128i *)(const void *)(x + 4 * j));
         _mm_storeu_si128((__m128i *)(void *)(d + 4 * j), _mm_cvtepu8_epi16(_mm_xor_si128(v, f)));
+        j += 2;
     }
     if (j < m) {
         int32_t v;
