@@ -872,68 +872,121 @@ static int64_t qnhwc_dw_pos(int64_t i)
  * the bytes of taps 2p and 2p + 1 at one block position, interleaved and widened to an int16
  * pair, times the pair of their weights, is one exact int32 (|x w| <= 255 * 128). That is 4
  * multiplies per 64 products where vpmaddubsw of one VNNI weight row (one product per 16-bit lane,
- * three of four weights 0) and vpmaddwd with ones took 16, and the sums come out in position
- * order. More taps run the plain loop of qnhwc_dw_block. */
+ * three of four weights 0) and vpmaddwd with ones took 16. The bytes are interleaved 32 at a time
+ * and widened by interleaving with zeros, all within 128-bit lanes (a lane-crossing widening per
+ * 16 bytes made the shuffles the bound), so sum vector j = 4h + r holds the positions 32h + 4r +
+ * 0..3 in its lanes 0-3 and 32h + 16 + 4r + 0..3 in lanes 4-7 (qnhwc_dw_slot): the weights, bias
+ * and multipliers are laid out in that slot order once per block, and the bytes put back in
+ * position order after the requantisation (qnhwc_dw_bytes_avx2). More taps run the plain loop of
+ * qnhwc_dw_block. */
 
-/* wq[p][i] = the int16 weights of taps 2p, 2p + 1 (0 past the last tap) at block position i,
- * from one block of the packed [taps][4][64] (its row i % 4 holds byte i; the others are 0). */
+/* The block position (0-63) whose sum slot i (vector i / 8, lane i % 8) holds. */
+static int64_t qnhwc_dw_slot(int64_t i)
+{
+    const int64_t j = i / 8, l = i % 8;
+    return j / 4 * 32 + j % 4 * 4 + l % 4 + l / 4 * 16;
+}
+
+/* wq[p][i] = the int16 weights of taps 2p, 2p + 1 (0 past the last tap) at the position of slot
+ * i, from one block of the packed [taps][4][64] (its row i % 4 holds byte i; the others are 0):
+ * the two taps' bytes interleaved and sign-extended as the activations are (pairsums below). */
 static void qnhwc_dw_wpairs_avx2(int64_t taps, const int8_t *wb, int16_t (*wq)[64][2])
 {
+    const __m256i z = _mm256_setzero_si256();
     for (int64_t p = 0; 2 * p < taps; p++)
-        for (int64_t q = 0; q < 4; q++) {
-            __m128i r[2];
-            for (int h = 0; h < 2; h++) {
-                const int8_t *wk = wb + (2 * p + h) * 256 + 16 * q;
-                r[h] = _mm_setzero_si128();
-                for (int j = 0; 2 * p + h < taps && j < 4; j++)
-                    r[h] = _mm_or_si128(
-                        r[h], _mm_loadu_si128((const __m128i *)(const void *)(wk + 64 * j)));
+        for (int h = 0; h < 2; h++) {
+            __m256i r[2];
+            for (int t = 0; t < 2; t++) {
+                const int8_t *wk = wb + (2 * p + t) * 256 + 32 * h;
+                r[t] = z;
+                for (int j = 0; 2 * p + t < taps && j < 4; j++)
+                    r[t] = _mm256_or_si256(
+                        r[t], _mm256_loadu_si256((const __m256i *)(const void *)(wk + 64 * j)));
             }
-            __m256i *d = (__m256i *)(void *)wq[p][16 * q];
-            _mm256_storeu_si256(d, _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(r[0], r[1])));
-            _mm256_storeu_si256(d + 1, _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(r[0], r[1])));
+            const __m256i lo = _mm256_unpacklo_epi8(r[0], r[1]);
+            const __m256i hi = _mm256_unpackhi_epi8(r[0], r[1]);
+            const __m256i sl = _mm256_cmpgt_epi8(z, lo), sh = _mm256_cmpgt_epi8(z, hi);
+            __m256i *d = (__m256i *)(void *)wq[p][32 * h];
+            _mm256_storeu_si256(d, _mm256_unpacklo_epi8(lo, sl));
+            _mm256_storeu_si256(d + 1, _mm256_unpackhi_epi8(lo, sl));
+            _mm256_storeu_si256(d + 2, _mm256_unpacklo_epi8(hi, sh));
+            _mm256_storeu_si256(d + 3, _mm256_unpackhi_epi8(hi, sh));
         }
 }
 
-/* s[2q + h] += the sums of block positions 16q + 8h .. 16q + 8h + 7 over np tap pairs: the bytes
- * src[2p][at ..], src[2p + 1][at ..] (64 of each, read whole) offset to uint8 (flip) times wq[p].
- * Inlined, so that the row form's flip 0 (its copy is offset) costs nothing. */
+/* bs, ms = the 64 bias and multipliers b, m of a block in slot order: runs of 4 positions. */
+static void qnhwc_dw_slots(const int32_t *b, const double *m, int32_t *bs, double *ms)
+{
+    for (int64_t i = 0; i < 64; i += 4) {
+        memcpy(bs + i, b + qnhwc_dw_slot(i), 4 * sizeof *b);
+        memcpy(ms + i, m + qnhwc_dw_slot(i), 4 * sizeof *m);
+    }
+}
+
+/* s[j] += the sums of slot vector j (see above) over np tap pairs: the bytes src[2p][at ..],
+ * src[2p + 1][at ..] (64 of each, read whole) offset to uint8 (flip) times wq[p]. Inlined, so
+ * that the row form's flip 0 (its copy is offset) costs nothing. */
 static QNHWC_INLINE void qnhwc_dw_pairsums_avx2(int64_t np, const uint8_t *const *src, int64_t at,
                                                 uint8_t flip, const int16_t (*wq)[64][2],
                                                 __m256i *s)
 {
-    const __m128i f = _mm_set1_epi8((char)flip);
+    const __m256i f = _mm256_set1_epi8((char)flip), z = _mm256_setzero_si256();
     __m256i c0 = s[0], c1 = s[1], c2 = s[2], c3 = s[3], c4 = s[4], c5 = s[5], c6 = s[6];
     __m256i c7 = s[7];
     for (int64_t p = 0; p < np; p++) {
         const uint8_t *a = src[2 * p] + at, *b = src[2 * p + 1] + at;
         const __m256i *w = (const __m256i *)(const void *)wq[p];
-#define QNHWC_DW_PAIR(q, lo, hi)                                                                   \
+#define QNHWC_DW_HALF(h, s0, s1, s2, s3)                                                           \
     {                                                                                              \
-        __m128i xa = _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * q));                 \
-        __m128i xb = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * q));                 \
+        __m256i xa = _mm256_loadu_si256((const __m256i *)(const void *)(a + 32 * h));              \
+        __m256i xb = _mm256_loadu_si256((const __m256i *)(const void *)(b + 32 * h));              \
         if (flip)                                                                                  \
-            xa = _mm_xor_si128(xa, f), xb = _mm_xor_si128(xb, f);                                  \
-        lo = _mm256_add_epi32(_mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(xa, xb)),   \
-                                                _mm256_loadu_si256(w + 2 * q)),                    \
-                              lo);                                                                 \
-        hi = _mm256_add_epi32(_mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm_unpackhi_epi8(xa, xb)),   \
-                                                _mm256_loadu_si256(w + 2 * q + 1)),                \
-                              hi);                                                                 \
+            xa = _mm256_xor_si256(xa, f), xb = _mm256_xor_si256(xb, f);                            \
+        const __m256i lo = _mm256_unpacklo_epi8(xa, xb), hi = _mm256_unpackhi_epi8(xa, xb);        \
+        s0 = _mm256_add_epi32(                                                                     \
+            _mm256_madd_epi16(_mm256_unpacklo_epi8(lo, z), _mm256_loadu_si256(w + 4 * h)), s0);    \
+        s1 = _mm256_add_epi32(                                                                     \
+            _mm256_madd_epi16(_mm256_unpackhi_epi8(lo, z), _mm256_loadu_si256(w + 4 * h + 1)),     \
+            s1);                                                                                   \
+        s2 = _mm256_add_epi32(                                                                     \
+            _mm256_madd_epi16(_mm256_unpacklo_epi8(hi, z), _mm256_loadu_si256(w + 4 * h + 2)),     \
+            s2);                                                                                   \
+        s3 = _mm256_add_epi32(                                                                     \
+            _mm256_madd_epi16(_mm256_unpackhi_epi8(hi, z), _mm256_loadu_si256(w + 4 * h + 3)),     \
+            s3);                                                                                   \
     }
-        QNHWC_DW_PAIR(0, c0, c1)
-        QNHWC_DW_PAIR(1, c2, c3)
-        QNHWC_DW_PAIR(2, c4, c5)
-        QNHWC_DW_PAIR(3, c6, c7)
-#undef QNHWC_DW_PAIR
+        QNHWC_DW_HALF(0, c0, c1, c2, c3)
+        QNHWC_DW_HALF(1, c4, c5, c6, c7)
+#undef QNHWC_DW_HALF
     }
     s[0] = c0, s[1] = c1, s[2] = c2, s[3] = c3, s[4] = c4, s[5] = c5, s[6] = c6, s[7] = c7;
 }
 
+/* y[0..n) = the first n (<= 64) bytes of a block from its slot-ordered sums s (bias included),
+ * requantised with the slot-ordered multipliers m: per half of 32 positions, the two
+ * requantisations' 16 bytes hold positions (0-3, 16-19, 4-7, 20-23) and (8-11, 24-27, 12-15,
+ * 28-31), 4-byte groups that two shuffles put in order. */
+static void qnhwc_dw_bytes_avx2(int64_t n, const __m256i *s, const double *m, double yz, int y_type,
+                                int small, uint8_t *restrict y)
+{
+    for (int h = 0; h < 2 && 32 * h < n; h++) {
+        const __m128 r0 = _mm_castsi128_ps(
+            qnhwc_requant16_q8(s[4 * h], s[4 * h + 1], m + 32 * h, yz, y_type, small));
+        const __m128 r1 = _mm_castsi128_ps(
+            qnhwc_requant16_q8(s[4 * h + 2], s[4 * h + 3], m + 32 * h + 16, yz, y_type, small));
+        const int64_t left = n - 32 * h;
+        qnhwc_store16(left < 16 ? left : 16, _mm_castps_si128(_mm_shuffle_ps(r0, r1, 0x88)),
+                      y + 32 * h);
+        if (left > 16)
+            qnhwc_store16(left < 32 ? left - 16 : 16,
+                          _mm_castps_si128(_mm_shuffle_ps(r0, r1, 0xDD)), y + 32 * h + 16);
+    }
+}
+
 /* The row form's loops (qnhwc_dw_rows_image) over the output rows oh0 .. oh1 - 1 of a band with
- * the tap pairs: block by block of the weights' period Lw, so that each block's pairs are made
- * once; off the taps' offsets in the band's first output row (off[taps] = off[0]: the odd tap's
- * partner, weight 0), rstep bytes on per row. */
+ * the tap pairs: block by block of the weights' period Lw, so that each block's pairs, bias and
+ * multipliers are laid out once; off the taps' offsets in the band's first output row (off[taps]
+ * = off[0]: the odd tap's partner, weight 0), rstep bytes on per row. */
 static void qnhwc_dw_rows_avx2(const int64_t *geo, const uint8_t *xp, int64_t rstep,
                                const int64_t *off, const int8_t *w, const int32_t *brow,
                                const double *mrow, int y_type, double yz, int small, uint8_t *y,
@@ -942,24 +995,22 @@ static void qnhwc_dw_rows_avx2(const int64_t *geo, const uint8_t *xp, int64_t rs
     const int64_t taps = geo[8] * geo[9], np = (taps + 1) / 2;
     const int64_t Lw = qnhwc_lw(geo[1]), n = geo[12] * geo[1];
     int16_t wq[QNHWC_TAPS / 2][64][2];
+    int32_t bs[64];
+    double ms[64];
     const uint8_t *src[QNHWC_TAPS + 1];
     for (int64_t b = 0; b < Lw && b < n; b += 64) {
         qnhwc_dw_wpairs_avx2(taps, w + b / 64 * taps * 256, wq);
+        qnhwc_dw_slots(brow + b, mrow + b, bs, ms);
         for (int64_t oh = oh0; oh < oh1; oh++) {
             for (int64_t k = 0; k < 2 * np; k++)
                 src[k] = xp + (oh - oh0) * rstep + off[k];
             for (int64_t i0 = b; i0 < n; i0 += Lw) {
                 __m256i s[8];
                 for (int j = 0; j < 8; j++)
-                    s[j] = _mm256_loadu_si256((const __m256i *)(const void *)(brow + b + 8 * j));
+                    s[j] = _mm256_loadu_si256((const __m256i *)(const void *)(bs + 8 * j));
                 qnhwc_dw_pairsums_avx2(np, src, i0, 0, (const int16_t(*)[64][2])wq, s);
-                for (int64_t j = 0; j < 4 && i0 + 16 * j < n; j++) {
-                    const int64_t left = n - i0 - 16 * j;
-                    qnhwc_store16(left < 16 ? left : 16,
-                                  qnhwc_requant16_q8(s[2 * j], s[2 * j + 1], mrow + b + 16 * j, yz,
-                                                     y_type, small),
-                                  y + oh * n + i0 + 16 * j);
-                }
+                qnhwc_dw_bytes_avx2(n - i0 < 64 ? n - i0 : 64, s, ms, yz, y_type, small,
+                                    y + oh * n + i0);
             }
         }
     }
@@ -977,8 +1028,8 @@ static void qnhwc_dw_pixels_avx2(const int64_t *geo, const uint8_t *xn, const ui
     const int64_t D = geo[2], H = geo[3], W = geo[4], P = geo[10] * geo[11] * geo[12];
     int16_t wq[QNHWC_TAPS / 2][64][2];
     uint8_t part[QNHWC_TAPS][64];
-    int32_t bias[64];
-    double mb[64];
+    int32_t bias[64], bs[64];
+    double mb[64], ms[64];
     int64_t off[QNHWC_TAPS], span[3];
     const uint8_t *px[QNHWC_TAPS + 1];
     qnhwc_taps(geo, off, span);
@@ -988,6 +1039,7 @@ static void qnhwc_dw_pixels_avx2(const int64_t *geo, const uint8_t *xn, const ui
         qnhwc_dw_wpairs_avx2(taps, w + c0 / 64 * taps * 256, wq);
         for (int64_t j = 0; j < 64; j++)
             bias[j] = j < cb ? bias_adj[c0 + j] : 0, mb[j] = j < cb ? mult[c0 + j] : 0.0;
+        qnhwc_dw_slots(bias, mb, bs, ms);
         for (int64_t p = 0, od = 0, oh = 0, ow = 0; p < P; p++) {
             const int64_t org[3] = {od * geo[13] - geo[16], oh * geo[14] - geo[17],
                                     ow * geo[15] - geo[18]};
@@ -1005,16 +1057,12 @@ static void qnhwc_dw_pixels_avx2(const int64_t *geo, const uint8_t *xn, const ui
             px[taps] = px[0]; /* the odd tap's partner, weight 0 */
             __m256i v[8];
             for (int j = 0; j < 8; j++)
-                v[j] = _mm256_loadu_si256((const __m256i *)(const void *)(bias + 8 * j));
+                v[j] = _mm256_loadu_si256((const __m256i *)(const void *)(bs + 8 * j));
             if (flip)
                 qnhwc_dw_pairsums_avx2(np, px, 0, 0x80, (const int16_t(*)[64][2])wq, v);
             else
                 qnhwc_dw_pairsums_avx2(np, px, 0, 0, (const int16_t(*)[64][2])wq, v);
-            for (int64_t j = 0; 16 * j < cb; j++)
-                qnhwc_store16(
-                    cb - 16 * j < 16 ? cb - 16 * j : 16,
-                    qnhwc_requant16_q8(v[2 * j], v[2 * j + 1], mb + 16 * j, yz, y_type, small),
-                    y + p * C + c0 + 16 * j);
+            qnhwc_dw_bytes_avx2(cb, v, ms, yz, y_type, small, y + p * C + c0);
             if (++ow == geo[12] && (ow = 0, ++oh == geo[11]))
                 oh = 0, od++;
         }
