@@ -60,6 +60,11 @@ O2C_KERNEL int qconv_s8_pointwise(const int64_t *geo);
 #define QNHWC_WQ 128  /* quads of a tile's activations widened at once (AVX2: 8 KiB) */
 #endif
 
+/* The requantisation's forms, the kernels' `small` (geo[23] - 1 once known): every channel's
+ * double clamp; the int32 clamp, every channel qconv_s8_fits; that and the rounding by an add,
+ * each multiplier also qnhwc_add_rounds (AVX2; the other paths take it as the int32 clamp). */
+enum { QNHWC_REQ_DOUBLE, QNHWC_REQ_INT32, QNHWC_REQ_ADD };
+
 static int qnhwc_depthwise(const int64_t *geo)
 {
     return geo[1] == geo[6] && geo[5] == geo[6];
@@ -372,7 +377,7 @@ static void qnhwc_requant16_v(int64_t n, __m512i a, const double *restrict m, do
 #endif
 
 #ifdef QNHWC_AVX2
-/* qnhwc_requant16_q8 where small is 2 (qnhwc_add_rounds): a * m + (1.5 * 2^52 + yz) in one rounding
+/* qnhwc_requant16_q8 where small is QNHWC_REQ_ADD: a * m + (1.5 * 2^52 + yz) in one rounding
  * lies in [2^52, 2^53), whose spacing is 1, so the add is the rounding to an integer (ties to
  * even: the significand's last bit is the integer's) and the low 32 bits of the double are that
  * integer, two's complement: no conversion back from double, which costs AVX2 two instructions
@@ -408,7 +413,7 @@ static __m128i qnhwc_requant16_add(__m256i a0, __m256i a1, const double *restric
 static __m128i qnhwc_requant16_q8(__m256i a0, __m256i a1, const double *restrict m, double yz,
                                   int y_type, int small)
 {
-    if (small == 2)
+    if (small == QNHWC_REQ_ADD)
         return qnhwc_requant16_add(a0, a1, m, yz, y_type);
     const __m256d z = _mm256_set1_pd(yz);
     const __m256d lo = _mm256_set1_pd(y_type == 2 ? 0.0 : -128.0);
@@ -430,8 +435,8 @@ static __m128i qnhwc_requant16_q8(__m256i a0, __m256i a1, const double *restrict
 
 /* y[0..n) = the requantisation of qconv_s8 (qconv_s8_round) of 16 sums acc of consecutive output
  * channels with multipliers m[16], as bytes (uint8, or int8's two's complement); small: every
- * channel qconv_s8_fits, so the int32 clamp of qconv_s8_round_small gives the same values (2:
- * each multiplier also qnhwc_add_rounds, which AVX2 uses).
+ * channel qconv_s8_fits, so the int32 clamp of qconv_s8_round_small gives the same values
+ * (QNHWC_REQ_ADD: AVX2 also rounds by an add).
  * Always 16 values, so that the loop is whole vectors; n <= 16 are stored. */
 static void qnhwc_requant16(int64_t n, const int32_t *restrict acc, const double *restrict m,
                             double yz, int y_type, int small, uint8_t *restrict y)
@@ -1433,10 +1438,10 @@ static int qnhwc_add_rounds(double m)
     return t == floor(t);
 }
 
-/* geo[23]: 1 when every output channel qconv_s8_fits (the requantisation's int32 clamp and single
- * fma hold), 3 when moreover each multiplier qnhwc_add_rounds, 2 when one does not fit: what the
- * compiler finds once with this function; 0 for unknown, which the kernel then finds out at each
- * call. The kernels' `small` is 0 (2 here), 1 or 2 (3 here). */
+/* geo[23]: 1 + the requantisation's form (QNHWC_REQ_*): 3 when every output channel qconv_s8_fits
+ * (the int32 clamp and single fma hold) and each multiplier qnhwc_add_rounds, 2 when they all fit,
+ * 1 when one does not: what the compiler finds once with this function; 0 for unknown, which the
+ * kernel then finds out at each call. */
 O2C_KERNEL int qconv_nhwc_s8_small(const int64_t *geo, const int32_t *bias_adj, const double *mult,
                                    int y_type, const void *y_zp)
 {
@@ -1444,10 +1449,10 @@ O2C_KERNEL int qconv_nhwc_s8_small(const int64_t *geo, const int32_t *bias_adj, 
     int add = 1;
     for (int64_t oc = 0; oc < geo[5]; oc++) {
         if (!qconv_s8_fits(geo, bias_adj[oc], mult[oc], yz))
-            return 2;
+            return 1 + QNHWC_REQ_DOUBLE;
         add &= qnhwc_add_rounds(mult[oc]);
     }
-    return add ? 3 : 1;
+    return 1 + (add ? QNHWC_REQ_ADD : QNHWC_REQ_INT32);
 }
 
 /* QLinearConv with int8 weights of zero point 0 on channels-last tensors: x [N][D][H][W][C]
@@ -1464,8 +1469,8 @@ O2C_KERNEL void qconv_nhwc_s8(const int64_t *geo, int x_type, const void *x, con
     const uint8_t flip = x_type == 3 ? 0x80 : 0;
     const uint8_t xz = (uint8_t)(quant_load(x_type, x_zp, 0) + (x_type == 3 ? 128 : 0));
     const double yz = (double)quant_load(y_type, y_zp, 0);
-    const int64_t fits = geo[23] ? geo[23] : qconv_nhwc_s8_small(geo, bias_adj, mult, y_type, y_zp);
-    const int small = fits == 3 ? 2 : fits == 1;
+    const int small =
+        (int)(geo[23] ? geo[23] : qconv_nhwc_s8_small(geo, bias_adj, mult, y_type, y_zp)) - 1;
 #ifdef O2C_SMALL_CODE
     (void)scratch;
     for (int64_t n = 0; n < N; n++)

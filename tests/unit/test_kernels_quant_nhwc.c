@@ -136,8 +136,9 @@ static void test_conv_nhwc(void)
         memset(y_fast, 0xA5, (size_t)yn);
         if (trial % 2) /* the int32 flag found before (as the compiler does), else by the kernel */
             geo[23] = qconv_nhwc_s8_small(geo, bias_adj, mult, y_type, &yz);
-        add_rounds += qconv_nhwc_s8_small(geo, bias_adj, mult, y_type, &yz) == 3;
-        fine_mult += qconv_nhwc_s8_small(geo, bias_adj, mult, y_type, &yz) == 1;
+        const int form = qconv_nhwc_s8_small(geo, bias_adj, mult, y_type, &yz) - 1;
+        add_rounds += form == QNHWC_REQ_ADD;
+        fine_mult += form == QNHWC_REQ_INT32;
         qconv_nhwc_s8_weights(geo, w, wp);
         qconv_nhwc_s8(geo, x_type, x, &xz, wp, bias_adj, mult, y_type, &yz, y_fast, scratch);
         runs++;
