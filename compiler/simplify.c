@@ -1,7 +1,7 @@
 /* simplify.c — remove nodes that do not change their input: Identity, inference Dropout, Cast
  * to the same type, Mul by 1, Add of 0, Expand/Reshape to the same shape; drop an Expand that
  * only feeds broadcasting ops (they broadcast anyway); turn CastLike into Cast, x * Sigmoid(x)
- * into Swish(x). A table of
+ * into Swish(x), a Transpose that moves only axes of size 1 into a Reshape (a view). A table of
  * rules (simplify_rules) applied by rewrite_graph until none applies.
  *
  * Add of +0.0 turns -0.0 into +0.0, which removing it does not: the only bits that can change
@@ -149,6 +149,43 @@ static bool mul_to_swish(Graph *g, Node *n, const Match *m)
     return true;
 }
 
+/* Does Transpose n keep every element at its offset? It does when the axes of size > 1 keep
+ * their order, whatever it does with the axes of size 1: a [T][1][H] -> [1][T][H] moves nothing. */
+static bool transpose_keeps_offsets(const Node *n)
+{
+    const Value *x = n->inputs[0];
+    const int64_t *perm;
+    int np = attr_ints(n, "perm", &perm); /* valid: infer_shapes checked it */
+    int last = -1;
+    for (int i = 0; i < x->rank; i++) {
+        int a = np < 0 ? x->rank - 1 - i : (int)perm[i];
+        if (x->dims[a] == 1)
+            continue;
+        if (a < last)
+            return false;
+        last = a;
+    }
+    return true;
+}
+
+/* Such a Transpose becomes a Reshape to its output shape, which the schedule makes a view of
+ * its input, so no kernel copies the tensor: the exporters wrap the Y of LSTM and GRU in two
+ * of them ([T][1][1][H] -> [T][1][1][H], [T][1][H] -> [1][T][H]). */
+static bool transpose_to_reshape(Graph *g, Node *n, const Match *m)
+{
+    (void)m;
+    Value *y = n->outputs[0];
+    if (value_numel(y) == 0 || !transpose_keeps_offsets(n))
+        return false; /* a 0 in Reshape's shape would mean "copy the input's dim" */
+    int64_t len = y->rank;
+    Value *shape = constant_new(g, xprintf("%s/shape", n->name), DT_INT64, 1, &len);
+    memcpy(shape->data, y->dims, (size_t)y->rank * sizeof(int64_t));
+    Value *ins[2] = {n->inputs[0], shape};
+    morph_node(n, "Reshape", 2, ins);
+    record_fusion("transpose_to_reshape");
+    return true;
+}
+
 /* Tried in this order on each node; the pass-through rule comes first, so an Expand or a
  * CastLike that changes nothing is removed rather than rewritten. */
 static const RewriteRule simplify_rules[] = {
@@ -158,6 +195,7 @@ static const RewriteRule simplify_rules[] = {
     {P_COMM("Add", P_ANY(1), P_TEST(is_constant_fill, 0.0)), remove_unit_operation},
     {P_NODE(0, "Expand"), drop_expand},
     {P_NODE(0, "CastLike"), castlike_to_cast},
+    {P_NODE(0, "Transpose"), transpose_to_reshape},
 };
 
 void simplify(Graph *g)

@@ -22,6 +22,7 @@ The models reproduce what exporters emit (see README.md for the node lists):
   transpose_*        Transpose feeding Gemm/MatMul operands; Transpose+Expand+Gemm (old Linear)
   expand_add         Add(x, Expand(bias, shape)) with the Expand result = the broadcast shape
   identity_chain     Identity, Dropout (inference), Mul by 1, Add of 0 around a Relu
+  transpose_unit_axes  Transposes that move only axes of size 1 (views) next to one that does not
   matmul_add_3d      MatMul [2,3,4] x constant [4,5] + bias [5]
   conv_*, gemm_*     BatchNormalization / per-channel Mul+Add after Conv and Gemm
   epilogue_*         Gemm followed by one activation (or a bias / residual Add)
@@ -450,6 +451,29 @@ def identity_chain():
                 "mask output), Mul by 1 (scalar and [1, 8]), Add of +0.0 [8] all removed; "
                 "only Relu stays. Caveat: Add(x, +0.0) maps -0.0 to +0.0, so removing it "
                 "changes the sign of zero outputs only (allclose-equal, not --exact)"}
+
+
+@case
+def transpose_unit_axes():
+    # What the exporters wrap an LSTM's or GRU's Y in: [1,T,H] -> [T,1,H] before it, and
+    # [T,1,1,H] -> [T,1,1,H] (perm 0,2,1,3), [T,1,H] -> [1,T,H] after it. Each keeps every
+    # element at its offset; the last Transpose swaps T and H and must stay.
+    rng = np.random.default_rng(132)
+    nodes = [
+        node("Transpose", ["x"], ["t"], "to_time_major", perm=[1, 0, 2]),   # [6, 1, 8]
+        node("Relu", ["t"], ["r"], "relu"),
+        node("Unsqueeze", ["r", "axis1"], ["r4"], "unsqueeze"),               # [6, 1, 1, 8]
+        node("Transpose", ["r4"], ["s4"], "swap_units", perm=[0, 2, 1, 3]),  # [6, 1, 1, 8]
+        node("Squeeze", ["s4", "axis1"], ["s"], "squeeze"),                   # [6, 1, 8]
+        node("Transpose", ["s"], ["y"], "to_batch_major", perm=[1, 0, 2]),  # [1, 6, 8]
+        node("Transpose", ["r"], ["z"], "swap_time_units", perm=[2, 1, 0]),  # [8, 1, 6]
+    ]
+    mdl = model(nodes, [vi("x", (1, 6, 8))], [vi("y", (1, 6, 8)), vi("z", (8, 1, 6))],
+                [init("axis1", np.array([1], dtype=np.int64))])
+    return "transpose_unit_axes", mdl, {"x": normal(rng, (1, 6, 8))}, {
+        "ops_after": {"Relu": 1, "Transpose": 1},
+        "note": "the three Transposes that move only axes of size 1 become views (Reshape); "
+                "the one that swaps the axes of 6 and 8 stays"}
 
 
 # --------------------------------------------------------------------------
@@ -1030,6 +1054,7 @@ NUMPY_REFERENCE = {
     "transpose_expand_gemm": lambda p, x: x @ p["weight"].T + p["bias"],
     "expand_add": lambda p, x: x + p["bias"],
     "identity_chain": lambda p, x: _relu(x),
+    "transpose_unit_axes": lambda p, x: _relu(x),
     "matmul_add_3d": lambda p, x: x @ p["W"] + p["bias"],
     "conv_bn": lambda p, x: _bn(p, _conv3x3(x, p["conv.W"], p["conv.b"])),
     "conv_bn_nobias": lambda p, x: _bn(p, _conv3x3(x, p["conv.W"])),
