@@ -55,7 +55,6 @@ O2C_MATH_UNARY(exp_f32, o2c_expf(v))
 O2C_MATH_UNARY(log_f32, o2c_logf(v))
 O2C_MATH_UNARY(sqrt_f32, sqrtf(v))
 O2C_MATH_UNARY(reciprocal_f32, 1.0f / v)
-O2C_MATH_UNARY(erf_f32, o2c_erff(v))
 O2C_MATH_UNARY(floor_f32, floorf(v))
 O2C_MATH_UNARY(ceil_f32, ceilf(v))
 O2C_MATH_UNARY(sin_f32, sinf(v))
@@ -77,6 +76,13 @@ O2C_MATH_UNARY(round_f32, rintf(v))
 
 /* Softsign = x / (1 + |x|). */
 O2C_MATH_UNARY(softsign_f32, v / (1.0f + fabsf(v)))
+
+/* o2c_erff, a row of O2C_ROW at a time in passes (mathfn.c): the same bits. */
+O2C_KERNEL void erf_f32(int64_t n, const float *x, float *y)
+{
+    for (int64_t i0 = 0; i0 < n; i0 += O2C_ROW)
+        o2c_erff_row(n - i0 < O2C_ROW ? n - i0 : O2C_ROW, x + i0, y + i0);
+}
 
 /* Softplus = log(1 + exp(x)) as numpy.logaddexp(0, x) computes it (the onnx reference),
  * which never overflows: log(2) at 0, log1p(exp(x)) below, x + log1p(exp(-x)) above; NaN
@@ -214,9 +220,16 @@ O2C_KERNEL void selu_f32(int64_t n, float alpha, float gamma, const float *x, fl
 O2C_KERNEL void gelu_f32(int64_t n, const float *x, float *y)
 {
     const float sqrt2 = sqrtf(2.0f);
-    for (int64_t i = 0; i < n; i++) {
-        const float v = x[i];
-        y[i] = (0.5f * v) * (1.0f + o2c_erff(v / sqrt2));
+    for (int64_t i0 = 0; i0 < n; i0 += O2C_ROW) {
+        const int64_t m = n - i0 < O2C_ROW ? n - i0 : O2C_ROW;
+        float e[O2C_ROW]; /* erf(x / sqrt2) of the row, in passes (mathfn.c) */
+        for (int64_t i = 0; i < m; i++)
+            e[i] = x[i0 + i] / sqrt2;
+        o2c_erff_row(m, e, e);
+        for (int64_t i = 0; i < m; i++) {
+            const float v = x[i0 + i];
+            y[i0 + i] = (0.5f * v) * (1.0f + e[i]);
+        }
     }
 }
 
@@ -225,9 +238,18 @@ O2C_KERNEL void gelu_f32(int64_t n, const float *x, float *y)
 O2C_KERNEL void gelu_tanh_f32(int64_t n, const float *x, float *y)
 {
     const float k = sqrtf(0.63661975f); /* sqrt(2/pi) as the function body computes it */
-    for (int64_t i = 0; i < n; i++) {
-        const float v = x[i];
-        y[i] = (0.5f * v) * (1.0f + o2c_tanhf(k * (v + 0.044715f * ((v * v) * v))));
+    for (int64_t i0 = 0; i0 < n; i0 += O2C_ROW) {
+        const int64_t m = n - i0 < O2C_ROW ? n - i0 : O2C_ROW;
+        float t[O2C_ROW];
+        for (int64_t i = 0; i < m; i++) {
+            const float v = x[i0 + i];
+            t[i] = k * (v + 0.044715f * ((v * v) * v));
+        }
+        o2c_tanhf_row(m, t, t);
+        for (int64_t i = 0; i < m; i++) {
+            const float v = x[i0 + i];
+            y[i0 + i] = (0.5f * v) * (1.0f + t[i]);
+        }
     }
 }
 

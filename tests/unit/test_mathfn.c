@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 
@@ -189,6 +190,56 @@ static void check_expf_normal(uint32_t stride)
           "expf_within86 and sigmoidf_within86 have expf's and sigmoidf's bits for |x| < 86");
 }
 
+/* The row forms (o2c_erff_row, o2c_tanhf_row) must give their scalar function's bits: every
+ * stride-th float and the specials of both signs, cut into rows of every length from 1 to
+ * O2C_ROW, each row computed out of place and in place. */
+typedef struct Row {
+    const char *what;
+    float (*f)(float);
+    void (*row)(int64_t, const float *, float *);
+    float x[O2C_ROW]; /* the row being filled */
+    int64_t n, len;   /* its count and the length at which it is checked */
+    long bad;
+} Row;
+
+static void row_check(Row *r)
+{
+    float y[O2C_ROW], z[O2C_ROW];
+    r->row(r->n, r->x, y);
+    memcpy(z, r->x, (size_t)r->n * sizeof *z);
+    r->row(r->n, z, z);
+    for (int64_t i = 0; i < r->n; i++)
+        r->bad += (o2c_bits(y[i]) != o2c_bits(r->f(r->x[i]))) + (o2c_bits(z[i]) != o2c_bits(y[i]));
+    r->n = 0;
+    r->len = r->len % O2C_ROW + 1;
+}
+
+static void row_push(Row *r, float v)
+{
+    r->x[r->n++] = v;
+    if (r->n == r->len)
+        row_check(r);
+}
+
+static void check_rows(uint32_t stride)
+{
+    Row rows[] = {
+        {.what = "erff_row has erff's bits", .f = o2c_erff, .row = o2c_erff_row, .len = 1},
+        {.what = "tanhf_row has tanhf's bits", .f = o2c_tanhf, .row = o2c_tanhf_row, .len = 1},
+    };
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        Row *r = &rows[k];
+        for (uint64_t u = 0; u <= 0xffffffffu; u += stride)
+            row_push(r, o2c_from_bits((uint32_t)u));
+        for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) {
+            row_push(r, specials[i]);
+            row_push(r, -specials[i]);
+        }
+        row_check(r);
+        check(r->bad == 0, r->what);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const uint32_t stride = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 4099u;
@@ -207,6 +258,7 @@ int main(int argc, char **argv)
     }
     check_exact();
     check_expf_normal(stride > 97 ? 97 : stride ? stride : 1);
+    check_rows(stride > 97 ? 97 : stride ? stride : 1);
     printf("%d passed, %d failed\n", n_passed, n_failed);
     return n_failed != 0;
 }
