@@ -53,11 +53,10 @@ O2C_KERNEL void sigmoid_f32(int64_t n, const float *x, float *y)
         y[i] = o2c_sigmoidf(x[i]);
 }
 
-/* o2c_tanhf, a row of O2C_ROW at a time in passes (mathfn.c): the same bits. */
+/* o2c_tanhf in rows of passes (mathfn.c): the same bits. */
 O2C_KERNEL void tanh_f32(int64_t n, const float *x, float *y)
 {
-    for (int64_t i0 = 0; i0 < n; i0 += O2C_ROW)
-        o2c_tanhf_row(n - i0 < O2C_ROW ? n - i0 : O2C_ROW, x + i0, y + i0);
+    o2c_tanhf_rows(n, x, y);
 }
 
 /* ONNX Clip = min(max(x, lo), hi). A NaN x stays NaN (both comparisons are false); with

@@ -77,11 +77,10 @@ O2C_MATH_UNARY(round_f32, rintf(v))
 /* Softsign = x / (1 + |x|). */
 O2C_MATH_UNARY(softsign_f32, v / (1.0f + fabsf(v)))
 
-/* o2c_erff, a row of O2C_ROW at a time in passes (mathfn.c): the same bits. */
+/* o2c_erff in rows of passes (mathfn.c): the same bits. */
 O2C_KERNEL void erf_f32(int64_t n, const float *x, float *y)
 {
-    for (int64_t i0 = 0; i0 < n; i0 += O2C_ROW)
-        o2c_erff_row(n - i0 < O2C_ROW ? n - i0 : O2C_ROW, x + i0, y + i0);
+    o2c_erff_rows(n, x, y);
 }
 
 /* Softplus = log(1 + exp(x)) as numpy.logaddexp(0, x) computes it (the onnx reference),

@@ -382,4 +382,17 @@ O2C_INLINE void o2c_tanhf_row(int64_t n, const float *x, float *y)
         y[i] = o2c_tanh_pick(x[i], small[i], e[i]);
 }
 
+/* The row forms over any n, O2C_ROW elements at a time. */
+O2C_INLINE void o2c_erff_rows(int64_t n, const float *x, float *y)
+{
+    for (int64_t i0 = 0; i0 < n; i0 += O2C_ROW)
+        o2c_erff_row(n - i0 < O2C_ROW ? n - i0 : O2C_ROW, x + i0, y + i0);
+}
+
+O2C_INLINE void o2c_tanhf_rows(int64_t n, const float *x, float *y)
+{
+    for (int64_t i0 = 0; i0 < n; i0 += O2C_ROW)
+        o2c_tanhf_row(n - i0 < O2C_ROW ? n - i0 : O2C_ROW, x + i0, y + i0);
+}
+
 #endif

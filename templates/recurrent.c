@@ -173,7 +173,7 @@ static int rnn_row_within(int64_t n, const float *x, float bound)
 /* x[0..n) = act(clip(x)) in place: one loop per activation, so the common ones vectorise
  * (each loop computes exactly rnn_activation). A sigmoid row within +-87 (gate
  * pre-activations always are, in practice) runs o2c_sigmoidf_bounded: the same bits for a
- * third less time. Tanh goes a row at a time in passes (o2c_tanhf_row). */
+ * third less time. Tanh runs in rows of passes (o2c_tanhf_rows). */
 static void rnn_act_row(int code, float alpha, float beta, int has_clip, float clip, int64_t n,
                         float *x)
 {
@@ -187,8 +187,7 @@ static void rnn_act_row(int code, float alpha, float beta, int has_clip, float c
         for (int64_t j = 0; j < n; j++)
             x[j] = o2c_sigmoidf(x[j]);
     else if (code == RNN_ACT_TANH)
-        for (int64_t j = 0; j < n; j += O2C_ROW)
-            o2c_tanhf_row(n - j < O2C_ROW ? n - j : O2C_ROW, x + j, x + j);
+        o2c_tanhf_rows(n, x, x);
     else
         for (int64_t j = 0; j < n; j++)
             x[j] = rnn_activation(code, alpha, beta, x[j]);
