@@ -360,39 +360,27 @@ O2C_INLINE float o2c_erff(float x)
  * chain is the exponential and one division, gained 2% and has no row form). y may be x. */
 #define O2C_ROW 64
 
-O2C_INLINE void o2c_erff_row(int64_t n, const float *x, float *y)
-{
-    float small[O2C_ROW], e[O2C_ROW];
-    for (int64_t i = 0; i < n; i++)
-        e[i] = o2c_erf_parts(x[i], &small[i]);
-    for (int64_t i = 0; i < n; i++)
-        e[i] = o2c_expf_normal(e[i]);
-    for (int64_t i = 0; i < n; i++)
-        y[i] = o2c_erf_pick(x[i], small[i], e[i]);
-}
-
-O2C_INLINE void o2c_tanhf_row(int64_t n, const float *x, float *y)
-{
-    float small[O2C_ROW], e[O2C_ROW];
-    for (int64_t i = 0; i < n; i++)
-        e[i] = o2c_tanh_parts(x[i], &small[i]);
-    for (int64_t i = 0; i < n; i++)
-        e[i] = o2c_expf_normal(e[i]);
-    for (int64_t i = 0; i < n; i++)
-        y[i] = o2c_tanh_pick(x[i], small[i], e[i]);
-}
-
-/* The row forms over any n, O2C_ROW elements at a time. */
-O2C_INLINE void o2c_erff_rows(int64_t n, const float *x, float *y)
-{
-    for (int64_t i0 = 0; i0 < n; i0 += O2C_ROW)
-        o2c_erff_row(n - i0 < O2C_ROW ? n - i0 : O2C_ROW, x + i0, y + i0);
-}
-
-O2C_INLINE void o2c_tanhf_rows(int64_t n, const float *x, float *y)
-{
-    for (int64_t i0 = 0; i0 < n; i0 += O2C_ROW)
-        o2c_tanhf_row(n - i0 < O2C_ROW ? n - i0 : O2C_ROW, x + i0, y + i0);
-}
+/* NAME##_row (n <= O2C_ROW) and NAME##_rows (any n) of a function written as PARTS (the
+ * polynomials; returns the exponential's argument, *small the other side), o2c_expf_normal
+ * and PICK (the choice): one pass per step. */
+#define O2C_ROW_FORMS(NAME, PARTS, PICK)                                                           \
+    O2C_INLINE void NAME##_row(int64_t n, const float *x, float *y)                                \
+    {                                                                                              \
+        float small[O2C_ROW], e[O2C_ROW];                                                          \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            e[i] = PARTS(x[i], &small[i]);                                                         \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            e[i] = o2c_expf_normal(e[i]);                                                          \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            y[i] = PICK(x[i], small[i], e[i]);                                                     \
+    }                                                                                              \
+    O2C_INLINE void NAME##_rows(int64_t n, const float *x, float *y)                               \
+    {                                                                                              \
+        for (int64_t i0 = 0; i0 < n; i0 += O2C_ROW)                                                \
+            NAME##_row(n - i0 < O2C_ROW ? n - i0 : O2C_ROW, x + i0, y + i0);                       \
+    }
+O2C_ROW_FORMS(o2c_erff, o2c_erf_parts, o2c_erf_pick)
+O2C_ROW_FORMS(o2c_tanhf, o2c_tanh_parts, o2c_tanh_pick)
+#undef O2C_ROW_FORMS
 
 #endif
