@@ -609,7 +609,8 @@ static CONV_NHWC_INLINE void conv_nhwc_vput(ConvNhwcV a, const float *restrict b
 #define CONV_NHWC_J5(M)  M(0) M(1) M(2) M(3) M(4)
 #define CONV_NHWC_J7(M)  CONV_NHWC_J5(M) M(5) M(6)
 #define CONV_NHWC_J8(M)  CONV_NHWC_J7(M) M(7)
-#define CONV_NHWC_J14(M) CONV_NHWC_J8(M) M(8) M(9) M(10) M(11) M(12) M(13)
+#define CONV_NHWC_J13(M) CONV_NHWC_J8(M) M(8) M(9) M(10) M(11) M(12)
+#define CONV_NHWC_J14(M) CONV_NHWC_J13(M) M(13)
 #define CONV_NHWC_J16(M) CONV_NHWC_J14(M) M(14) M(15)
 
 /* Per position j: its accumulators (from acc with `more`, else +0.0f), one step (input xj of
@@ -698,6 +699,7 @@ static CONV_NHWC_INLINE void conv_nhwc_vput(ConvNhwcV a, const float *restrict b
 CONV_NHWC_VTILE_FN(conv_nhwc_vtile5x2, CONV_NHWC_J5, 2)
 CONV_NHWC_VTILE_FN(conv_nhwc_vtile7x2, CONV_NHWC_J7, 2)
 CONV_NHWC_VTILE_FN(conv_nhwc_vtile8x2, CONV_NHWC_J8, 2)
+CONV_NHWC_VTILE_FN(conv_nhwc_vtile13x2, CONV_NHWC_J13, 2)
 CONV_NHWC_VTILE_FN(conv_nhwc_vtile14x2, CONV_NHWC_J14, 2)
 CONV_NHWC_VTILE_FN(conv_nhwc_vtile7x1, CONV_NHWC_J7, 1)
 CONV_NHWC_VTILE_FN(conv_nhwc_vtile8x1, CONV_NHWC_J8, 1)
@@ -796,6 +798,9 @@ CONV_NHWC_TILE_FN(conv_nhwc_tile5_f32, 5, 32, conv_nhwc_vtile5x2)
 CONV_NHWC_TILE_FN(conv_nhwc_tile7_f32, 7, 32, conv_nhwc_vtile7x2)
 CONV_NHWC_TILE_FN(conv_nhwc_tile8_f32, 8, 32, conv_nhwc_vtile8x2)
 CONV_NHWC_TILE_FN(conv_nhwc_tile14_f32, 14, 32, conv_nhwc_vtile14x2)
+#ifdef CONV_NHWC_VTILES /* (26 accumulators: only in 32 registers, conv_nhwc_split) */
+CONV_NHWC_TILE_FN(conv_nhwc_tile13_f32, 13, 32, conv_nhwc_vtile13x2)
+#endif
 CONV_NHWC_TILE_FN(conv_nhwc_tile7x16_f32, 7, 16, conv_nhwc_vtile7x1)
 CONV_NHWC_TILE_FN(conv_nhwc_tile8x16_f32, 8, 16, conv_nhwc_vtile8x1)
 CONV_NHWC_TILE_FN(conv_nhwc_tile14x16_f32, 14, 16, conv_nhwc_vtile14x1)
@@ -914,6 +919,11 @@ static void conv_nhwc_run_tile_f32(const ConvNhwcLoop *L, int64_t nt, int64_t nk
     else if (L->ob == 16)
         conv_nhwc_tile14x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
                                 L->hi, acc, more);
+#ifdef CONV_NHWC_VTILES
+    else if (L->J == 13)
+        conv_nhwc_tile13_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
+                             L->hi, acc, more);
+#endif
     else if (L->J == 5)
         conv_nhwc_tile5_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo, L->hi,
                             acc, more);
@@ -1100,16 +1110,23 @@ static void conv_nhwc_block_tile_f32(const int64_t *geo, const ConvNhwcLoop *L, 
 #define CONV_NHWC_SPLIT_STEPS 64
 
 /* The positions of the one or two whole tiles that take a row's last rem < J positions, a
- * first and *second (0: one tile), tiles with a function of their own (32 channels: 5, 7, 8;
- * 16: 7, 8, 14); 0 where none do or the tiles run few steps (the last tile then starts at
- * OW - J, conv_nhwc_tile_start). SqueezeNet's rows of 13, 27 = 14 + 13 and 55 = 3 x 14 + 13
- * positions, whose last 13 took a tile of 14: 8 + 5 (13x13 48 -> 192 and 64 -> 256 channels:
- * 1.07x faster). */
+ * first and *second (0: one tile), tiles with a function of their own (32 channels: 5, 7, 8,
+ * with AVX-512 13; 16: 7, 8, 14); 0 where none do or the tiles run few steps (the last tile
+ * then starts at OW - J, conv_nhwc_tile_start). SqueezeNet's rows of 13, 27 = 14 + 13 and
+ * 55 = 3 x 14 + 13 positions, whose last 13 took a tile of 14: 8 + 5 (13x13 48 -> 192 and
+ * 64 -> 256 channels: 1.07x faster with AVX2); with AVX-512, whose 32 registers hold the 26
+ * accumulators, one tile of 13, which loads each weight vector once instead of twice (the
+ * two 13x13 convs of squeezenet1_1 0.88x the time of 8 + 5, the model 0.96x). */
+#ifdef CONV_NHWC_VTILES
+#define CONV_NHWC_REM13 13, 0
+#else
+#define CONV_NHWC_REM13 8, 5
+#endif
 static int64_t conv_nhwc_split(const ConvNhwcLoop *L, int64_t KH, int64_t rem, int64_t *second)
 {
-    static const signed char split32[14][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0},
-                                               {5, 0}, {0, 0}, {7, 0}, {8, 0}, {0, 0},
-                                               {5, 5}, {0, 0}, {7, 5}, {8, 5}};
+    static const signed char split32[14][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0},           {0, 0},
+                                               {5, 0}, {0, 0}, {7, 0}, {8, 0},           {0, 0},
+                                               {5, 5}, {0, 0}, {7, 5}, {CONV_NHWC_REM13}};
     static const signed char split16[16][2] = {{0, 0}, {0, 0}, {0, 0},  {0, 0}, {0, 0}, {0, 0},
                                                {0, 0}, {7, 0}, {8, 0},  {0, 0}, {0, 0}, {0, 0},
                                                {0, 0}, {0, 0}, {14, 0}, {8, 7}};

@@ -325,8 +325,8 @@ static const ConvCase cases[] = {
      1, 1, 1, 1, 1},
     /* a row's last positions as tiles of their own (conv_nhwc_split), else a last tile that
      * starts at OW - J (conv_nhwc_tile_start) */
-    {"3x3 24->40 5x13 (a row's 13 as 8 + 5, a partial block)", 1, 24, 5, 13, 40, 1, 3, 3, 1, 1, 1,
-     1, 1, 1, 1, 1},
+    {"3x3 24->40 5x13 (a row's 13 as 13 with AVX-512, else 8 + 5; a partial block)", 1, 24, 5, 13,
+     40, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"3x3 24->64 4x26 (rows of 14 + 7 + 5)", 1, 24, 4, 26, 64, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"3x3 24->32 3x10 (rows of 5 + 5)", 1, 24, 3, 10, 32, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"3x3 3->32 4x27 (27 steps: rows of 14 + 13 as 14 and 14 from position 13)", 1, 3, 4, 27, 32, 1,
