@@ -412,24 +412,28 @@ static void emit_weight(FILE *f, const Emitter *e, const Value *v)
     print_weight_init(f, v);
 }
 
-/* The NAME_WEIGHT_ALIGN hook: where vectors are 32 or 64 bytes (AVX, AVX-512), weights of
- * WEIGHT_STRING_MIN_BYTES or more start on a 64-byte cache line. With 64-byte vectors a
- * kernel's loads of a packed panel then never split a line (gcc otherwise places them 32-byte
- * aligned: mlp_b64's portable build 16% slower, libxsmm 3%). With 32-byte vectors a block of
- * rows of a weight then touches no more lines than it spans: conv_lstm's input projection, a
+/* The NAME_WEIGHT_ALIGN and NAME_STATIC_ARENA_ALIGN hooks: where vectors are 32 or 64 bytes (AVX,
+ * AVX-512), weights of WEIGHT_STRING_MIN_BYTES or more start on a 64-byte cache line. With 64-byte
+ * vectors a kernel's loads of a packed panel then never split a line (gcc otherwise places them
+ * 32-byte aligned: mlp_b64's portable build 16% slower, libxsmm 3%). With 32-byte vectors a block
+ * of rows of a weight then touches no more lines than it spans: conv_lstm's input projection, a
  * libxsmm kernel over 512-row columns of a weight that gcc had placed 32 bytes past a line,
  * took 1.3x the time (Zen 3, the whole model 0.92x the time aligned, mlp_b64 0.95x, gru_kws,
- * vit, gpt_decoder and DS-CNN unchanged). Elsewhere (microcontrollers, whose flash holds
- * exactly NAME_WEIGHT_BYTES) and for compilers without GNU attributes it is empty; it may be
- * redefined. */
-static void emit_weight_align_hook(FILE *f, const Emitter *e)
+ * vit, gpt_decoder and DS-CNN unchanged). The static arena starts on a line too, for the
+ * same loads and stores of the tensors in it, whose offsets are multiples of 64 (NAME_ARENA_ALIGN
+ * stays 8 for a caller's arena: any 8-byte aligned arena gives the same results): gcc had placed
+ * vit's 32 bytes past a line, and aligned the model ran 0.98x the time (Intel Xeon, AVX-512).
+ * Elsewhere (microcontrollers, whose flash holds exactly NAME_WEIGHT_BYTES and whose RAM the
+ * arena's 63 bytes of rounding would take) and for compilers without GNU attributes they are
+ * empty; either may be redefined. */
+static void emit_line_align_hook(FILE *f, const Emitter *e, const char *hook)
 {
     fprintf(f,
-            "#ifndef %s_WEIGHT_ALIGN\n"
+            "#ifndef %s_%s\n"
             "#if defined(__GNUC__) && (defined(__AVX__) || defined(__AVX512F__))\n"
-            "#define %s_WEIGHT_ALIGN __attribute__((aligned(64)))\n#else\n"
-            "#define %s_WEIGHT_ALIGN\n#endif\n#endif\n",
-            e->name, e->name, e->name);
+            "#define %s_%s __attribute__((aligned(64)))\n#else\n"
+            "#define %s_%s\n#endif\n#endif\n",
+            e->name, hook, e->name, hook, e->name, hook);
 }
 
 /* With --weights: the model file's declaration of a weight the weights file defines. */
@@ -630,7 +634,8 @@ static void emit_preamble(FILE *f, const Model *m, const Options *opt, const Emi
         "#ifndef %s_WEIGHTS_SECTION\n#define %s_WEIGHTS_SECTION\n#endif\n"
         "#ifndef %s_ARENA_SECTION\n#define %s_ARENA_SECTION\n#endif\n",
         e->name, e->name, e->name, e->name);
-    emit_weight_align_hook(f, e);
+    emit_line_align_hook(f, e, "WEIGHT_ALIGN");
+    emit_line_align_hook(f, e, "STATIC_ARENA_ALIGN");
     fputc('\n', f);
 }
 
@@ -1006,8 +1011,8 @@ static void emit_entry_points(FILE *f, const Graph *g, const char *name, char **
     fprintf(f, "#ifndef %s_NO_STATIC_ARENA\n", name);
     fprintf(f,
             "%s_ARENA_SECTION static union { double align; unsigned char bytes[%s_ARENA_BYTES + "
-            "1]; } %s_arena;\n\n",
-            name, name, name);
+            "1]; } %s_arena %s_STATIC_ARENA_ALIGN;\n\n",
+            name, name, name, name);
     fprintf(f, "int %s_init(void)\n{\n    return %s_init_with_arena(%s_arena.bytes);\n}\n\n", name,
             name, name);
     fprintf(f, "int %s_run_generic(const void *const inputs[], void *const outputs[])\n{\n", name);
@@ -1062,7 +1067,7 @@ static void emit_weights_file(FILE *f, const Model *m, const Emitter *e)
             "#include <stdint.h>\n#ifndef %s_WEIGHTS_SECTION\n#define %s_WEIGHTS_SECTION\n"
             "#endif\n",
             comment_text(file_name(m->path)), model_c, e->name, e->name, e->name, e->name);
-    emit_weight_align_hook(f, e);
+    emit_line_align_hook(f, e, "WEIGHT_ALIGN");
     fprintf(f, "\n");
     int n = 0;
     for (int i = 0; i < e->graph->nvalues; i++)
