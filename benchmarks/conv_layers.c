@@ -21,6 +21,7 @@
  * Timing (layer_timer.h): interleaved rounds, 5 samples per layer and kernel in each round, the
  * minimum of the per-round medians of thread CPU time. It prints figures only. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include "../templates/conv.c"
 #include "../templates/conv_nhwc.c"
 #include "../templates/elementwise.c"
+#include "../templates/gemm.c"
 #include "../templates/math.c"
 
 typedef struct Layer {
@@ -86,13 +88,18 @@ typedef struct Buffers {
     int64_t OH, geo[CONV_NHWC_NGEO], geo0[CONV_NHWC_NGEO];
 } Buffers;
 
+/* n floats on a 64-byte line (never freed), as the generated code places its weights and its
+ * arena (NAME_WEIGHT_ALIGN, NAME_STATIC_ARENA_ALIGN): from malloc, 16 bytes past a line, the
+ * tiles' vector loads of the packed weights split lines, and ResNet-18's convs took 1.05-1.09x
+ * the time. */
 static float *alloc_floats(int64_t n)
 {
-    float *p = malloc((size_t)n * sizeof(float) + 256);
-    if (!p) {
+    unsigned char *m = malloc((size_t)n * sizeof(float) + 256);
+    if (!m) {
         fprintf(stderr, "conv_layers: out of memory\n");
         exit(2);
     }
+    float *p = (float *)(m + (64 - (uintptr_t)m % 64) % 64);
     for (int64_t i = 0; i < n; i++)
         p[i] = (float)((i * 7919) % 2001 - 1000) * 1e-3f;
     return p;
