@@ -897,45 +897,41 @@ static const float *conv_nhwc_tile_residual(const ConvNhwcLoop *L, const float *
     return yt && L->res ? L->res + L->y0 + (yt - L->y) : NULL;
 }
 
+/* The tile function of a block width ob and J positions (each has conv_nhwc_tile_f32's
+ * arguments after J and OB). */
+typedef void (*ConvNhwcTileFn)(int64_t nt, int64_t nk, int64_t Ck, int64_t th, int64_t tw,
+                               int64_t xs, const float *xt, const float *wb, const float *bias,
+                               float *yt, int64_t ys, const float *rt, int rfirst, float lo,
+                               float hi, float acc[][CONV_NHWC_OB], int more);
+
+static ConvNhwcTileFn conv_nhwc_tile_fn(int64_t ob, int64_t J)
+{
+    if (ob == 8)
+        return conv_nhwc_tile16x8_f32;
+    if (ob == 16)
+        return J == 7    ? conv_nhwc_tile7x16_f32
+               : J == 8  ? conv_nhwc_tile8x16_f32
+               : J == 16 ? conv_nhwc_tile16x16_f32
+                         : conv_nhwc_tile14x16_f32;
+#ifdef CONV_NHWC_VTILES
+    if (J == 13)
+        return conv_nhwc_tile13_f32;
+#endif
+    return J == 5   ? conv_nhwc_tile5_f32
+           : J == 7 ? conv_nhwc_tile7_f32
+           : J == 8 ? conv_nhwc_tile8_f32
+                    : conv_nhwc_tile14_f32;
+}
+
 /* One tile of L's block width and positions (the arguments of conv_nhwc_tile_f32). */
 static void conv_nhwc_run_tile_f32(const ConvNhwcLoop *L, int64_t nt, int64_t nk, int64_t Ck,
                                    int64_t th, int64_t tw, int64_t xs, const float *xt,
                                    const float *wb, const float *bb, float *yt, int64_t ys,
                                    float acc[][CONV_NHWC_OB], int more)
 {
-    const float *rt = conv_nhwc_tile_residual(L, yt);
-    if (L->ob == 8)
-        conv_nhwc_tile16x8_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
-                               L->hi, acc, more);
-    else if (L->ob == 16 && L->J == 7)
-        conv_nhwc_tile7x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
-                               L->hi, acc, more);
-    else if (L->ob == 16 && L->J == 8)
-        conv_nhwc_tile8x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
-                               L->hi, acc, more);
-    else if (L->ob == 16 && L->J == 16)
-        conv_nhwc_tile16x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
-                                L->hi, acc, more);
-    else if (L->ob == 16)
-        conv_nhwc_tile14x16_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
-                                L->hi, acc, more);
-#ifdef CONV_NHWC_VTILES
-    else if (L->J == 13)
-        conv_nhwc_tile13_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
-                             L->hi, acc, more);
-#endif
-    else if (L->J == 5)
-        conv_nhwc_tile5_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo, L->hi,
-                            acc, more);
-    else if (L->J == 7)
-        conv_nhwc_tile7_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo, L->hi,
-                            acc, more);
-    else if (L->J == 8)
-        conv_nhwc_tile8_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo, L->hi,
-                            acc, more);
-    else
-        conv_nhwc_tile14_f32(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys, rt, L->rfirst, L->lo,
-                             L->hi, acc, more);
+    conv_nhwc_tile_fn(L->ob, L->J)(nt, nk, Ck, th, tw, xs, xt, wb, bb, yt, ys,
+                                   conv_nhwc_tile_residual(L, yt), L->rfirst, L->lo, L->hi, acc,
+                                   more);
 }
 
 /* An edge tile's stack copies (conv_nhwc_edge_f32): all the input it reads, rows x cols x Cg
