@@ -50,9 +50,11 @@ void emit_product(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a, in
 /* The libxsmm product function of a contiguous Y[M][N] = A x B, called (b, a, y), or NULL
  * where gemm_f32 runs it. */
 const char *product_kernel(Emitter *e, int64_t M, int64_t N, int64_t K);
-/* A batch-1 product that runs faster on the portable GEMV than on libxsmm (emit_gemv_const
- * takes exactly these). */
+/* A batch-1 product of non-constant operands that runs faster on the portable GEMV
+ * (gemm_row_f32) than on libxsmm. */
 bool portable_gemv(int64_t M, int64_t N, int64_t K);
+/* A batch-1 product against a constant B, which emit_gemv_const takes, whatever its size. */
+bool gemv_const(int64_t M, int64_t N, int64_t K);
 bool emit_gemv_const(Emitter *e, int64_t M, int64_t N, int64_t K, const char *a, int64_t a_cs,
                      const float *B, int64_t b_rs, int64_t b_cs, const char *y, const char *step);
 void gemm_infer(Node *n);

@@ -393,11 +393,11 @@ static int64_t conv_work(const Node *n, const ConvShape *s, const ConvPlan *p)
 }
 
 /* A pointwise conv of one image at one pixel against a constant weight: conv_emit_gemv's
- * GEMV (emit_gemv_const takes the products portable_gemv keeps), which needs no work memory. */
+ * GEMV (emit_gemv_const), which needs no work memory. */
 static bool conv_is_gemv(const Node *n, const ConvShape *s)
 {
     return conv_is_pointwise(s) && s->N == 1 && s->P == 1 && s->G == 1 && n->inputs[1]->data &&
-           s->OC && s->C && portable_gemv(1, s->OC, s->C);
+           gemv_const(1, s->OC, s->C);
 }
 
 /* Bytes of the work memory the conv runs fastest with: the depthwise kernel's padded plane;
