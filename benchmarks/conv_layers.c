@@ -43,9 +43,9 @@ typedef struct Layer {
     int net;                     /* NET_* */
 } Layer;
 
-enum { NET_RESNET18, NET_RESNET8, NET_SQUEEZENET, NET_VWW, NNET };
+enum { NET_RESNET18, NET_RESNET8, NET_SQUEEZENET, NET_VWW, NET_SHUFFLENET, NNET };
 static const char *const net_names[NNET] = {"ResNet-18", "tiny_resnet8", "squeezenet1_1",
-                                            "tiny_mobilenetv1_vww"};
+                                            "tiny_mobilenetv1_vww", "shufflenet_v2_x1_0"};
 
 /* ResNet-18's convs (BatchNorm folded), with the band rows the compiler picks. */
 static const Layer layers[] = {
@@ -78,6 +78,7 @@ static const Layer layers[] = {
     {"sq 3x3 64->256 13", 64, 13, 256, 3, 1, 1, 0, 13, 2, NET_SQUEEZENET},
     /* tiny_mobilenetv1_vww's one dense kxk conv (its others are depthwise or 1x1) */
     {"vww conv1 3x3 s2 3->8 96", 3, 96, 8, 3, 2, 1, 0, 16, 1, NET_VWW},
+    {"sh conv1 3x3 s2 3->24 224", 3, 224, 24, 3, 2, 1, 0, 16, 1, NET_SHUFFLENET},
 };
 enum { NL = sizeof layers / sizeof layers[0] };
 
