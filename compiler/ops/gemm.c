@@ -52,9 +52,9 @@ bool gemv_const(int64_t M, int64_t N, int64_t K)
     return M == 1 && N > 0 && K > 0;
 }
 
-/* A batch-1 product against a constant B (gemv_const): B is
- * packed at compile time into column panels (gemm_pack_b_f32), which gemm_rowpacked_f32 reads
- * as contiguous streams; same bits as gemm_f32. B element (k,j) at B[k*b_rs + j*b_cs].
+/* A batch-1 product against a constant B (gemv_const): B is packed at compile time into column
+ * panels (gemm_pack_b_f32), which gemm_rowpacked_f32 reads as contiguous streams; same bits as
+ * gemm_f32. B element (k,j) at B[k*b_rs + j*b_cs].
  * step: NULL for one product; for the product of a recurrent step, the C expression of the step
  * number. A B of at most GEMV_ALTERNATE_BYTES is then read in alternating panel order (the
  * reverse flag of gemm_rowpacked_f32 is step & 1), so each step starts on the panels that the
