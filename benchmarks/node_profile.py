@@ -2,14 +2,14 @@
 """Where a generated model spends its time: per-node thread CPU time of onnx2c's C.
 
 Copies the C that `onnx2c --harness` wrote, puts a timer before each node of its run function
-(each node starts with the comment `/* Op 'name' ...`), builds it like bench.py does and runs the
+(each node starts with the comment `/* Op 'name' ...`), builds it with bench.py's flags and runs the
 harness's --bench; at exit the program prints every node's share of the time, by op and by node.
 A profiler cannot do this for the libxsmm backend: its JIT code has no symbols, and perf cannot
 tell which product a sample belongs to. The timers cost about 50 ns a node, so read the figures
 of nodes that take a microsecond or more.
 
     onnx2c model.onnx -o m.c --harness
-    python3 benchmarks/node_profile.py m.c DIR/test_data_set_0 [--runs 200] [--top 30]
+    .venv/bin/python benchmarks/node_profile.py m.c DIR/test_data_set_0 [--runs 200] [--top 30]
 """
 import argparse
 import os
@@ -17,6 +17,9 @@ import re
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402 - the flags and libraries bench.py builds with
 
 NODE = re.compile(r"^    /\* ([A-Za-z0-9_]+) '([^']*)'")
 
@@ -94,8 +97,7 @@ def main():
         c, exe = os.path.join(tmp, "p.c"), os.path.join(tmp, "p")
         with open(c, "w") as f:
             f.write(src)
-        cmd = [args.cc, "-std=c99", "-O3", "-march=native", c, "-o", exe, "-lxsmm", "-lxsmmnoblas",
-               "-lm", "-lpthread"]
+        cmd = [args.cc] + bench.CFLAGS + [c, "-o", exe] + bench.BACKEND_LIBS["libxsmm"]
         subprocess.run(cmd, check=True)
         run = subprocess.run([exe, "--bench", str(args.runs), args.data_dir], check=True,
                              capture_output=True, text=True)
