@@ -700,6 +700,53 @@ static void qnhwc_run4_avx2(int64_t n, const int16_t *x, const int8_t *w, __m256
     c[0] = c0, c[1] = c1, c[2] = c2, c[3] = c3, c[4] = c4, c[5] = c5, c[6] = c6, c[7] = c7;
 }
 
+/* out[r] (8 int32) = bias + pixel r's sums of n >= 1 quads (qnhwc_run4_avx2's x and w) for the
+ * 4 pixels of a run, where the tile's quads are widened in one chunk (up to QNHWC_WQ, every
+ * layer of the benchmark's models): the sums start and end in registers, where through
+ * qnhwc_core_avx2's c[] each call zeroed, loaded and stored them (the non-depthwise layers of
+ * benchmarks/qconv_layers.c in 0.92x the time). */
+static void qnhwc_run4_once_avx2(int64_t n, const int16_t *x, const int8_t *w, const int32_t *bias,
+                                 int32_t *const *out)
+{
+    enum { X = 4 * QNHWC_WQ };
+    __m256i c[8];
+    {
+        const __m256i w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)w));
+        const __m256i w1 =
+            _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(w + 16)));
+        for (int r = 0; r < 4; r++) {
+            const __m256i a = qnhwc_quad16(x + r * X);
+            c[2 * r] = _mm256_madd_epi16(a, w0);
+            c[2 * r + 1] = _mm256_madd_epi16(a, w1);
+        }
+    }
+    __m256i c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4], c5 = c[5], c6 = c[6], c7 = c[7];
+    w += 4 * QNHWC_OB, x += 4;
+    for (const int8_t *end = w + (n - 1) * 4 * QNHWC_OB; w < end; w += 4 * QNHWC_OB, x += 4) {
+        const __m256i w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)w));
+        const __m256i w1 =
+            _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(w + 16)));
+        __m256i a = qnhwc_quad16(x);
+        c0 = _mm256_add_epi32(_mm256_madd_epi16(a, w0), c0);
+        c1 = _mm256_add_epi32(_mm256_madd_epi16(a, w1), c1);
+        a = qnhwc_quad16(x + X);
+        c2 = _mm256_add_epi32(_mm256_madd_epi16(a, w0), c2);
+        c3 = _mm256_add_epi32(_mm256_madd_epi16(a, w1), c3);
+        a = qnhwc_quad16(x + 2 * X);
+        c4 = _mm256_add_epi32(_mm256_madd_epi16(a, w0), c4);
+        c5 = _mm256_add_epi32(_mm256_madd_epi16(a, w1), c5);
+        a = qnhwc_quad16(x + 3 * X);
+        c6 = _mm256_add_epi32(_mm256_madd_epi16(a, w0), c6);
+        c7 = _mm256_add_epi32(_mm256_madd_epi16(a, w1), c7);
+    }
+    const __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)bias);
+    const __m256i h[4] = {_mm256_hadd_epi32(c0, c1), _mm256_hadd_epi32(c2, c3),
+                          _mm256_hadd_epi32(c4, c5), _mm256_hadd_epi32(c6, c7)};
+    for (int r = 0; r < 4; r++) /* lanes (0 1 4 5 | 2 3 6 7), then in order */
+        _mm256_storeu_si256((__m256i *)(void *)out[r],
+                            _mm256_add_epi32(_mm256_permute4x64_epi64(h[r], 0xD8), b));
+}
+
 /* qnhwc_core's sums for ngrp groups of 8 output channels (group g: block g / 2's half g % 2,
  * bias + 8g) of QNHWC_T pixels; pixel t of group g goes to acc + (g / 2 * QNHWC_T + t) * 16 +
  * g % 2 * 8, or with pairs (one group, qnhwc_core_pairs) to acc + 8t. xw: the widened
@@ -709,8 +756,23 @@ static void qnhwc_core_avx2(int ngrp, int64_t nsrc, int64_t qper,
                             int64_t bs, const int32_t *bias, int32_t *restrict acc, int pairs,
                             int16_t (*xw)[4 * QNHWC_WQ], int widened)
 {
-    __m256i c[2 * QNHWC_NOB][2 * QNHWC_T];
     const int64_t nq = nsrc * qper;
+    if (nq <= QNHWC_WQ) { /* one chunk */
+        if (!widened)
+            qnhwc_widen(qper, src, (uint8_t)flip4, 0, nq, xw);
+        for (int g = 0; g < ngrp; g++) {
+            const int8_t *w = wb + g / 2 * bs + g % 2 * 32;
+            for (int t0 = 0; t0 < QNHWC_T; t0 += 4) {
+                int32_t *out[4];
+                for (int r = 0; r < 4; r++)
+                    out[r] = pairs ? acc + 8 * (t0 + r)
+                                   : acc + (g / 2 * QNHWC_T + t0 + r) * QNHWC_OB + g % 2 * 8;
+                qnhwc_run4_once_avx2(nq, xw[t0], w, bias + 8 * g, out);
+            }
+        }
+        return;
+    }
+    __m256i c[2 * QNHWC_NOB][2 * QNHWC_T];
     for (int g = 0; g < ngrp; g++)
         for (int t = 0; t < 2 * QNHWC_T; t++)
             c[g][t] = _mm256_setzero_si256();
