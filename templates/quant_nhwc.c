@@ -316,6 +316,13 @@ O2C_KERNEL int64_t qconv_nhwc_s8_scratch(const int64_t *geo)
 }
 
 #ifndef O2C_SMALL_CODE /* (the generated file's preamble; else the plain loop only) */
+/* gcc and clang keep the tile in registers once nob is a constant: the body is inlined into one
+ * function per nob; the requantisation inlined where it is called. */
+#if defined(__GNUC__)
+#define QNHWC_INLINE __attribute__((always_inline)) inline
+#else
+#define QNHWC_INLINE inline
+#endif
 #ifdef QNHWC_VNNI
 /* The bytes of qnhwc_requant16 of the 16 sums in a (AVX-512F): the same values, 8 doubles at a
  * time. */
@@ -410,8 +417,8 @@ static __m128i qnhwc_requant16_add(__m256i a0, __m256i a1, const double *restric
  * a time (a * m is exact, so the product and the add round as qconv_s8_round's; the conversion
  * rounds as nearbyint, in the current direction), narrowed by the saturating packs, which clamp as
  * the int32 and byte ranges do. */
-static __m128i qnhwc_requant16_q8(__m256i a0, __m256i a1, const double *restrict m, double yz,
-                                  int y_type, int small)
+static QNHWC_INLINE __m128i qnhwc_requant16_q8(__m256i a0, __m256i a1, const double *restrict m,
+                                               double yz, int y_type, int small)
 {
     if (small == QNHWC_REQ_ADD)
         return qnhwc_requant16_add(a0, a1, m, yz, y_type);
@@ -438,8 +445,9 @@ static __m128i qnhwc_requant16_q8(__m256i a0, __m256i a1, const double *restrict
  * channel qconv_s8_fits, so the int32 clamp of qconv_s8_round_small gives the same values
  * (QNHWC_REQ_ADD: AVX2 also rounds by an add).
  * Always 16 values, so that the loop is whole vectors; n <= 16 are stored. */
-static void qnhwc_requant16(int64_t n, const int32_t *restrict acc, const double *restrict m,
-                            double yz, int y_type, int small, uint8_t *restrict y)
+static QNHWC_INLINE void qnhwc_requant16(int64_t n, const int32_t *restrict acc,
+                                         const double *restrict m, double yz, int y_type, int small,
+                                         uint8_t *restrict y)
 {
 #ifdef QNHWC_VNNI
     qnhwc_requant16_v(n, _mm512_loadu_si512((const void *)acc), m, yz, y_type, small, y);
@@ -608,14 +616,6 @@ static void qnhwc_depthwise_image(const int64_t *geo, const uint8_t *xn, const u
             oh = 0, od++;
     }
 }
-
-/* gcc and clang keep the tile in registers once nob is a constant: the body is inlined into one
- * function per nob. */
-#if defined(__GNUC__)
-#define QNHWC_INLINE __attribute__((always_inline)) inline
-#else
-#define QNHWC_INLINE inline
-#endif
 
 #ifdef QNHWC_AVX2
 /* AVX2 without VNNI: vpmaddubsw (u8 x s8, what onnxruntime uses there) saturates its 16-bit pair
