@@ -673,8 +673,8 @@ static __m256i qnhwc_quad16(const int16_t *x)
 
 /* c[2r], c[2r + 1] (channels 0-3, 4-7) += pixel r's products of n quads (x [4][4 QNHWC_WQ], the
  * tile's widened activations from its run's first pixel) with one group's weights w (8 channels
- * x 4 bytes, each quad 64 bytes on). */
-static void qnhwc_run4_avx2(int64_t n, const int16_t *x, const int8_t *w, __m256i *c)
+ * x 4 bytes, each quad 64 bytes on). Inlined, so that a caller's local c stays in registers. */
+static QNHWC_INLINE void qnhwc_quads4_avx2(int64_t n, const int16_t *x, const int8_t *w, __m256i *c)
 {
     /* pointers stepped and constant offsets: with an index i < n, n known to be >= 1, gcc 12
      * hoisted the broadcasts and spilled */
@@ -700,51 +700,30 @@ static void qnhwc_run4_avx2(int64_t n, const int16_t *x, const int8_t *w, __m256
     c[0] = c0, c[1] = c1, c[2] = c2, c[3] = c3, c[4] = c4, c[5] = c5, c[6] = c6, c[7] = c7;
 }
 
-/* out[r] (8 int32) = bias + pixel r's sums of n >= 1 quads (qnhwc_run4_avx2's x and w) for the
- * 4 pixels of a run, where the tile's quads are widened in one chunk (up to QNHWC_WQ, every
- * layer of the benchmark's models): the sums start and end in registers, where through
- * qnhwc_core_avx2's c[] each call zeroed, loaded and stored them (the non-depthwise layers of
+/* qnhwc_quads4_avx2 on sums kept in memory between chunks of quads. */
+static void qnhwc_run4_avx2(int64_t n, const int16_t *x, const int8_t *w, __m256i *c)
+{
+    qnhwc_quads4_avx2(n, x, w, c);
+}
+
+/* out[r] (8 int32) = bias + pixel r's sums of n quads (qnhwc_quads4_avx2's x and w) for the 4
+ * pixels of a run, where the tile's quads are widened in one chunk (up to QNHWC_WQ, every layer
+ * of the benchmark's models): the sums start and end in registers, where through
+ * qnhwc_core_avx2's c[] each run zeroed, loaded and stored them (the non-depthwise layers of
  * benchmarks/qconv_layers.c in 0.92x the time). */
 static void qnhwc_run4_once_avx2(int64_t n, const int16_t *x, const int8_t *w, const int32_t *bias,
                                  int32_t *const *out)
 {
-    enum { X = 4 * QNHWC_WQ };
     __m256i c[8];
-    {
-        const __m256i w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)w));
-        const __m256i w1 =
-            _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(w + 16)));
-        for (int r = 0; r < 4; r++) {
-            const __m256i a = qnhwc_quad16(x + r * X);
-            c[2 * r] = _mm256_madd_epi16(a, w0);
-            c[2 * r + 1] = _mm256_madd_epi16(a, w1);
-        }
-    }
-    __m256i c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4], c5 = c[5], c6 = c[6], c7 = c[7];
-    w += 4 * QNHWC_OB, x += 4;
-    for (const int8_t *end = w + (n - 1) * 4 * QNHWC_OB; w < end; w += 4 * QNHWC_OB, x += 4) {
-        const __m256i w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)w));
-        const __m256i w1 =
-            _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(w + 16)));
-        __m256i a = qnhwc_quad16(x);
-        c0 = _mm256_add_epi32(_mm256_madd_epi16(a, w0), c0);
-        c1 = _mm256_add_epi32(_mm256_madd_epi16(a, w1), c1);
-        a = qnhwc_quad16(x + X);
-        c2 = _mm256_add_epi32(_mm256_madd_epi16(a, w0), c2);
-        c3 = _mm256_add_epi32(_mm256_madd_epi16(a, w1), c3);
-        a = qnhwc_quad16(x + 2 * X);
-        c4 = _mm256_add_epi32(_mm256_madd_epi16(a, w0), c4);
-        c5 = _mm256_add_epi32(_mm256_madd_epi16(a, w1), c5);
-        a = qnhwc_quad16(x + 3 * X);
-        c6 = _mm256_add_epi32(_mm256_madd_epi16(a, w0), c6);
-        c7 = _mm256_add_epi32(_mm256_madd_epi16(a, w1), c7);
-    }
+    for (int j = 0; j < 8; j++)
+        c[j] = _mm256_setzero_si256();
+    qnhwc_quads4_avx2(n, x, w, c);
     const __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)bias);
-    const __m256i h[4] = {_mm256_hadd_epi32(c0, c1), _mm256_hadd_epi32(c2, c3),
-                          _mm256_hadd_epi32(c4, c5), _mm256_hadd_epi32(c6, c7)};
-    for (int r = 0; r < 4; r++) /* lanes (0 1 4 5 | 2 3 6 7), then in order */
+    for (int r = 0; r < 4; r++) { /* lanes (0 1 4 5 | 2 3 6 7), then in order */
+        const __m256i h = _mm256_hadd_epi32(c[2 * r], c[2 * r + 1]);
         _mm256_storeu_si256((__m256i *)(void *)out[r],
-                            _mm256_add_epi32(_mm256_permute4x64_epi64(h[r], 0xD8), b));
+                            _mm256_add_epi32(_mm256_permute4x64_epi64(h, 0xD8), b));
+    }
 }
 
 /* qnhwc_core's sums for ngrp groups of 8 output channels (group g: block g / 2's half g % 2,
