@@ -55,16 +55,10 @@ def bench_one(args, ort, model_dir, work):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--base", required=True, help="the compiler before the change")
-    ap.add_argument("--new", default=os.path.join(bench.REPO, "build", "onnx2c"),
-                    help="the compiler after it (default build/onnx2c)")
-    ap.add_argument("--models", nargs="+", metavar="NAME|DIR", required=True)
+    bench.add_compare_args(ap)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--runs", type=int, default=0)
     ap.add_argument("--round-seconds", type=float, default=0.25)
-    ap.add_argument("--gemm", choices=["libxsmm", "portable"], default="libxsmm")
-    ap.add_argument("--extra", default="", help="more onnx2c options for both compilers")
-    ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     args = ap.parse_args()
     import onnxruntime as ort
 

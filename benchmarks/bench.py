@@ -116,6 +116,18 @@ def default_models():
     return gen + tests + frontend
 
 
+def add_compare_args(ap):
+    """The options of ab.py and paired.py: the two compilers, the models, the backend, more
+    onnx2c options for both, the C compiler."""
+    ap.add_argument("--base", required=True, help="the compiler before the change")
+    ap.add_argument("--new", default=os.path.join(REPO, "build", "onnx2c"),
+                    help="the compiler after it (default build/onnx2c)")
+    ap.add_argument("--models", nargs="+", metavar="NAME|DIR", required=True)
+    ap.add_argument("--gemm", choices=["libxsmm", "portable"], default="libxsmm")
+    ap.add_argument("--extra", default="", help="more onnx2c options for both compilers")
+    ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
+
+
 def resolve_model(arg):
     """A model folder, or the name of one under benchmarks/models, tests/models or the frontend."""
     if os.path.isdir(arg):

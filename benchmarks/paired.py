@@ -192,14 +192,8 @@ def pair_model(args, model_dir, work):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--base", required=True, help="the compiler before the change")
-    ap.add_argument("--new", default=os.path.join(bench.REPO, "build", "onnx2c"),
-                    help="the compiler after it (default build/onnx2c)")
-    ap.add_argument("--models", nargs="+", metavar="NAME|DIR", required=True)
+    bench.add_compare_args(ap)
     ap.add_argument("--seconds", type=float, default=10.0, help="time per model, about")
-    ap.add_argument("--gemm", choices=["libxsmm", "portable"], default="libxsmm")
-    ap.add_argument("--extra", default="", help="more onnx2c options for both compilers")
-    ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     args = ap.parse_args()
     head = ["model", "pairs", "base µs", "new µs", "new/base", "per link order", "same bits"]
     print("| " + " | ".join(head) + " |")
