@@ -82,8 +82,9 @@ int main(int argc, char **argv)
         char path[4096];
         snprintf(path, sizeof path, "%s/input_%d.bin", argv[1], i);
         FILE *f = fopen(path, "rb");
-        void *p = malloc(in_bytes[i] + 1);
-        if (!f || !p || fread(p, 1, in_bytes[i], f) != in_bytes[i]) {
+        void *p = calloc(in_bytes[i] + 1, 1);
+        const size_t got = f && p ? fread(p, 1, in_bytes[i], f) : 1;
+        if (!f || !p || (got != in_bytes[i] && got != 0)) { /* empty: zeros */
             fprintf(stderr, "paired: cannot read %s\n", path);
             return 1;
         }
