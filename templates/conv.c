@@ -750,18 +750,6 @@ static void conv_band_fill_f32(int64_t Cg, int64_t H, int64_t W, int64_t KH, int
         plane[nph * npw * Cg * S + i] = 0.0f;
 }
 
-/* acc[o][j] = fmaf(wv[o], xv[j], acc[o][j]): one (tap, channel) step of a band tile. */
-static inline void conv_band_step_f32(const float *restrict wv, const float *restrict xv,
-                                      float acc[CONV_OB][CONVB_T])
-{
-#pragma GCC unroll 8
-    for (int o = 0; o < CONV_OB; o++) {
-        const float w = wv[o];
-        for (int j = 0; j < CONVB_T; j++)
-            acc[o][j] = fmaf(w, xv[j], acc[o][j]);
-    }
-}
-
 /* Channel 0 of the tap at row offset rh = kh*dil_h, column offset rw = kw*dil_w in a band
  * plane (slabs S floats apart, phase rows Wq wide, npw column phases): its phase's slab,
  * shifted by the tap. */
@@ -825,6 +813,20 @@ conv_band_sub_f32(int o0, int j0, int64_t Cg, int64_t KH, int64_t KW, int64_t sh
     const ConvBandV v[4][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}};
     for (int o = 0; o < 4; o++)
         memcpy(&acc[o0 + o][j0], v[o], sizeof v[o]);
+}
+#endif
+
+#ifndef CONVB_SUB /* (else unused, and clang warns of an unused static function) */
+/* acc[o][j] = fmaf(wv[o], xv[j], acc[o][j]): one (tap, channel) step of a band tile. */
+static inline void conv_band_step_f32(const float *restrict wv, const float *restrict xv,
+                                      float acc[CONV_OB][CONVB_T])
+{
+#pragma GCC unroll 8
+    for (int o = 0; o < CONV_OB; o++) {
+        const float w = wv[o];
+        for (int j = 0; j < CONVB_T; j++)
+            acc[o][j] = fmaf(w, xv[j], acc[o][j]);
+    }
 }
 #endif
 

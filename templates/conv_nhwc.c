@@ -536,6 +536,7 @@ conv_nhwc_tile_f32(int J, int H, int OB, int WS, int64_t nt, int64_t nk, int64_t
     }
 }
 
+#ifndef CONV_NHWC_SUB_FLOATS /* (AVX2 runs sub-tiles: else unused, which clang warns of) */
 /* The array tile with its weight rows of OB floats and sums in acc (NULL: none). */
 static CONV_NHWC_INLINE void conv_nhwc_whole_tile_f32(
     int J, int H, int OB, int64_t nt, int64_t nk, int64_t Ck, int64_t th, int64_t tw, int64_t xs,
@@ -546,6 +547,7 @@ static CONV_NHWC_INLINE void conv_nhwc_whole_tile_f32(
     conv_nhwc_tile_f32(J, H, OB, OB, nt, nk, Ck, th, tw, xs, x2, xt, wb, bias, yt, ys, rt, rfirst,
                        lo, hi, acc ? acc[0] : NULL, more, pf, pfn);
 }
+#endif
 
 /* ---- The tiles in named vector registers (gcc and clang with AVX-512) ----
  *
