@@ -700,30 +700,36 @@ static QNHWC_INLINE void qnhwc_quads4_avx2(int64_t n, const int16_t *x, const in
     c[0] = c0, c[1] = c1, c[2] = c2, c[3] = c3, c[4] = c4, c[5] = c5, c[6] = c6, c[7] = c7;
 }
 
-/* qnhwc_quads4_avx2 on sums kept in memory between chunks of quads. */
-static void qnhwc_run4_avx2(int64_t n, const int16_t *x, const int8_t *w, __m256i *c)
+/* r[0..8) = b + the sums of one pixel's 8 channels from its two vectors of pair sums c0, c1
+ * (lanes 0 1 4 5 | 2 3 6 7 after the hadd, then in order). */
+static QNHWC_INLINE void qnhwc_store8_avx2(__m256i c0, __m256i c1, __m256i b, int32_t *r)
 {
-    qnhwc_quads4_avx2(n, x, w, c);
+    const __m256i h = _mm256_hadd_epi32(c0, c1);
+    _mm256_storeu_si256((__m256i *)(void *)r,
+                        _mm256_add_epi32(_mm256_permute4x64_epi64(h, 0xD8), b));
 }
 
-/* out[r] (8 int32) = bias + pixel r's sums of n quads (qnhwc_quads4_avx2's x and w) for the 4
- * pixels of a run, where the tile's quads are widened in one chunk (up to QNHWC_WQ, every layer
- * of the benchmark's models): the sums start and end in registers, where through
+/* out + r*ps (8 int32) = bias + pixel r's sums of n quads (qnhwc_quads4_avx2's x and w) for the
+ * 4 pixels of a run, where the tile's quads are widened in one chunk (up to QNHWC_WQ, every
+ * layer of the benchmark's models): the sums start and end in registers, where through
  * qnhwc_core_avx2's c[] each run zeroed, loaded and stored them (the non-depthwise layers of
  * benchmarks/qconv_layers.c in 0.92x the time). */
 static void qnhwc_run4_once_avx2(int64_t n, const int16_t *x, const int8_t *w, const int32_t *bias,
-                                 int32_t *const *out)
+                                 int32_t *out, int64_t ps)
 {
     __m256i c[8];
     for (int j = 0; j < 8; j++)
         c[j] = _mm256_setzero_si256();
     qnhwc_quads4_avx2(n, x, w, c);
     const __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)bias);
-    for (int r = 0; r < 4; r++) { /* lanes (0 1 4 5 | 2 3 6 7), then in order */
-        const __m256i h = _mm256_hadd_epi32(c[2 * r], c[2 * r + 1]);
-        _mm256_storeu_si256((__m256i *)(void *)out[r],
-                            _mm256_add_epi32(_mm256_permute4x64_epi64(h, 0xD8), b));
-    }
+    for (int r = 0; r < 4; r++)
+        qnhwc_store8_avx2(c[2 * r], c[2 * r + 1], b, out + r * ps);
+}
+
+/* Where qnhwc_core_avx2 stores pixel 0 of group g (see below). */
+static int32_t *qnhwc_group_out(int32_t *acc, int pairs, int g)
+{
+    return pairs ? acc : acc + g / 2 * QNHWC_T * QNHWC_OB + g % 2 * 8;
 }
 
 /* qnhwc_core's sums for ngrp groups of 8 output channels (group g: block g / 2's half g % 2,
@@ -736,43 +742,34 @@ static void qnhwc_core_avx2(int ngrp, int64_t nsrc, int64_t qper,
                             int16_t (*xw)[4 * QNHWC_WQ], int widened)
 {
     const int64_t nq = nsrc * qper;
-    if (nq <= QNHWC_WQ) { /* one chunk */
+    const int64_t ps = pairs ? 8 : QNHWC_OB; /* pixel t of group g: qnhwc_group_out + t * ps */
+    if (nq <= QNHWC_WQ) {                    /* one chunk */
         if (!widened)
             qnhwc_widen(qper, src, (uint8_t)flip4, 0, nq, xw);
-        for (int g = 0; g < ngrp; g++) {
-            const int8_t *w = wb + g / 2 * bs + g % 2 * 32;
-            for (int t0 = 0; t0 < QNHWC_T; t0 += 4) {
-                int32_t *out[4];
-                for (int r = 0; r < 4; r++)
-                    out[r] = pairs ? acc + 8 * (t0 + r)
-                                   : acc + (g / 2 * QNHWC_T + t0 + r) * QNHWC_OB + g % 2 * 8;
-                qnhwc_run4_once_avx2(nq, xw[t0], w, bias + 8 * g, out);
-            }
-        }
+        for (int g = 0; g < ngrp; g++)
+            for (int t0 = 0; t0 < QNHWC_T; t0 += 4)
+                qnhwc_run4_once_avx2(nq, xw[t0], wb + g / 2 * bs + g % 2 * 32, bias + 8 * g,
+                                     qnhwc_group_out(acc, pairs, g) + t0 * ps, ps);
         return;
     }
     __m256i c[2 * QNHWC_NOB][2 * QNHWC_T];
     for (int g = 0; g < ngrp; g++)
         for (int t = 0; t < 2 * QNHWC_T; t++)
             c[g][t] = _mm256_setzero_si256();
-    for (int64_t u0 = 0; u0 < nq; u0 += QNHWC_WQ) {
+    for (int64_t u0 = 0; u0 < nq; u0 += QNHWC_WQ) { /* chunks: each widened in turn */
         const int64_t n = nq - u0 < QNHWC_WQ ? nq - u0 : QNHWC_WQ;
-        if (!widened || nq > QNHWC_WQ)
-            qnhwc_widen(qper, src, (uint8_t)flip4, u0, n, xw);
+        qnhwc_widen(qper, src, (uint8_t)flip4, u0, n, xw);
         for (int g = 0; g < ngrp; g++) {
             const int8_t *w = wb + g / 2 * bs + g % 2 * 32 + u0 * 4 * QNHWC_OB;
             for (int t0 = 0; t0 < QNHWC_T; t0 += 4)
-                qnhwc_run4_avx2(n, xw[t0], w, c[g] + 2 * t0);
+                qnhwc_quads4_avx2(n, xw[t0], w, c[g] + 2 * t0);
         }
     }
     for (int g = 0; g < ngrp; g++) {
         const __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(bias + 8 * g));
-        for (int t = 0; t < QNHWC_T; t++) { /* lanes (0 1 4 5 | 2 3 6 7), then in order */
-            const __m256i h = _mm256_hadd_epi32(c[g][2 * t], c[g][2 * t + 1]);
-            const __m256i v = _mm256_add_epi32(_mm256_permute4x64_epi64(h, 0xD8), b);
-            int32_t *r = pairs ? acc + 8 * t : acc + (g / 2 * QNHWC_T + t) * QNHWC_OB + g % 2 * 8;
-            _mm256_storeu_si256((__m256i *)(void *)r, v);
-        }
+        for (int t = 0; t < QNHWC_T; t++)
+            qnhwc_store8_avx2(c[g][2 * t], c[g][2 * t + 1], b,
+                              qnhwc_group_out(acc, pairs, g) + t * ps);
     }
 }
 #endif
